@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Request bodies are parsed leniently (missing → '') so that the handler can answer with the
+ * spec's own Spanish message instead of a generic schema error.
+ */
+const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(1024));
+
+export const LoginBody = z.object({
+  username: text,
+  password: text,
+  remember: z.boolean().optional(),
+});
+export type LoginBody = z.infer<typeof LoginBody>;
+
+export const TokenPair = z.object({ access: z.string(), refresh: z.string() });
+export type TokenPair = z.infer<typeof TokenPair>;
+
+export const RegisterBody = z.object({
+  username: text,
+  password: text,
+  captcha_token: text,
+  email: z.preprocess((v) => (v === null ? undefined : v), z.string().max(254).optional()),
+});
+export type RegisterBody = z.infer<typeof RegisterBody>;
+
+export const RefreshBody = z.object({ refresh: text });
+export type RefreshBody = z.infer<typeof RefreshBody>;
+
+export const WebSettings = z.object({ allow_partys: z.boolean(), allow_email: z.boolean() });
+export type WebSettings = z.infer<typeof WebSettings>;
+
+/** GET /api/client/verify-token — the current customer. */
+export const CurrentUser = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  alias: z.string().nullable(),
+  email: z.string().nullable(),
+  email_verified: z.boolean(),
+  web_settings: WebSettings,
+});
+export type CurrentUser = z.infer<typeof CurrentUser>;
+
+/** GET /api/admin/verify-token — the current manager. */
+export const CurrentManager = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  role: z.string(),
+});
+export type CurrentManager = z.infer<typeof CurrentManager>;
+
+export const USERNAME_RE = /^[A-Za-z0-9._-]{3,32}$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
