@@ -8,8 +8,7 @@ export const msg = {
   credentialsRequired: 'El usuario y contraseña son obligatorios',
   passwordsMismatch: 'Las contraseñas no coinciden',
   usernameTaken: 'El nombre de usuario ya está en uso',
-  usernameFormat:
-    'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo',
+  usernameFormat: 'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo',
   passwordTooShort: 'La contraseña debe tener al menos 8 caracteres',
   passwordTooLong: 'La contraseña no puede tener más de 128 caracteres',
   emailInvalid: 'El email no es válido',

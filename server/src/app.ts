@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { msg, type RuntimeConfig } from '@vpn/contracts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Database } from './db/client.ts';
+import { deriveKeys } from './lib/crypto.ts';
+import { registerAccessControl, realmOfPath } from './plugins/auth.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { adminAuthRoutes } from './routes/admin/auth.ts';
+import { customerAuthRoutes } from './routes/client/auth.ts';
+import { publicRoutes } from './routes/client/public.ts';
+import { sessionRoutes } from './routes/session/index.ts';
+import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
+import { SessionService } from './services/sessions.ts';
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  rateLimits?: Partial<RateLimitPolicy>;
+  captcha?: CaptchaService;
+  /** Pino logger options, or false for none (tests). */
+  logger?: boolean | { level: string };
+}
+
+/** Hides secrets from request logs: bearer tokens and the websocket's token query parameter. */
+const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/g, '$1[redactado]');
+
+/** Builds the whole control plane from its dependencies; does not listen (main.ts does). */
+export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const { config, database } = opts;
+  const keys = deriveKeys(config.secretKey);
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    sessions: new SessionService(database.db, keys.jwt),
+    captcha: opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits },
+  };
+
+  const app = Fastify({
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: typeof opts.logger === 'object' ? opts.logger.level : config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            serializers: {
+              req: (req: { method: string; url: string; ip?: string }) => ({
+                method: req.method,
+                url: redactUrl(req.url),
+                ip: req.ip,
+              }),
+            },
+          },
+    trustProxy: config.trustProxy,
+    bodyLimit: 64 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: `${config.companyName} API`,
+        version: '1.0.0',
+        description: 'API del panel de clientes y gestores.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  registerAccessControl(app, ctx.sessions, ctx.db);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (request.url.startsWith('/api/'))
+      reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store');
+    return payload;
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+
+  app.get('/config.json', { schema: { hide: true } }, async (_req, reply): Promise<RuntimeConfig> => {
+    reply.header('cache-control', 'no-cache');
+    return {
+      company_name: config.companyName,
+      support_url: config.supportUrl ?? null,
+      public_url: config.publicUrl ?? null,
+      captcha:
+        config.captcha.provider === 'turnstile'
+          ? { provider: 'turnstile', site_key: config.captcha.siteKey }
+          : { provider: 'altcha', challenge_url: '/api/client/captcha' },
+    };
+  });
+
+  await app.register(publicRoutes(ctx));
+  await app.register(customerAuthRoutes(ctx));
+  await app.register(sessionRoutes(ctx));
+  await app.register(adminAuthRoutes(ctx));
+
+  app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
+
+  const hasWeb = existsSync(join(config.webDist, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, { root: config.webDist, wildcard: false, index: false });
+  }
+  app.setNotFoundHandler(async (request, reply) => {
+    const isApi =
+      request.url.startsWith('/api/') || request.url === '/api' || realmOfPath(request.url) !== null;
+    if (!isApi && hasWeb && (request.method === 'GET' || request.method === 'HEAD')) {
+      // Client-side routes: the SPA decides what a path shows (including its own "not found").
+      reply.header('cache-control', 'no-cache');
+      return reply.sendFile('index.html');
+    }
+    return reply.status(404).send({ message: msg.notFound, code: 'not_found' });
+  });
+
+  return { app, ctx };
+}

@@ -1,0 +1,17 @@
+import type { Config } from './config.ts';
+import type { Database, Db } from './db/client.ts';
+import type { Keys } from './lib/crypto.ts';
+import type { CaptchaService } from './services/captcha.ts';
+import type { RateLimitPolicy } from './services/rateLimit.ts';
+import type { SessionService } from './services/sessions.ts';
+
+/** What route modules and services are built from; app.ts assembles it once. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  keys: Keys;
+  sessions: SessionService;
+  captcha: CaptchaService;
+  rateLimits: RateLimitPolicy;
+}

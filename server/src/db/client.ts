@@ -1,0 +1,82 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+/** One type for both back ends: services never know which one they run on. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** The node-postgres pool (PostgreSQL only): LISTEN/NOTIFY needs raw connections. */
+  pool?: pg.Pool;
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** PGlite data directory; omitted → in-memory. */
+  dataDir?: string;
+  /** An existing PGlite instance (tests clone one from a dump). */
+  pglite?: PGlite;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle client that errors (server restart) must not crash the process.
+    pool.on('error', () => {});
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return { db, kind: 'postgres', pool, close: () => pool.end() };
+  }
+  let client = opts.pglite;
+  if (!client) {
+    if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+    client = new PGlite(opts.dataDir);
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const pglite = client;
+  return { db, kind: 'pglite', pglite, close: () => pglite.close() };
+}
+
+/** Applies the committed migrations; on PostgreSQL under an advisory lock so instances can start together. */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.kind === 'postgres' && database.pool) {
+    const client = await database.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock(724001)');
+      await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_DIR });
+    } finally {
+      await client.query('select pg_advisory_unlock(724001)').catch(() => {});
+      client.release();
+    }
+    return;
+  }
+  await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], {
+    migrationsFolder: MIGRATIONS_DIR,
+  });
+}
+
+/** True when the database answers a trivial query. */
+export async function ping(db: Db): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,89 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  scrypt as scryptCb,
+  timingSafeEqual,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+/** Keys derived from SECRET_KEY, one per purpose, so no key is used for two things. */
+export interface Keys {
+  jwt: Uint8Array;
+  encryption: Buffer;
+  captcha: string;
+}
+
+export function deriveKeys(secret: string): Keys {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'vpn-platform', info, 32));
+  return { jwt: derive('jwt'), encryption: derive('at-rest'), captcha: derive('captcha').toString('hex') };
+}
+
+// scrypt: N=2^15, r=8 → 32 MiB of memory per hash (memory-hard, OWASP's minimum for scrypt).
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password.normalize('NFKC'), salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [alg, n, r, p, salt, hash] = stored.split('$');
+  if (alg !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scrypt(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+/** A hash that costs the same as a real one: used when the user does not exist (no timing oracle). */
+let dummyHash: Promise<string> | undefined;
+export const getDummyHash = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex')));
+
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
+
+/** AES-256-GCM: "v1:" + base64(iv | tag | ciphertext). */
+export function encrypt(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return 'v1:' + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+export function decrypt(key: Buffer, sealed: string): string {
+  if (!sealed.startsWith('v1:')) throw new Error('unknown ciphertext version');
+  const raw = Buffer.from(sealed.slice(3), 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/** A WireGuard (X25519) key pair as the base64 strings wg uses. */
+export function generateWireguardKeyPair(): { privateKey: string; publicKey: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('x25519');
+  const pub = publicKey.export({ format: 'jwk' }).x;
+  const priv = privateKey.export({ format: 'jwk' }).d;
+  if (!pub || !priv) throw new Error('x25519 export failed');
+  return {
+    privateKey: Buffer.from(priv, 'base64url').toString('base64'),
+    publicKey: Buffer.from(pub, 'base64url').toString('base64'),
+  };
+}
+
+export const generatePresharedKey = () => randomBytes(32).toString('base64');

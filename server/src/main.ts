@@ -1,0 +1,57 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { migrateDatabase, openDatabase } from './db/client.ts';
+import { buildApp } from './app.ts';
+import { deriveKeys } from './lib/crypto.ts';
+import { bootstrapManager } from './services/managers.ts';
+import { seedDemoContent } from './services/seed.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: `${config.dataDir}/pglite`,
+  });
+  await migrateDatabase(database);
+  const { app, ctx } = await buildApp({ config, database });
+
+  const admin = await bootstrapManager(ctx.db, config.adminUsername, config.adminPassword);
+  if (admin.generatedPassword) {
+    // Printed once, on the console only (not through the structured log).
+    console.log(
+      `\n  Gestor inicial creado: usuario "${config.adminUsername}", contraseña "${admin.generatedPassword}"\n` +
+        '  Guárdela ahora: no se volverá a mostrar. Entre en /manager/login.\n',
+    );
+  }
+  if (config.seedDemo && (await seedDemoContent(ctx.db, deriveKeys(config.secretKey).encryption))) {
+    app.log.info('contenido de demostración creado (planes, anuncio, servidores)');
+  }
+
+  let closing = false;
+  const close = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'cerrando');
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void close('SIGINT'));
+  process.on('SIGTERM', () => void close('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`${config.companyName} escuchando en http://localhost:${config.port} (${database.kind})`);
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { unauthorized, unavailable } from '../lib/errors.ts';
+import type { Principal, Realm, SessionService } from '../services/sessions.ts';
+import type { Db } from '../db/client.ts';
+import { getSiteSettings } from '../services/settings.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    /** 'public' opens a route under /api/client or /api/admin to anonymous callers. */
+    auth?: 'public';
+    /** Answers even while the site is in maintenance. */
+    maintenanceExempt?: boolean;
+  }
+}
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+/** Which realm a path belongs to: every /api/client route is a customer's, every /api/admin a manager's. */
+export function realmOfPath(url: string): Realm | null {
+  if (url === '/api/client' || url.startsWith('/api/client/')) return 'customer';
+  if (url === '/api/admin' || url.startsWith('/api/admin/')) return 'manager';
+  return null;
+}
+
+/**
+ * Authorization that cannot be forgotten: every route under /api/client and /api/admin needs an
+ * access token of its realm unless the route itself declares `config: { auth: 'public' }`.
+ * Customer routes also answer 503 while maintenance is on, except those marked exempt.
+ */
+export function registerAccessControl(app: FastifyInstance, sessions: SessionService, db: Db): void {
+  app.addHook('onRequest', async (request) => {
+    const url = request.routeOptions.url;
+    if (!url) return;
+    const realm = realmOfPath(url);
+    if (!realm) return;
+    const config = request.routeOptions.config;
+    if (realm === 'customer' && !config.maintenanceExempt && (await getSiteSettings(db)).maintenance) {
+      throw unavailable();
+    }
+    if (config.auth === 'public') return;
+    const token = bearerToken(request);
+    if (!token) throw unauthorized();
+    request.principal = await sessions.verifyAccess(token, realm);
+  });
+}
+
+/** The principal a guarded route was admitted with. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CurrentManager, ErrorBody, LoginBody, TokenPair, msg } from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { authenticateManager, getCurrentManager } from '../../services/managers.ts';
+import { consume } from '../../services/rateLimit.ts';
+import { badRequest } from '../../lib/errors.ts';
+
+/** Manager login: a separate realm from customers. */
+export const adminAuthRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/api/admin/login',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['admin'],
+          summary: 'Inicio de sesión de gestor',
+          body: LoginBody,
+          response: { 200: TokenPair, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+        },
+      },
+      async (request) => {
+        const { username, password, remember } = request.body;
+        await consume(ctx.db, `admin-login:ip:${request.ip}`, ctx.rateLimits.loginPerIp);
+        if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
+        await consume(
+          ctx.db,
+          `admin-login:user:${username.trim().toLowerCase()}`,
+          ctx.rateLimits.loginPerUsername,
+        );
+        const id = await authenticateManager(ctx.db, username, password);
+        return ctx.sessions.issue({ realm: 'manager', id }, remember ?? false, {
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
+      },
+    );
+
+    app.get(
+      '/api/admin/verify-token',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Datos del gestor actual',
+          security: [{ bearer: [] }],
+          response: { 200: CurrentManager, 401: ErrorBody },
+        },
+      },
+      async (request) => getCurrentManager(ctx.db, principalOf(request).id),
+    );
+  };

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CurrentUser, ErrorBody, LoginBody, MessageBody, RegisterBody, TokenPair, msg } from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/accounts.ts';
+import { consume } from '../../services/rateLimit.ts';
+import { badRequest } from '../../lib/errors.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
+
+/** Customer registration, login and the current-user call. */
+export const customerAuthRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.put(
+      '/api/client/register',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Registro de cliente (captcha verificado en el servidor)',
+          body: RegisterBody,
+          response: { 201: MessageBody, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        await consume(ctx.db, `register:ip:${request.ip}`, ctx.rateLimits.registerPerIp);
+        if (!body.captcha_token) throw badRequest(msg.captchaRequired);
+        if (!body.username.trim() || !body.password) throw badRequest(msg.credentialsRequired);
+        await ctx.captcha.verify(body.captcha_token, request.ip);
+        await registerCustomer(ctx.db, body);
+        return reply.status(201).send({ message: msg.registered });
+      },
+    );
+
+    app.post(
+      '/api/client/login',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Inicio de sesión de cliente',
+          body: LoginBody,
+          response: { 200: TokenPair, ...errors },
+        },
+      },
+      async (request) => {
+        const { username, password, remember } = request.body;
+        await consume(ctx.db, `login:ip:${request.ip}`, ctx.rateLimits.loginPerIp);
+        if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
+        await consume(ctx.db, `login:user:${username.trim().toLowerCase()}`, ctx.rateLimits.loginPerUsername);
+        const id = await authenticateCustomer(ctx.db, username, password);
+        return ctx.sessions.issue({ realm: 'customer', id }, remember ?? false, {
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
+      },
+    );
+
+    app.get(
+      '/api/client/verify-token',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Datos del cliente actual',
+          security: [{ bearer: [] }],
+          response: { 200: CurrentUser, 401: ErrorBody },
+        },
+      },
+      async (request) => getCurrentUser(ctx.db, principalOf(request).id),
+    );
+  };

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { PlanList, PublicSettings, ServiceStatus } from '@vpn/contracts';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { listActivePlans } from '../../services/plans.ts';
+import { getSiteSettings, toPublicSettings } from '../../services/settings.ts';
+
+/** Calls every visitor makes: public settings, service status, captcha challenge, plans. */
+export const publicRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/api/client',
+      {
+        config: { auth: 'public', maintenanceExempt: true },
+        schema: { tags: ['public'], summary: 'Ajustes públicos', response: { 200: PublicSettings } },
+      },
+      async () => toPublicSettings(await getSiteSettings(ctx.db)),
+    );
+
+    app.get(
+      '/api/client/status',
+      {
+        config: { auth: 'public', maintenanceExempt: true },
+        schema: { tags: ['public'], summary: 'Estado del servicio', response: { 200: ServiceStatus } },
+      },
+      async () => ({ maintenance: (await getSiteSettings(ctx.db)).maintenance }),
+    );
+
+    app.get(
+      '/api/client/captcha',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['public'],
+          summary: 'Desafío ALTCHA (prueba de trabajo) para el registro',
+          response: {
+            200: z.object({
+              algorithm: z.string(),
+              challenge: z.string(),
+              maxnumber: z.number().optional(),
+              salt: z.string(),
+              signature: z.string(),
+            }),
+          },
+        },
+      },
+      async (_req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return ctx.captcha.challenge();
+      },
+    );
+
+    app.get(
+      '/api/client/plans',
+      {
+        config: { auth: 'public' },
+        schema: { tags: ['public'], summary: 'Planes a la venta', response: { 200: PlanList } },
+      },
+      async () => listActivePlans(ctx.db),
+    );
+  };

@@ -1,0 +1,75 @@
+import { createChallenge, extractParams, verifySolution } from 'altcha-lib';
+import type { Challenge } from 'altcha-lib/types';
+import { lt, sql } from 'drizzle-orm';
+import { msg } from '@vpn/contracts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { captchaSpent } from '../db/schema.ts';
+import { badRequest } from '../lib/errors.ts';
+
+/** Proof-of-work difficulty: a browser solves it in well under a second. */
+const ALTCHA_MAX_NUMBER = 50_000;
+const ALTCHA_TTL_MS = 10 * 60 * 1000;
+
+export interface CaptchaService {
+  /** ALTCHA challenge for the widget (altcha provider only). */
+  challenge(): Promise<Challenge>;
+  /** Throws a 400 with a Spanish message unless the token proves a human (once). */
+  verify(token: string, ip: string): Promise<void>;
+}
+
+export function createCaptchaService(
+  db: Db,
+  config: Config['captcha'],
+  hmacKey: string,
+  fetchImpl: typeof fetch = fetch,
+): CaptchaService {
+  if (config.provider === 'turnstile') {
+    return {
+      challenge: () => Promise.reject(badRequest(msg.invalidRequest)),
+      async verify(token, ip) {
+        const body = new URLSearchParams({ secret: config.secretKey, response: token, remoteip: ip });
+        let ok = false;
+        try {
+          const res = await fetchImpl(config.verifyUrl, {
+            method: 'POST',
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          const data = (await res.json()) as { success?: unknown };
+          ok = res.ok && data.success === true;
+        } catch {
+          ok = false;
+        }
+        if (!ok) throw badRequest(msg.captchaInvalid);
+      },
+    };
+  }
+  return {
+    challenge: () =>
+      createChallenge({
+        hmacKey,
+        maxNumber: ALTCHA_MAX_NUMBER,
+        expires: new Date(Date.now() + ALTCHA_TTL_MS),
+      }),
+    async verify(token) {
+      let payload: { signature?: unknown; salt?: unknown };
+      try {
+        payload = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as typeof payload;
+      } catch {
+        throw badRequest(msg.captchaInvalid);
+      }
+      const valid = await verifySolution(token, hmacKey, true).catch(() => false);
+      if (!valid || typeof payload.signature !== 'string') throw badRequest(msg.captchaInvalid);
+      const expires = Number(extractParams(token).expires) * 1000 || Date.now() + ALTCHA_TTL_MS;
+      // A solution is good once: the primary key refuses a second use, even from another instance.
+      const inserted = await db
+        .insert(captchaSpent)
+        .values({ signature: payload.signature, expiresAt: new Date(expires) })
+        .onConflictDoNothing()
+        .returning({ signature: captchaSpent.signature });
+      if (inserted.length === 0) throw badRequest(msg.captchaInvalid);
+      await db.delete(captchaSpent).where(lt(captchaSpent.expiresAt, sql`now()`));
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { inArray, sql } from 'drizzle-orm';
+import { SiteSettings, type PublicSettings } from '@vpn/contracts';
+import type { Db } from '../db/client.ts';
+import { settings } from '../db/schema.ts';
+
+/** Defaults for an installation that has never saved a setting. */
+export const DEFAULT_SITE_SETTINGS: SiteSettings = {
+  maintenance: false,
+  allow_registration: true,
+  allow_password_recovery: true,
+  show_landing: true,
+  allow_payments_qvapay: false,
+  allow_email: false,
+  allow_partys: false,
+  allow_payments_remesita: false,
+};
+
+const KEYS = Object.keys(DEFAULT_SITE_SETTINGS) as (keyof SiteSettings)[];
+
+/** Reads the site switches; unknown or malformed rows fall back to the defaults. */
+export async function getSiteSettings(db: Db): Promise<SiteSettings> {
+  const rows = await db.select().from(settings).where(inArray(settings.key, KEYS));
+  const merged: Record<string, unknown> = { ...DEFAULT_SITE_SETTINGS };
+  for (const row of rows) if (typeof row.value === 'boolean') merged[row.key] = row.value;
+  return SiteSettings.parse(merged);
+}
+
+export function toPublicSettings(s: SiteSettings): PublicSettings {
+  return {
+    maintenance: s.maintenance,
+    allow_registration: s.allow_registration,
+    allow_password_recovery: s.allow_password_recovery,
+    show_landing: s.show_landing,
+    allow_payments_qvapay: s.allow_payments_qvapay,
+    allow_email: s.allow_email,
+  };
+}
+
+export async function updateSiteSettings(db: Db, patch: Partial<SiteSettings>): Promise<void> {
+  const entries = Object.entries(patch).filter(([k]) => (KEYS as string[]).includes(k));
+  if (entries.length === 0) return;
+  await db
+    .insert(settings)
+    .values(entries.map(([key, value]) => ({ key, value })))
+    .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value`, updatedAt: sql`now()` } });
+}
