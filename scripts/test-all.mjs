@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: every suite of the repository, one after another, then one closing line
+ * `N passed, M failed` (the sum over all suites) that CI reads.
+ *
+ * Suites: contracts, server on PGlite, server on PostgreSQL (when TEST_DATABASE_URL is set),
+ * agent, web components, and browser journeys in Debian's Chromium (when /usr/bin/chromium exists).
+ * `--only NAME` runs one suite (names below).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const reports = join(root, '.reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const suites = [
+  { name: 'contracts', dir: 'packages/contracts' },
+  { name: 'server-pglite', dir: 'server', env: { TEST_DATABASE_URL: '' } },
+  {
+    name: 'server-postgres',
+    dir: 'server',
+    skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL no está definida',
+  },
+  { name: 'agent', dir: 'agent' },
+  { name: 'web', dir: 'web' },
+  {
+    name: 'e2e',
+    dir: 'web',
+    args: ['--config', 'vitest.e2e.config.ts'],
+    skip: !existsSync(chromium) && `no hay Chromium en ${chromium} (apt-get install -y chromium)`,
+  },
+];
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const lines = [];
+for (const suite of suites) {
+  if (only && suite.name !== only && !suite.name.startsWith(`${only}-`)) continue;
+  if (suite.skip) {
+    lines.push(`${suite.name}: omitida (${suite.skip})`);
+    continue;
+  }
+  const out = join(reports, `${suite.name}.json`);
+  console.log(`\n=== ${suite.name} ===`);
+  const res = spawnSync(
+    'npx',
+    ['vitest', 'run', ...(suite.args ?? []), '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    { cwd: join(root, suite.dir), stdio: 'inherit', env: { ...process.env, ...suite.env } },
+  );
+  let p = 0;
+  let f = 0;
+  let s = 0;
+  if (existsSync(out)) {
+    const r = JSON.parse(readFileSync(out, 'utf8'));
+    p = r.numPassedTests;
+    f = r.numFailedTests;
+    s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    // A file that failed to load has no tests but is a failure all the same.
+    f += (r.testResults ?? []).filter((t) => t.status === 'failed' && (t.assertionResults ?? []).length === 0).length;
+  }
+  if (res.status !== 0 && f === 0) f = 1;
+  passed += p;
+  failed += f;
+  skipped += s;
+  lines.push(`${suite.name}: ${p} passed, ${f} failed${s ? `, ${s} skipped` : ''}`);
+}
+console.log('\n' + lines.join('\n'));
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'vpn-config-'));
+
+describe('loadConfig', () => {
+  it('uses the documented defaults', () => {
+    const c = loadConfig({ DATA_DIR: dataDir() });
+    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', companyName: 'VPN Service', captcha: { provider: 'altcha' }, databaseUrl: undefined, seedDemo: true, adminUsername: 'admin' });
+  });
+
+  it('generates SECRET_KEY once and keeps it in DATA_DIR (owner-only file)', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir }).secretKey;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({ DATA_DIR: dir }).secretKey).toBe(first);
+    expect(readFileSync(join(dir, 'secret.key'), 'utf8').trim()).toBe(first);
+    expect(statSync(join(dir, 'secret.key')).mode & 0o077).toBe(0);
+  });
+
+  it('names every bad variable with its value and the reason, in Spanish', () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATA_DIR: dataDir(), PORT: 'ochenta', DATABASE_URL: 'mysql://x', CAPTCHA_PROVIDER: 'recaptcha', SUPPORT_URL: 'soporte' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as Error).message;
+    expect(text).toContain('PORT="ochenta": debe ser un número');
+    expect(text).toContain('DATABASE_URL="mysql://x": debe empezar por postgres:// o postgresql://');
+    expect(text).toContain('CAPTCHA_PROVIDER="recaptcha": debe ser altcha o turnstile');
+    expect(text).toContain('SUPPORT_URL="soporte"');
+  });
+
+  it('requires the Turnstile keys when Turnstile is chosen', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CAPTCHA_PROVIDER: 'turnstile' })).toThrow(/TURNSTILE_SITE_KEY.*obligatorio/);
+  });
+
+  it('does not seed PostgreSQL unless asked', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x' }).seedDemo).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x', SEED_DEMO: 'true' }).seedDemo).toBe(true);
+  });
+
+  it('refuses a short SECRET_KEY', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SECRET_KEY: 'corta' })).toThrow(/SECRET_KEY.*32/);
+  });
+});

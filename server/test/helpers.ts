@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { solveChallenge } from 'altcha-lib';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type AppOptions } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { customers, managers } from '../src/db/schema.ts';
+import { hashPassword } from '../src/lib/crypto.ts';
+import { updateSiteSettings } from '../src/services/settings.ts';
+import type { SiteSettings } from '@vpn/contracts';
+
+export const TEST_SECRET = 'test-secret-key-that-is-long-enough-0123456789';
+
+/** A fresh, migrated database for one test file (a PGlite copy, or a PostgreSQL database from the template). */
+export async function createTestDatabase(): Promise<Database & { url?: string }> {
+  const template = inject('pgTemplate');
+  const base = process.env.TEST_DATABASE_URL;
+  if (template && base) {
+    const name = `vpn_t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${template}`);
+    await admin.end();
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
+    return {
+      ...database,
+      url: url.toString(),
+      close: async () => {
+        await database.close();
+        const cleanup = new pg.Client({ connectionString: base });
+        await cleanup.connect();
+        await cleanup.query(`drop database if exists ${name} with (force)`).catch(() => {});
+        await cleanup.end();
+      },
+    };
+  }
+  const dump = readFileSync(inject('pgliteDump'));
+  const client = new PGlite({ loadDataDir: new Blob([dump]) });
+  return openDatabase({ pglite: client });
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    SECRET_KEY: TEST_SECRET,
+    DATA_DIR: join(tmpdir(), 'vpn-test-data'),
+    LOG_LEVEL: 'silent',
+    WEB_DIST: join(tmpdir(), 'vpn-no-web'),
+    ...env,
+  });
+}
+
+export type TestApp = Awaited<ReturnType<typeof buildApp>> & { database: Database; close(): Promise<void> };
+
+export async function createTestApp(
+  opts: Partial<Omit<AppOptions, 'config'>> & { env?: Record<string, string>; database?: Database } = {},
+): Promise<TestApp> {
+  const database = opts.database ?? (await createTestDatabase());
+  const built = await buildApp({ ...opts, config: testConfig(opts.env), database, logger: false });
+  await built.app.ready();
+  return {
+    ...built,
+    database,
+    close: async () => {
+      await built.app.close();
+      if (!opts.database) await database.close();
+    },
+  };
+}
+
+export async function setSettings(t: TestApp, patch: Partial<SiteSettings>): Promise<void> {
+  await updateSiteSettings(t.ctx.db, patch);
+}
+
+export async function createCustomer(
+  t: TestApp,
+  username = `user${randomBytes(3).toString('hex')}`,
+  password = 'contraseña-segura',
+): Promise<{ id: number; username: string; password: string }> {
+  const [row] = await t.ctx.db
+    .insert(customers)
+    .values({ username, passwordHash: await hashPassword(password) })
+    .returning({ id: customers.id });
+  return { id: row!.id, username, password };
+}
+
+export async function createManager(t: TestApp, username = 'gestor', password = 'clave-de-gestor'): Promise<{ id: number; username: string; password: string }> {
+  const [row] = await t.ctx.db
+    .insert(managers)
+    .values({ username, passwordHash: await hashPassword(password), role: 'owner' })
+    .returning({ id: managers.id });
+  return { id: row!.id, username, password };
+}
+
+/** Solves the server's ALTCHA challenge the way the browser widget does, and returns its payload. */
+export async function solveCaptcha(t: TestApp): Promise<string> {
+  const res = await t.app.inject({ method: 'GET', url: '/api/client/captcha' });
+  const challenge = res.json<{ algorithm: string; challenge: string; salt: string; signature: string; maxnumber: number }>();
+  const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise;
+  if (!solution) throw new Error('captcha not solved');
+  return Buffer.from(
+    JSON.stringify({
+      algorithm: challenge.algorithm,
+      challenge: challenge.challenge,
+      number: solution.number,
+      salt: challenge.salt,
+      signature: challenge.signature,
+    }),
+  ).toString('base64');
+}
+
+export async function login(t: TestApp, username: string, password: string, remember = false) {
+  const res = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username, password, remember } });
+  return res.json<{ access: string; refresh: string }>();
+}
+
+export const bearer = (access: string) => ({ authorization: `Bearer ${access}` });
