@@ -4,3 +4,4 @@ export * from './settings.ts';
 export * from './auth.ts';
 export * from './plans.ts';
 export * from './validity.ts';
+export * from './agent.ts';

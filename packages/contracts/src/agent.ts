@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * The node-agent protocol (versioned). The agent dials out to the control plane over a websocket
+ * (`GET /api/agent/ws`, header `Authorization: Bearer <agent token>`), says `hello`, receives a full
+ * `snapshot` of its server's desired state, then `delta`s with increasing revisions. It applies each
+ * one to the WireGuard interface and answers `ack` with the revision. It reports `stats` every few
+ * seconds; both sides send `heartbeat`. Any message that does not parse is refused (the receiver
+ * answers `error` and ignores it).
+ */
+export const AGENT_PROTOCOL_VERSION = 1;
+
+const Key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'clave WireGuard no válida');
+const Cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'CIDR no válido');
+
+/** One peer as the interface must carry it. */
+export const AgentPeer = z.object({
+  public_key: Key,
+  preshared_key: Key,
+  allowed_ips: z.array(Cidr).min(1),
+});
+export type AgentPeer = z.infer<typeof AgentPeer>;
+
+/** The interface itself: keys, port, addresses and the fleet pool it routes. */
+export const AgentInterface = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_=+.-]{1,15}$/),
+  private_key: Key,
+  listen_port: z.number().int().min(1).max(65535),
+  /** The server's own tunnel address with the pool's prefix, e.g. 10.64.0.1/10. */
+  address: Cidr,
+  mtu: z.number().int().min(1280).max(9000),
+  /** Masquerade tunnel traffic to the uplink so peers reach the internet. */
+  nat: z.boolean(),
+});
+export type AgentInterface = z.infer<typeof AgentInterface>;
+
+export const AgentHello = z.object({
+  type: z.literal('hello'),
+  protocol: z.number().int(),
+  agent_version: z.string().max(64),
+  hostname: z.string().max(255),
+  /** The revision the agent applied last (0 when it has none): informational. */
+  revision: z.number().int().min(0),
+  backend: z.enum(['kernel', 'wireguard-go']),
+});
+
+export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
+
+export const AgentPeerStats = z.object({
+  public_key: Key,
+  rx_bytes: z.number().int().min(0),
+  tx_bytes: z.number().int().min(0),
+  /** Unix seconds; 0 = never. */
+  latest_handshake: z.number().int().min(0),
+  endpoint: z.string().max(64).nullable(),
+});
+export type AgentPeerStats = z.infer<typeof AgentPeerStats>;
+
+export const AgentStats = z.object({
+  type: z.literal('stats'),
+  /** Unix milliseconds at the agent. */
+  at: z.number().int(),
+  peers: z.array(AgentPeerStats).max(200_000),
+});
+
+export const Heartbeat = z.object({ type: z.literal('heartbeat'), at: z.number().int() });
+/** Asks the control plane for a fresh snapshot (the agent lost track of revisions). */
+export const AgentResync = z.object({ type: z.literal('resync') });
+export const ProtocolError = z.object({ type: z.literal('error'), message: z.string().max(1000) });
+
+/** Everything an agent may send. */
+export const AgentToServer = z.discriminatedUnion('type', [AgentHello, AgentAck, AgentStats, Heartbeat, AgentResync, ProtocolError]);
+export type AgentToServer = z.infer<typeof AgentToServer>;
+
+export const ServerSnapshot = z.object({
+  type: z.literal('snapshot'),
+  revision: z.number().int().min(0),
+  interface: AgentInterface,
+  peers: z.array(AgentPeer),
+});
+export type ServerSnapshot = z.infer<typeof ServerSnapshot>;
+
+export const ServerDelta = z.object({
+  type: z.literal('delta'),
+  revision: z.number().int().min(1),
+  /** Peers to add or replace (matched by public key). */
+  upsert: z.array(AgentPeer),
+  /** Public keys to remove. */
+  remove: z.array(Key),
+});
+export type ServerDelta = z.infer<typeof ServerDelta>;
+
+export const ServerWelcome = z.object({
+  type: z.literal('welcome'),
+  protocol: z.number().int(),
+  server_id: z.number().int(),
+  /** How often the agent should report stats, in milliseconds. */
+  stats_interval_ms: z.number().int().min(1000),
+});
+
+/** Everything the control plane may send. */
+export const ServerToAgent = z.discriminatedUnion('type', [ServerWelcome, ServerSnapshot, ServerDelta, Heartbeat, ProtocolError]);
+export type ServerToAgent = z.infer<typeof ServerToAgent>;
