@@ -1,0 +1,64 @@
+/**
+ * Query-options factories, one per resource (TanStack's `queryOptions` pattern): a page writes
+ * `useQuery(plansQuery())` and tests or loaders can prefetch the very same definition.
+ *
+ * Keys start with the realm for data that belongs to a session (`['client', …]`, `['manager', …]`),
+ * so ending a session can drop exactly that data; public data starts with `'public'`.
+ */
+import { queryOptions } from '@tanstack/react-query';
+import { CurrentManager, CurrentUser, PlanList, PublicSettings, ServiceStatus } from '@vpn/contracts';
+import { publicRequest } from './http';
+import { authRequest } from './session';
+
+export const queryKeys = {
+  publicSettings: ['public', 'settings'] as const,
+  status: ['public', 'status'] as const,
+  plans: ['public', 'plans'] as const,
+  currentUser: ['client', 'me'] as const,
+  currentManager: ['manager', 'me'] as const,
+};
+
+/** `GET /api/client`: the public settings every public page reads first. */
+export function publicSettingsQuery() {
+  return queryOptions({
+    queryKey: queryKeys.publicSettings,
+    queryFn: ({ signal }) => publicRequest('/api/client', { signal }, PublicSettings),
+    staleTime: 30_000,
+  });
+}
+
+/** `GET /api/client/status`: is the service in maintenance? (a 503 also means yes). */
+export function serviceStatusQuery() {
+  return queryOptions({
+    queryKey: queryKeys.status,
+    queryFn: ({ signal }) => publicRequest('/api/client/status', { signal }, ServiceStatus),
+    staleTime: 0,
+  });
+}
+
+/** `GET /api/client/plans`: the plans on sale. */
+export function plansQuery() {
+  return queryOptions({
+    queryKey: queryKeys.plans,
+    queryFn: ({ signal }) => publicRequest('/api/client/plans', { signal }, PlanList),
+    staleTime: 60_000,
+  });
+}
+
+/** `GET /api/client/verify-token`: the signed-in customer (the dashboard's gate). */
+export function currentUserQuery() {
+  return queryOptions({
+    queryKey: queryKeys.currentUser,
+    queryFn: ({ signal }) => authRequest('client', '/api/client/verify-token', { signal }, CurrentUser),
+    staleTime: 5 * 60_000,
+  });
+}
+
+/** `GET /api/admin/verify-token`: the signed-in manager (the manager dashboard's gate). */
+export function currentManagerQuery() {
+  return queryOptions({
+    queryKey: queryKeys.currentManager,
+    queryFn: ({ signal }) => authRequest('manager', '/api/admin/verify-token', { signal }, CurrentManager),
+    staleTime: 5 * 60_000,
+  });
+}

@@ -1,0 +1,245 @@
+/**
+ * The session module: the only place that reads or writes tokens, refreshes them and ends sessions.
+ *
+ * Two realms never share tokens: customers (`/api/client`, keys `access`/`refresh`) and managers
+ * (`/api/admin`, keys `manager_access`/`manager_refresh`).
+ *
+ * Storage decision. Login stores the access token always and the refresh token only when
+ * "Recordarme" is checked (spec §4):
+ *  - remembered: access and refresh go to localStorage, so the session survives closing the browser
+ *    and a 401 can be healed with one refresh;
+ *  - not remembered: only the access token is kept, in sessionStorage, so it dies with the tab and is
+ *    never left behind on a shared computer. Without a refresh token the first 401 ends the session.
+ *
+ * Authenticated calls (see {@link authRequest}): on a 401 or 403 the module refreshes once with the
+ * stored refresh token (concurrent failures share one refresh in flight), retries the call once, and
+ * otherwise clears the realm's tokens and navigates to its login page.
+ */
+import { MessageBody, TokenPair } from '@vpn/contracts';
+import type { LoginBody } from '@vpn/contracts';
+import { ApiError, parse, publicRequest, send } from './http';
+import type { HttpMethod, Schema } from './http';
+
+export type Realm = 'client' | 'manager';
+
+const KEYS: Record<Realm, { access: string; refresh: string }> = {
+  client: { access: 'access', refresh: 'refresh' },
+  manager: { access: 'manager_access', refresh: 'manager_refresh' },
+};
+
+/** Where each realm logs in. */
+export const LOGIN_PATH: Record<Realm, string> = { client: '/login', manager: '/manager/login' };
+
+const LOGIN_ENDPOINT: Record<Realm, string> = {
+  client: '/api/client/login',
+  manager: '/api/admin/login',
+};
+
+export const REFRESH_ENDPOINT = '/api/refresh-token';
+export const LOGOUT_ENDPOINT = '/api/logout';
+
+// ---------------------------------------------------------------------------------------------
+// Storage
+
+function storages(): Storage[] {
+  const list: Storage[] = [];
+  // Storage access can throw (privacy modes, sandboxed iframes); a missing store just holds nothing.
+  try {
+    list.push(window.localStorage);
+  } catch {
+    /* unavailable */
+  }
+  try {
+    list.push(window.sessionStorage);
+  } catch {
+    /* unavailable */
+  }
+  return list;
+}
+
+function read(key: string): string | null {
+  for (const store of storages()) {
+    const value = store.getItem(key);
+    if (value) return value;
+  }
+  return null;
+}
+
+export function getAccessToken(realm: Realm): string | null {
+  return read(KEYS[realm].access);
+}
+
+export function getRefreshToken(realm: Realm): string | null {
+  return read(KEYS[realm].refresh);
+}
+
+export function hasSession(realm: Realm): boolean {
+  return getAccessToken(realm) !== null;
+}
+
+/**
+ * Stores a fresh token pair. `remember` decides the storage (see the module comment): with it, both
+ * tokens go to localStorage; without it, only the access token, in sessionStorage.
+ */
+export function storeTokens(realm: Realm, pair: TokenPair, remember: boolean): void {
+  clearTokens(realm, { notify: false });
+  const keys = KEYS[realm];
+  if (remember) {
+    window.localStorage.setItem(keys.access, pair.access);
+    window.localStorage.setItem(keys.refresh, pair.refresh);
+  } else {
+    window.sessionStorage.setItem(keys.access, pair.access);
+  }
+}
+
+type SessionListener = (realm: Realm) => void;
+const endListeners = new Set<SessionListener>();
+
+/** Called whenever a realm's tokens are cleared (logout, failed refresh): drop cached user data. */
+export function onSessionEnd(listener: SessionListener): () => void {
+  endListeners.add(listener);
+  return () => endListeners.delete(listener);
+}
+
+export function clearTokens(realm: Realm, { notify = true }: { notify?: boolean } = {}): void {
+  const keys = KEYS[realm];
+  for (const store of storages()) {
+    store.removeItem(keys.access);
+    store.removeItem(keys.refresh);
+  }
+  if (notify) endListeners.forEach((listener) => listener(realm));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Navigation (the router registers itself; before that, or in a bare page, a full load is used)
+
+type Navigate = (to: string) => void;
+let navigator: Navigate = (to) => window.location.assign(to);
+
+/** Lets the app's router perform the session's redirects without a full page load. */
+export function setSessionNavigator(navigate: Navigate): void {
+  navigator = navigate;
+}
+
+function goToLogin(realm: Realm): void {
+  navigator(LOGIN_PATH[realm]);
+}
+
+/** Clears the realm's tokens and sends the user to its login page. */
+export function endSession(realm: Realm): void {
+  clearTokens(realm);
+  goToLogin(realm);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refresh (one in flight per realm)
+
+const refreshing = new Map<Realm, Promise<boolean>>();
+
+async function doRefresh(realm: Realm): Promise<boolean> {
+  const refresh = getRefreshToken(realm);
+  if (!refresh) return false;
+  try {
+    const pair = await publicRequest(REFRESH_ENDPOINT, { method: 'POST', body: { refresh } }, TokenPair);
+    // Refresh tokens rotate on every use: the old one is now dead, always keep the new one.
+    // A refresh token only exists for remembered sessions, so the pair goes back to localStorage.
+    storeTokens(realm, pair, true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refreshes the realm's tokens. Concurrent callers share the same refresh in flight, so a burst of
+ * 401s spends the (single-use) refresh token once. Resolves to whether a new access token exists.
+ */
+export function refreshTokens(realm: Realm): Promise<boolean> {
+  let inFlight = refreshing.get(realm);
+  if (!inFlight) {
+    inFlight = doRefresh(realm).finally(() => refreshing.delete(realm));
+    refreshing.set(realm, inFlight);
+  }
+  return inFlight;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authenticated calls
+
+export interface AuthRequestOptions {
+  method?: HttpMethod;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends an authenticated call and returns the raw response (for downloads). 401/403 → one refresh
+ * and one retry; when that is impossible or fails, the session ends (tokens cleared, login page) and
+ * the call rejects with the refusal.
+ */
+export async function authFetch(
+  realm: Realm,
+  path: string,
+  options: AuthRequestOptions = {},
+): Promise<Response> {
+  const token = getAccessToken(realm);
+  if (!token) {
+    endSession(realm);
+    throw new ApiError(401, null);
+  }
+  const first = await send(path, { ...options, token });
+  if (first.status !== 401 && first.status !== 403) return first;
+
+  // Another call may already have rotated the tokens while this one was in flight: retry with the
+  // current access token instead of spending the refresh token a second time.
+  const current = getAccessToken(realm);
+  const healed = current !== null && current !== token ? true : await refreshTokens(realm);
+  const retryToken = getAccessToken(realm);
+  if (!healed || !retryToken) {
+    endSession(realm);
+    return first;
+  }
+  const second = await send(path, { ...options, token: retryToken });
+  if (second.status === 401) endSession(realm);
+  return second;
+}
+
+/** An authenticated JSON call: {@link authFetch} + parsing (and contract validation with `schema`). */
+export async function authRequest<T>(
+  realm: Realm,
+  path: string,
+  options: AuthRequestOptions = {},
+  schema?: Schema<T>,
+): Promise<T> {
+  return parse(await authFetch(realm, path, options), schema);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Login and logout
+
+/** Logs in and stores the tokens (refresh only when `remember`). Throws {@link ApiError}. */
+export async function login(realm: Realm, body: LoginBody): Promise<void> {
+  const pair = await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPair);
+  storeTokens(realm, pair, body.remember === true);
+}
+
+/**
+ * Logs out: sends the refresh token (when the session has one) so the server revokes it, then clears
+ * the tokens and goes to the login page whatever the answer. Resolves to `false` when the server call
+ * failed, so the caller can tell the user (the session is ended locally anyway).
+ */
+export async function logout(realm: Realm): Promise<boolean> {
+  const refresh = getRefreshToken(realm);
+  let ok = true;
+  // The refresh token identifies the session to revoke; the (maybe expired) access token is not
+  // needed. A session that was not remembered has no refresh token and nothing to revoke.
+  if (refresh) {
+    try {
+      await publicRequest(LOGOUT_ENDPOINT, { method: 'POST', body: { refresh } }, MessageBody);
+    } catch {
+      ok = false;
+    }
+  }
+  endSession(realm);
+  return ok;
+}

@@ -1,0 +1,201 @@
+/**
+ * Human verification for the register form: the self-hosted ALTCHA widget (default) or Cloudflare
+ * Turnstile, as the runtime config says. Either way the form gets `onToken(token | null)` and a
+ * `reset()` handle (the spec resets the captcha after every attempt; tokens are single use).
+ */
+import { useEffect, useImperativeHandle, useRef, useState } from 'react';
+import type { Ref } from 'react';
+import { useRuntimeConfig } from '../config/runtime';
+import { es } from '../i18n/es';
+
+export interface CaptchaHandle {
+  reset(): void;
+}
+
+interface CaptchaProps {
+  onToken: (token: string | null) => void;
+  ref?: Ref<CaptchaHandle>;
+}
+
+export function Captcha({ onToken, ref }: CaptchaProps) {
+  const { captcha } = useRuntimeConfig();
+  return captcha.provider === 'turnstile' ? (
+    <TurnstileCaptcha siteKey={captcha.site_key} onToken={onToken} ref={ref} />
+  ) : (
+    <AltchaCaptcha challengeUrl={captcha.challenge_url} onToken={onToken} ref={ref} />
+  );
+}
+
+/** Keeps the latest callback without re-subscribing listeners on every render. */
+function useLatest<T>(value: T) {
+  const ref = useRef(value);
+  useEffect(() => {
+    ref.current = value;
+  }, [value]);
+  return ref;
+}
+
+function CaptchaLoadError() {
+  return (
+    <p role="alert" className="text-sm text-red-300">
+      {es.captcha.loadError}
+    </p>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// ALTCHA
+
+interface AltchaStateDetail {
+  state?: string;
+  payload?: string;
+}
+
+type AltchaElement = HTMLElement & { reset?: () => void };
+
+const ALTCHA_STRINGS = JSON.stringify(es.captcha.altchaStrings);
+
+function AltchaCaptcha({
+  challengeUrl,
+  onToken,
+  ref,
+}: {
+  challengeUrl: string;
+  onToken: (token: string | null) => void;
+  ref?: Ref<CaptchaHandle>;
+}) {
+  const widget = useRef<HTMLElement>(null);
+  const latest = useLatest(onToken);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    // Loaded on demand: only the register page pays for the widget (and its proof-of-work worker).
+    import('altcha').catch((error: unknown) => {
+      console.error(error);
+      setFailed(true);
+    });
+  }, []);
+
+  useEffect(() => {
+    const node = widget.current;
+    if (!node) return;
+    const onStateChange = (event: Event) => {
+      const detail = (event as CustomEvent<AltchaStateDetail>).detail;
+      latest.current(detail?.state === 'verified' && detail.payload ? detail.payload : null);
+    };
+    node.addEventListener('statechange', onStateChange);
+    return () => node.removeEventListener('statechange', onStateChange);
+  }, [latest]);
+
+  useImperativeHandle(ref, () => ({
+    reset() {
+      const node = widget.current as AltchaElement | null;
+      if (typeof node?.reset === 'function') node.reset();
+    },
+  }));
+
+  if (failed) return <CaptchaLoadError />;
+  return (
+    <div className="min-h-16">
+      {/* data-testid: the widget renders its own checkbox; browser tests reach it through this. */}
+      <altcha-widget
+        ref={widget}
+        challengeurl={challengeUrl}
+        strings={ALTCHA_STRINGS}
+        data-testid="captcha"
+      />
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cloudflare Turnstile
+
+interface TurnstileOptions {
+  sitekey: string;
+  language?: string;
+  theme?: 'light' | 'dark' | 'auto';
+  callback?: (token: string) => void;
+  'expired-callback'?: () => void;
+  'error-callback'?: () => void;
+}
+
+interface TurnstileApi {
+  render(container: HTMLElement, options: TurnstileOptions): string | undefined;
+  reset(widgetId?: string): void;
+  remove(widgetId: string): void;
+}
+
+declare global {
+  interface Window {
+    turnstile?: TurnstileApi;
+  }
+}
+
+const TURNSTILE_SRC = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+let turnstileScript: Promise<TurnstileApi> | null = null;
+
+/** Injects Cloudflare's script once (only when Turnstile is the configured provider). */
+function loadTurnstile(): Promise<TurnstileApi> {
+  if (window.turnstile) return Promise.resolve(window.turnstile);
+  turnstileScript ??= new Promise<TurnstileApi>((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = TURNSTILE_SRC;
+    script.async = true;
+    script.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('turnstile')));
+    script.onerror = () => {
+      turnstileScript = null;
+      reject(new Error('turnstile'));
+    };
+    document.head.appendChild(script);
+  });
+  return turnstileScript;
+}
+
+function TurnstileCaptcha({
+  siteKey,
+  onToken,
+  ref,
+}: {
+  siteKey: string;
+  onToken: (token: string | null) => void;
+  ref?: Ref<CaptchaHandle>;
+}) {
+  const container = useRef<HTMLDivElement>(null);
+  const widgetId = useRef<string | undefined>(undefined);
+  const latest = useLatest(onToken);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    loadTurnstile()
+      .then((api) => {
+        if (cancelled || !container.current) return;
+        widgetId.current = api.render(container.current, {
+          sitekey: siteKey,
+          language: 'es',
+          theme: 'dark',
+          callback: (token) => latest.current(token),
+          'expired-callback': () => latest.current(null),
+          'error-callback': () => latest.current(null),
+        });
+      })
+      .catch(() => {
+        if (!cancelled) setFailed(true);
+      });
+    return () => {
+      cancelled = true;
+      if (widgetId.current && window.turnstile) window.turnstile.remove(widgetId.current);
+      widgetId.current = undefined;
+    };
+  }, [siteKey, latest]);
+
+  useImperativeHandle(ref, () => ({
+    reset() {
+      if (widgetId.current && window.turnstile) window.turnstile.reset(widgetId.current);
+    },
+  }));
+
+  if (failed) return <CaptchaLoadError />;
+  return <div ref={container} className="min-h-16" />;
+}

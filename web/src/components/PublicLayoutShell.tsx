@@ -1,0 +1,99 @@
+import { Menu, X } from 'lucide-react';
+import { useState } from 'react';
+import type { ReactNode } from 'react';
+import { Link, NavLink } from 'react-router';
+import type { PublicSettings } from '../api/types';
+import { useRuntimeConfig } from '../config/runtime';
+import { es } from '../i18n/es';
+import { Brand } from './Brand';
+import { ui } from './ui';
+
+/** Header + footer around the public marketing pages (landing, plans). */
+export function PublicShell({ settings, children }: { settings: PublicSettings; children: ReactNode }) {
+  return (
+    <div className="flex min-h-screen flex-col">
+      <PublicHeader settings={settings} />
+      <main className="flex-1">{children}</main>
+      <PublicFooter />
+    </div>
+  );
+}
+
+function PublicHeader({ settings }: { settings: PublicSettings }) {
+  const [open, setOpen] = useState(false);
+  const navLink = ({ isActive }: { isActive: boolean }) =>
+    `rounded-lg px-3 py-2 text-sm font-medium transition ${isActive ? 'text-white' : 'text-slate-300 hover:text-white'}`;
+
+  const links = (
+    <>
+      {settings.show_landing && (
+        <NavLink to="/" end className={navLink}>
+          {es.nav.home}
+        </NavLink>
+      )}
+      <NavLink to="/plans" className={navLink}>
+        {es.nav.plans}
+      </NavLink>
+      <NavLink to="/login" className={navLink}>
+        {es.nav.login}
+      </NavLink>
+      {settings.allow_registration && (
+        <Link to="/register" className={`${ui.buttonPrimary} py-2 text-sm`}>
+          {es.nav.register}
+        </Link>
+      )}
+    </>
+  );
+
+  return (
+    <header className="sticky top-0 z-30 border-b border-white/5 bg-navy-950/80 backdrop-blur">
+      <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-4 sm:px-6">
+        <Brand to={settings.show_landing ? '/' : '/plans'} />
+        <nav aria-label={es.nav.mainNavigation} className="hidden items-center gap-1 md:flex">
+          {links}
+        </nav>
+        <button
+          type="button"
+          className="rounded-lg p-2 text-slate-300 hover:bg-white/5 md:hidden"
+          aria-label={open ? es.dashboard.closeMenu : es.dashboard.openMenu}
+          aria-expanded={open}
+          onClick={() => setOpen((v) => !v)}
+        >
+          {open ? (
+            <X className="size-6" aria-hidden="true" />
+          ) : (
+            <Menu className="size-6" aria-hidden="true" />
+          )}
+        </button>
+      </div>
+      {open && (
+        <nav
+          aria-label={es.nav.mainNavigation}
+          className="flex flex-col gap-1 border-t border-white/5 px-4 py-3 md:hidden"
+          onClick={() => setOpen(false)}
+        >
+          {links}
+        </nav>
+      )}
+    </header>
+  );
+}
+
+function PublicFooter() {
+  const { company_name, support_url } = useRuntimeConfig();
+  return (
+    <footer className="border-t border-white/5 bg-navy-950">
+      <div className="mx-auto flex max-w-6xl flex-col gap-3 px-4 py-8 text-sm text-slate-400 sm:flex-row sm:items-center sm:justify-between sm:px-6">
+        <p>{es.footer.rights(company_name, new Date().getFullYear())}</p>
+        <div className="flex flex-wrap items-center gap-4">
+          {support_url && (
+            <a href={support_url} target="_blank" rel="noopener noreferrer" className="hover:text-white">
+              {es.footer.support}
+            </a>
+          )}
+          <span className="text-xs text-slate-500">{es.footer.wireguardNote}</span>
+        </div>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,366 @@
+/**
+ * Every Spanish text of the SPA, in one place, so texts can be reviewed against the product spec and
+ * another language can be added later. Strings quoted by the spec are used verbatim; texts that the
+ * server and the SPA must agree on live in `@vpn/contracts` (`msg`) and are re-exported here.
+ */
+import { msg } from '@vpn/contracts';
+
+/** Spanish plural helper: `plural(2, 'mes', 'meses')` → '2 meses'. */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export const es = {
+  appName: 'VPN Service',
+
+  titles: {
+    welcome: 'Bienvenido',
+    plans: 'Planes',
+    login: 'Login',
+    register: 'Registro',
+    recovery: 'Recuperar Contraseña',
+    maintenance: 'Servicio en Mantenimiento',
+    dashboard: 'Dashboard',
+    notFound: 'Página no encontrada',
+    manager: 'Panel de administración',
+  },
+
+  common: {
+    loading: 'Cargando información...',
+    verifyingAccess: 'Verificando acceso',
+    retry: 'Reintentar',
+    update: 'Actualizar',
+    backToHome: 'Volver al inicio',
+    backToLogin: 'Volver al inicio de sesión',
+    loadError: 'Hubo un error al intentar cargar los datos.',
+    loadErrorTitle: 'No se pudo cargar la información',
+    requestError: 'Hubo un error al realizar la solicitud',
+    openInNewTab: '(se abre en una pestaña nueva)',
+    comingSoon: 'Próximamente',
+  },
+
+  nav: {
+    home: 'Inicio',
+    plans: 'Planes',
+    login: 'Iniciar sesión',
+    register: 'Registrarse',
+    mainNavigation: 'Navegación principal',
+  },
+
+  footer: {
+    rights: (company: string, year: number) => `© ${year} ${company}. Todos los derechos reservados.`,
+    wireguardNote: 'WireGuard es una marca registrada de Jason A. Donenfeld.',
+    support: 'Soporte',
+  },
+
+  landing: {
+    badge: 'VPN compatible con WireGuard',
+    heroTitle: 'Navega seguro, privado y rápido desde Cuba',
+    heroText:
+      'Protege tu conexión con una VPN moderna basada en WireGuard, con planes flexibles y métodos de pago adaptados a quienes viven en Cuba.',
+    seePlans: 'Ver planes',
+    createAccount: 'Crear cuenta',
+    haveAccount: 'Ya tengo cuenta',
+    featuresTitle: 'Todo lo que necesitas de una VPN',
+    featuresText: 'Diseñada para las conexiones reales de Cuba: datos móviles, Wi‑Fi públicas y Nauta.',
+    features: {
+      security: {
+        title: 'Seguridad',
+        text: 'Cifrado moderno de WireGuard (ChaCha20 y Curve25519) en cada conexión, también en redes Wi‑Fi públicas.',
+      },
+      privacy: {
+        title: 'Privacidad',
+        text: 'Tu tráfico viaja cifrado hasta nuestros servidores: ni tu proveedor ni la red local pueden ver lo que haces.',
+      },
+      speed: {
+        title: 'Velocidad',
+        text: 'WireGuard es ligero y rápido: conecta en un instante y consume menos batería y datos que otras VPN.',
+      },
+    },
+    paymentsTitle: 'Pagos pensados para Cuba',
+    paymentsText:
+      'Sin tarjetas internacionales: paga tu plan con métodos de pago adaptados a Cuba y a quienes te ayudan desde el exterior.',
+    plansTitle: 'Planes flexibles',
+    plansText:
+      'Elige la duración que mejor se adapte a ti y renueva cuando lo necesites. Cada plan activa un peer: un dispositivo conectado a la vez.',
+    plansBullets: [
+      'Planes por meses o por años',
+      'Renueva un peer existente o crea uno nuevo',
+      'Cambia de servidor cuando quieras desde tu panel',
+    ],
+    plansCta: 'Ver todos los planes',
+    wireguardTitle: 'Compatible con WireGuard',
+    wireguardText:
+      'Usa las aplicaciones oficiales de WireGuard en Android, iOS, Windows, macOS y Linux, o tu router MikroTik con RouterOS 7.1 o superior. Descarga el archivo de configuración desde tu panel e impórtalo en segundos.',
+    wireguardPlatforms: ['Android', 'iOS', 'Windows', 'macOS', 'Linux', 'MikroTik'],
+    wireguardDownload: 'Descargar cliente WireGuard',
+    ctaTitle: '¿Listo para conectarte?',
+    ctaText: 'Crea tu cuenta en minutos y elige el plan que necesitas.',
+  },
+
+  plans: {
+    title: 'Planes',
+    subtitle: 'Elige el plan que mejor se adapte a tus necesidades.',
+    loading: 'Cargando planes...',
+    loadError: 'Hubo un problema al cargar los planes. Por favor, intente de nuevo más tarde.',
+    emptyTitle: 'Planes Temporalmente No Disponibles',
+    emptyText:
+      'En este momento no hay planes a la venta. Vuelve a intentarlo en unos minutos o contacta con soporte.',
+    acquire: 'Adquirir',
+    select: 'Seleccionar Plan',
+    validity: 'Vigencia',
+    listLabel: 'Planes disponibles',
+    registerCta: 'Registrarse',
+    registerPrompt: '¿Aún no tienes cuenta? Regístrate para adquirir un plan.',
+    gatewayTitle: 'Paga con QvaPay',
+    gatewayText:
+      'Aceptamos pagos a través de la pasarela QvaPay: rápido, seguro y sin necesidad de tarjetas internacionales.',
+    price: (price: number) => `$${price.toFixed(2)} USD`,
+    lessThanADay: 'Menos de 1 día',
+    purchaseSoon:
+      'La compra de planes desde el panel estará disponible muy pronto. Mientras tanto, contacta con soporte para adquirir un plan.',
+    noPlansDashboard: 'No hay planes disponibles en este momento.',
+    contactSupport: 'Contactar con Soporte',
+  },
+
+  validity: {
+    year: (n: number) => plural(n, 'año', 'años'),
+    month: (n: number) => plural(n, 'mes', 'meses'),
+    day: (n: number) => plural(n, 'día', 'días'),
+    and: 'y',
+  },
+
+  auth: {
+    username: 'Usuario',
+    password: 'Contraseña',
+    confirmPassword: 'Confirmar contraseña',
+    email: 'Email',
+    emailOptional: 'Email (opcional)',
+    emailHint: 'Lo usaremos para recuperar tu contraseña. Te enviaremos un email de verificación.',
+    showPassword: 'Mostrar contraseña',
+    hidePassword: 'Ocultar contraseña',
+    remember: 'Recordarme',
+    processing: 'Procesando...',
+  },
+
+  login: {
+    title: 'Iniciar sesión',
+    subtitle: 'Accede a tu panel para gestionar tus peers y planes.',
+    submit: 'Iniciar sesión',
+    forgot: '¿Olvidó su contraseña?',
+    noAccount: '¿No tiene cuenta?',
+    registerLink: 'Regístrese',
+    backToLanding: 'Volver al inicio',
+    error: 'Error al iniciar sesión. Por favor, intente de nuevo.',
+    errorAlt: 'Hubo un error al intentar iniciar sesión',
+  },
+
+  register: {
+    title: 'Crear cuenta',
+    subtitle: 'Regístrate para adquirir planes y gestionar tus peers.',
+    submit: 'Registrarse',
+    haveAccount: '¿Ya tiene cuenta?',
+    loginLink: 'Inicie sesión',
+    backToLogin: 'Volver al inicio de sesión',
+    successTitle: 'Registro Completado',
+    successText: 'Tu cuenta ha sido creada correctamente. Ya puedes iniciar sesión.',
+    successEmail: (email: string) =>
+      `Hemos enviado un email de verificación a ${email}. Revisa tu bandeja de entrada para confirmar tu dirección.`,
+    goToLogin: 'Ir a iniciar sesión',
+    error: 'Hubo un error al intentar registrar el usuario.',
+    errorNetwork: 'Ocurrió un error durante el registro. Por favor, intente de nuevo.',
+    captchaLabel: 'Verificación humana',
+  },
+
+  captcha: {
+    altchaStrings: {
+      label: 'No soy un robot',
+      verifying: 'Verificando...',
+      verified: 'Verificado',
+      error: 'Error de verificación. Intente de nuevo.',
+      expired: 'Verificación expirada. Intente de nuevo.',
+      footer: '',
+      loading: 'Cargando...',
+      reload: 'Recargar',
+      verify: 'Verificar',
+      verificationRequired: '¡Se requiere verificación!',
+      waitAlert: 'Verificando... por favor, espere.',
+      ariaLinkLabel: 'Visitar Altcha.org',
+      enterCode: 'Introduzca el código',
+      enterCodeAria: 'Introduzca el código que escucha. Pulse Espacio para reproducir el audio.',
+      getAudioChallenge: 'Obtener un desafío de audio',
+    },
+    loadError: 'No se pudo cargar la verificación humana. Recargue la página e intente de nuevo.',
+  },
+
+  recovery: {
+    title: 'Recuperar Contraseña',
+    subtitle: 'Introduzca su nombre de usuario y le enviaremos instrucciones a su email verificado.',
+    submit: 'Enviar',
+    sentTitle: 'Email enviado',
+    sentText:
+      'Si existe una cuenta con ese usuario y un email verificado, recibirá un mensaje con las instrucciones para recuperar su contraseña.',
+    tryAgain: 'Intentar de nuevo',
+    backToLogin: 'Volver al inicio de sesión',
+  },
+
+  maintenance: {
+    title: 'Servicio en Mantenimiento',
+    text: 'Estamos realizando tareas de mantenimiento para mejorar el servicio. Por favor, vuelva a intentarlo en unos minutos.',
+    polling: 'Comprobaremos automáticamente cada 30 segundos si el servicio vuelve a estar disponible.',
+    back: 'Volver al inicio',
+  },
+
+  notFound: {
+    title: 'Página no encontrada',
+    text: 'La página que busca no existe o ha sido movida.',
+    back: 'Volver al inicio de sesión',
+  },
+
+  errorFallback: {
+    title: 'Ha ocurrido un error inesperado',
+    text: 'Lo sentimos, algo salió mal. Intente recargar la página o vuelva al inicio.',
+    retry: 'Reintentar',
+    home: 'Volver al inicio',
+    details: 'Detalles técnicos',
+  },
+
+  session: {
+    logoutError: 'Hubo un error al intentar cerrar la sesión.',
+  },
+
+  dashboard: {
+    greeting: (username: string) => `Hola, ${username}`,
+    nav: {
+      home: 'Home',
+      peers: 'Peers',
+      partys: 'Salas',
+      plans: 'Planes',
+      help: 'Ayuda',
+    },
+    navLabel: 'Navegación del panel',
+    openMenu: 'Abrir menú',
+    closeMenu: 'Cerrar menú',
+    userMenu: 'Menú de usuario',
+    accountSettings: 'Configuración de cuenta',
+    logout: 'Cerrar sesión',
+    home: {
+      welcomeTitle: (company: string) => `Bienvenido a ${company}`,
+      welcomeText:
+        'Desde este panel gestionas tus peers, tus planes y, si está habilitado, tus salas privadas.',
+      features: {
+        protection: {
+          title: 'Protección avanzada',
+          text: 'Tu tráfico viaja cifrado con WireGuard, también en redes públicas.',
+        },
+        speed: {
+          title: 'Alta velocidad',
+          text: 'Conexiones ligeras y rápidas con servidores optimizados.',
+        },
+        rooms: {
+          title: 'Salas privadas',
+          text: 'Une tus peers con los de otros usuarios en una red privada para jugar en LAN o acceder a tus equipos.',
+        },
+      },
+      supportTitle: 'Centro de soporte',
+      supportText: '¿Tienes dudas o problemas con tu conexión? Nuestro equipo te ayuda.',
+      support: 'Contactar con Soporte',
+      supportUnavailable: 'El soporte en línea no está configurado todavía.',
+      error: 'Hubo un error al cargar los datos.',
+    },
+    peers: {
+      title: 'Peers Wireguard',
+      subtitle: 'Tus dispositivos conectados a la VPN.',
+      emptyTitle: 'Aún no tienes peers.',
+      emptyText: 'Cada plan que adquieres crea un peer: un dispositivo que se conecta a la VPN.',
+      emptyCta: 'Ver planes',
+    },
+    partys: {
+      title: 'Salas',
+      subtitle:
+        'Las salas unen varios peers en una red privada: ideales para jugar en LAN, acceder a tus equipos o conectar con otros usuarios.',
+      emptyTitle: 'Aún no tienes salas.',
+      emptyText: 'Muy pronto podrás crear una sala o unirte a la de otro usuario desde aquí.',
+    },
+    plans: {
+      title: 'Planes',
+      subtitle: 'Adquiere un plan para un peer nuevo o para renovar uno existente.',
+    },
+    help: {
+      title: 'Centro de ayuda',
+      subtitle: 'Guías rápidas y respuestas a las preguntas más frecuentes.',
+      setupTitle: 'Configurar la VPN',
+      setupSteps: [
+        'Instala la aplicación oficial de WireGuard en tu dispositivo (Android, iOS, Windows, macOS o Linux).',
+        'En la sección Peers, descarga el archivo de configuración (.conf) de tu peer.',
+        'Abre WireGuard, pulsa «Añadir túnel» e importa el archivo descargado (o usa el mirror link del peer).',
+        'Activa el túnel. Para desconectarte, desactívalo desde la misma aplicación.',
+      ],
+      downloadClient: 'Descargar cliente WireGuard',
+      roomsTitle: 'Uso de las salas',
+      roomsSteps: [
+        'Configura tu alias en Configuración de cuenta: es el nombre con el que te verán los demás miembros.',
+        'Crea una sala con uno de tus peers libres, o únete a una existente con su nombre y contraseña.',
+        'Los peers de una misma sala se ven entre sí por su IP privada: úsala para jugar en LAN o acceder a tus equipos.',
+        'El propietario puede añadir o quitar peers, regenerar la contraseña y eliminar la sala.',
+      ],
+      faqTitle: 'Preguntas frecuentes',
+      faq: [
+        {
+          q: '¿Puedo usar el mismo peer en varios dispositivos a la vez?',
+          a: 'No. Cada peer admite un único dispositivo conectado simultáneamente. Si necesitas conectar más dispositivos, adquiere un plan para un peer nuevo.',
+        },
+        {
+          q: '¿Cómo cambio de servidor?',
+          a: 'En la sección Peers, abre el menú de acciones del peer y elige «Cambiar servidor». Después descarga de nuevo la configuración o actualízala mediante el mirror link.',
+        },
+        {
+          q: '¿Por qué mi peer no se comunica con los demás miembros de la sala?',
+          a: 'La conectividad entre miembros de una sala requiere que tu peer esté en un servidor que permita salas. Si no es así, cámbialo a uno que las permita.',
+        },
+        {
+          q: '¿Puedo usar la VPN en mi router?',
+          a: 'Sí. Los routers MikroTik son compatibles a partir de RouterOS 7.1, que incluye soporte para WireGuard.',
+        },
+      ],
+    },
+    settings: {
+      title: 'Configuración de cuenta',
+      subtitle: 'Los datos de tu cuenta.',
+      username: 'Usuario',
+      alias: 'Alias',
+      email: 'Email',
+      password: 'Contraseña',
+      notSet: 'Sin configurar',
+      verified: 'Verificado',
+      notVerified: 'Sin verificar',
+      editSoon: 'La edición de estos datos estará disponible muy pronto.',
+    },
+    payment: {
+      title: 'Resultado del pago',
+      success: 'Pago completado',
+      successText: 'El pago se realizó correctamente. Tu plan se activará en cuanto la pasarela lo confirme.',
+      canceled: 'Pago cancelado',
+      canceledText: 'El pago fue cancelado. No se ha realizado ningún cargo.',
+      unknown: 'Estado del pago desconocido',
+      unknownText:
+        'No pudimos determinar el estado del pago. Revisa tus peers en unos minutos o contacta con soporte.',
+      transaction: 'ID de transacción',
+      back: 'Volver al inicio',
+    },
+  },
+
+  manager: {
+    loginTitle: 'Acceso de administración',
+    loginSubtitle: 'Solo para administradores del servicio.',
+    title: 'Panel de administración',
+    signedInAs: (username: string) => `Sesión iniciada como ${username}`,
+    placeholder: 'Las herramientas de administración estarán disponibles próximamente.',
+    logout: 'Cerrar sesión',
+  },
+
+  /** Texts shared with the server (validation and API errors). */
+  msg,
+} as const;
+
+export type Es = typeof es;

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { descriptionLines, formatPrice, formatValidity } from './format';
+
+describe('formatValidity', () => {
+  it('names single units in the singular', () => {
+    expect(formatValidity('30 days 00:00:00')).toBe('1 mes');
+    expect(formatValidity('365 days 00:00:00')).toBe('1 año');
+    expect(formatValidity('1 day 00:00:00')).toBe('1 día');
+  });
+  it('joins several units in Spanish', () => {
+    expect(formatValidity('60 days 00:00:00')).toBe('2 meses');
+    expect(formatValidity('400 days 00:00:00')).toBe('1 año, 1 mes y 5 días');
+    expect(formatValidity('37 days 00:00:00')).toBe('1 mes y 7 días');
+  });
+  it('says less than a day for a few hours and keeps unknown text as it is', () => {
+    expect(formatValidity('0 days 12:00:00')).toBe('Menos de 1 día');
+    expect(formatValidity('ilimitado')).toBe('ilimitado');
+  });
+});
+
+describe('formatPrice', () => {
+  it('shows two decimals and the currency', () => {
+    expect(formatPrice(5)).toBe('$5.00 USD');
+    expect(formatPrice(12.5)).toBe('$12.50 USD');
+  });
+});
+
+describe('descriptionLines', () => {
+  it('splits the description at sentence breaks', () => {
+    expect(descriptionLines('Un dispositivo. Servidores en Europa. Soporte 24/7.')).toEqual([
+      'Un dispositivo',
+      'Servidores en Europa',
+      'Soporte 24/7',
+    ]);
+    expect(descriptionLines('')).toEqual([]);
+  });
+});

@@ -1,0 +1,31 @@
+import { splitValidity } from '@vpn/contracts';
+import { es } from '../i18n/es';
+
+/**
+ * A plan's validity in Spanish years/months/days ('1 año', '2 meses y 5 días'), using the spec's
+ * constants (30-day months, 365-day years). Text that is not a validity is shown as it came.
+ */
+export function formatValidity(validity: string): string {
+  const parts = splitValidity(validity);
+  if (!parts) return validity;
+  const words: string[] = [];
+  if (parts.years) words.push(es.validity.year(parts.years));
+  if (parts.months) words.push(es.validity.month(parts.months));
+  if (parts.days) words.push(es.validity.day(parts.days));
+  if (words.length === 0) return es.plans.lessThanADay;
+  if (words.length === 1) return words[0] ?? '';
+  return `${words.slice(0, -1).join(', ')} ${es.validity.and} ${words[words.length - 1]}`;
+}
+
+/** '$4.99 USD' */
+export function formatPrice(price: number): string {
+  return es.plans.price(price);
+}
+
+/** A plan description split into bullet lines at its sentence breaks ('. '). */
+export function descriptionLines(description: string): string[] {
+  return description
+    .split('. ')
+    .map((line) => line.trim().replace(/\.$/, ''))
+    .filter((line) => line.length > 0);
+}

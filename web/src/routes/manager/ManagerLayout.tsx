@@ -1,0 +1,92 @@
+import { useQuery } from '@tanstack/react-query';
+import { LayoutDashboard, LogOut } from 'lucide-react';
+import { createContext, useContext } from 'react';
+import { Navigate, Outlet } from 'react-router';
+import toast from 'react-hot-toast';
+import { ApiError } from '../../api/http';
+import { currentManagerQuery } from '../../api/queries';
+import { hasSession, logout } from '../../api/session';
+import type { CurrentManager } from '../../api/types';
+import { Brand } from '../../components/Brand';
+import { ErrorPanel } from '../../components/ErrorPanel';
+import { LoadingScreen } from '../../components/LoadingScreen';
+import { RedirectToLogin } from '../../components/RedirectToLogin';
+import { es } from '../../i18n/es';
+import { useDocumentTitle } from '../../lib/title';
+
+const CurrentManagerContext = createContext<CurrentManager | null>(null);
+
+export function useCurrentManager(): CurrentManager {
+  const manager = useContext(CurrentManagerContext);
+  if (!manager) throw new Error('useCurrentManager fuera de ManagerLayout');
+  return manager;
+}
+
+async function signOut() {
+  const ok = await logout('manager');
+  if (!ok) toast.error(es.session.logoutError);
+}
+
+/**
+ * `/manager/dashboard/*` shell, gated like the customer dashboard but in the manager realm: no
+ * manager token → /manager/login; verified by /api/admin/verify-token ('Verificando acceso').
+ * Maintenance does not apply to managers (they are the ones who end it).
+ */
+export function ManagerLayout() {
+  useDocumentTitle(es.titles.manager);
+  const hasToken = hasSession('manager');
+  const me = useQuery({ ...currentManagerQuery(), enabled: hasToken });
+
+  if (!hasToken) return <Navigate to="/manager/login" replace />;
+  if (me.isPending) return <LoadingScreen label={es.common.verifyingAccess} />;
+  if (!me.data) {
+    if (me.error instanceof ApiError && me.error.isAuth) return <RedirectToLogin realm="manager" />;
+    return (
+      <div className="grid min-h-screen place-items-center px-4">
+        <ErrorPanel message={es.common.loadError} onRetry={() => void me.refetch()} />
+      </div>
+    );
+  }
+
+  return (
+    <CurrentManagerContext.Provider value={me.data}>
+      <div className="flex min-h-screen flex-col">
+        <header className="border-b border-white/5 bg-navy-950/85">
+          <div className="mx-auto flex h-16 max-w-6xl items-center gap-4 px-4 sm:px-6">
+            <Brand to="/manager/dashboard" />
+            <span className="hidden rounded-full bg-blue-500/15 px-2.5 py-0.5 text-xs font-medium text-blue-200 sm:inline">
+              {es.manager.title}
+            </span>
+            <div className="ml-auto flex items-center gap-3">
+              <span className="hidden text-sm text-slate-300 sm:inline">{me.data.username}</span>
+              <button
+                type="button"
+                onClick={() => void signOut()}
+                className="inline-flex items-center gap-2 rounded-lg px-3 py-2 text-sm text-slate-300 hover:bg-white/5 hover:text-white"
+              >
+                <LogOut className="size-4" aria-hidden="true" />
+                {es.manager.logout}
+              </button>
+            </div>
+          </div>
+        </header>
+        <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6">
+          <Outlet />
+        </main>
+      </div>
+    </CurrentManagerContext.Provider>
+  );
+}
+
+/** `/manager/dashboard`: the administration tools arrive with later issues. */
+export function ManagerHome() {
+  const manager = useCurrentManager();
+  return (
+    <div className="rounded-2xl border border-slate-800 bg-navy-900/70 p-8">
+      <LayoutDashboard className="size-10 text-emerald-400" aria-hidden="true" />
+      <h1 className="mt-4 text-3xl font-bold tracking-tight text-white">{es.manager.title}</h1>
+      <p className="mt-2 text-slate-300">{es.manager.signedInAs(manager.username)}</p>
+      <p className="mt-6 text-slate-400">{es.manager.placeholder}</p>
+    </div>
+  );
+}
