@@ -50,7 +50,14 @@ for (const suite of suites) {
   console.log(`\n=== ${suite.name} ===`);
   const res = spawnSync(
     'npx',
-    ['vitest', 'run', ...(suite.args ?? []), '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    [
+      'vitest',
+      'run',
+      ...(suite.args ?? []),
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${out}`,
+    ],
     { cwd: join(root, suite.dir), stdio: 'inherit', env: { ...process.env, ...suite.env } },
   );
   let p = 0;
@@ -62,7 +69,9 @@ for (const suite of suites) {
     f = r.numFailedTests;
     s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     // A file that failed to load has no tests but is a failure all the same.
-    f += (r.testResults ?? []).filter((t) => t.status === 'failed' && (t.assertionResults ?? []).length === 0).length;
+    f += (r.testResults ?? []).filter(
+      (t) => t.status === 'failed' && (t.assertionResults ?? []).length === 0,
+    ).length;
   }
   if (res.status !== 0 && f === 0) f = 1;
   passed += p;

@@ -9,7 +9,15 @@ const dataDir = () => mkdtempSync(join(tmpdir(), 'vpn-config-'));
 describe('loadConfig', () => {
   it('uses the documented defaults', () => {
     const c = loadConfig({ DATA_DIR: dataDir() });
-    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', companyName: 'VPN Service', captcha: { provider: 'altcha' }, databaseUrl: undefined, seedDemo: true, adminUsername: 'admin' });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      companyName: 'VPN Service',
+      captcha: { provider: 'altcha' },
+      databaseUrl: undefined,
+      seedDemo: true,
+      adminUsername: 'admin',
+    });
   });
 
   it('generates SECRET_KEY once and keeps it in DATA_DIR (owner-only file)', () => {
@@ -24,7 +32,13 @@ describe('loadConfig', () => {
   it('names every bad variable with its value and the reason, in Spanish', () => {
     let error: unknown;
     try {
-      loadConfig({ DATA_DIR: dataDir(), PORT: 'ochenta', DATABASE_URL: 'mysql://x', CAPTCHA_PROVIDER: 'recaptcha', SUPPORT_URL: 'soporte' });
+      loadConfig({
+        DATA_DIR: dataDir(),
+        PORT: 'ochenta',
+        DATABASE_URL: 'mysql://x',
+        CAPTCHA_PROVIDER: 'recaptcha',
+        SUPPORT_URL: 'soporte',
+      });
     } catch (e) {
       error = e;
     }
@@ -37,12 +51,16 @@ describe('loadConfig', () => {
   });
 
   it('requires the Turnstile keys when Turnstile is chosen', () => {
-    expect(() => loadConfig({ DATA_DIR: dataDir(), CAPTCHA_PROVIDER: 'turnstile' })).toThrow(/TURNSTILE_SITE_KEY.*obligatorio/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CAPTCHA_PROVIDER: 'turnstile' })).toThrow(
+      /TURNSTILE_SITE_KEY.*obligatorio/,
+    );
   });
 
   it('does not seed PostgreSQL unless asked', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x' }).seedDemo).toBe(false);
-    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x', SEED_DEMO: 'true' }).seedDemo).toBe(true);
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x', SEED_DEMO: 'true' }).seedDemo,
+    ).toBe(true);
   });
 
   it('refuses a short SECRET_KEY', () => {

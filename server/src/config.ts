@@ -14,7 +14,12 @@ const url = z.url({ message: 'debe ser una URL completa (https://…)' });
 /** Every environment variable the control plane reads; README.md has the same table. */
 export const EnvSchema = z
   .object({
-    PORT: z.coerce.number({ message: 'debe ser un número' }).int().min(1).max(65535).default(8080),
+    PORT: z.coerce
+      .number({ message: 'debe ser un número' })
+      .int({ message: 'debe ser un número entero' })
+      .min(1, { message: 'debe ser un puerto entre 1 y 65535' })
+      .max(65535, { message: 'debe ser un puerto entre 1 y 65535' })
+      .default(8080),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: z

@@ -90,7 +90,11 @@ export async function createCustomer(
   return { id: row!.id, username, password };
 }
 
-export async function createManager(t: TestApp, username = 'gestor', password = 'clave-de-gestor'): Promise<{ id: number; username: string; password: string }> {
+export async function createManager(
+  t: TestApp,
+  username = 'gestor',
+  password = 'clave-de-gestor',
+): Promise<{ id: number; username: string; password: string }> {
   const [row] = await t.ctx.db
     .insert(managers)
     .values({ username, passwordHash: await hashPassword(password), role: 'owner' })
@@ -101,8 +105,19 @@ export async function createManager(t: TestApp, username = 'gestor', password = 
 /** Solves the server's ALTCHA challenge the way the browser widget does, and returns its payload. */
 export async function solveCaptcha(t: TestApp): Promise<string> {
   const res = await t.app.inject({ method: 'GET', url: '/api/client/captcha' });
-  const challenge = res.json<{ algorithm: string; challenge: string; salt: string; signature: string; maxnumber: number }>();
-  const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise;
+  const challenge = res.json<{
+    algorithm: string;
+    challenge: string;
+    salt: string;
+    signature: string;
+    maxnumber: number;
+  }>();
+  const solution = await solveChallenge(
+    challenge.challenge,
+    challenge.salt,
+    challenge.algorithm,
+    challenge.maxnumber,
+  ).promise;
   if (!solution) throw new Error('captcha not solved');
   return Buffer.from(
     JSON.stringify({
@@ -116,7 +131,11 @@ export async function solveCaptcha(t: TestApp): Promise<string> {
 }
 
 export async function login(t: TestApp, username: string, password: string, remember = false) {
-  const res = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username, password, remember } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/client/login',
+    payload: { username, password, remember },
+  });
   return res.json<{ access: string; refresh: string }>();
 }
 

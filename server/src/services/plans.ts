@@ -2,6 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { Plan } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { plans } from '../db/schema.ts';
+import { ShortCache } from '../lib/cache.ts';
 
 type PlanRow = typeof plans.$inferSelect;
 
@@ -23,7 +24,24 @@ export function presentPlan(row: PlanRow): Plan {
   };
 }
 
-export async function listActivePlans(db: Db): Promise<Plan[]> {
+const caches = new WeakMap<Db, ShortCache<Plan[]>>();
+
+/** Plans on sale, in display order; every visitor asks, so kept for one second per database handle. */
+export function listActivePlans(db: Db): Promise<Plan[]> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new ShortCache(() => readActivePlans(db));
+    caches.set(db, cache);
+  }
+  return cache.get();
+}
+
+/** Whoever changes plans calls this so this instance shows the change at once. */
+export function invalidatePlans(db: Db): void {
+  caches.get(db)?.invalidate();
+}
+
+async function readActivePlans(db: Db): Promise<Plan[]> {
   const rows = await db
     .select()
     .from(plans)

@@ -30,7 +30,9 @@ describe('seedDemoContent', () => {
     expect(site).toMatchObject({ show_landing: true, allow_registration: true, allow_partys: true });
 
     expect(await seedDemoContent(t.ctx.db, t.ctx.keys.encryption)).toBe(false);
-    const [{ n }] = (await t.ctx.db.execute(sql`select count(*)::int as n from plans`)).rows as [{ n: number }];
+    const [{ n }] = (await t.ctx.db.execute(sql`select count(*)::int as n from plans`)).rows as [
+      { n: number },
+    ];
     expect(n).toBe(3);
   });
 });

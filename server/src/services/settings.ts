@@ -2,6 +2,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { SiteSettings, type PublicSettings } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { settings } from '../db/schema.ts';
+import { ShortCache } from '../lib/cache.ts';
 
 /** Defaults for an installation that has never saved a setting. */
 export const DEFAULT_SITE_SETTINGS: SiteSettings = {
@@ -17,8 +18,23 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
 
 const KEYS = Object.keys(DEFAULT_SITE_SETTINGS) as (keyof SiteSettings)[];
 
+const caches = new WeakMap<Db, ShortCache<SiteSettings>>();
+
+/**
+ * The site switches, read on almost every request: kept for one second per database handle
+ * (another instance sees a change within a second; this one at once, see updateSiteSettings).
+ */
+export function getSiteSettings(db: Db): Promise<SiteSettings> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new ShortCache(() => readSiteSettings(db));
+    caches.set(db, cache);
+  }
+  return cache.get();
+}
+
 /** Reads the site switches; unknown or malformed rows fall back to the defaults. */
-export async function getSiteSettings(db: Db): Promise<SiteSettings> {
+export async function readSiteSettings(db: Db): Promise<SiteSettings> {
   const rows = await db.select().from(settings).where(inArray(settings.key, KEYS));
   const merged: Record<string, unknown> = { ...DEFAULT_SITE_SETTINGS };
   for (const row of rows) if (typeof row.value === 'boolean') merged[row.key] = row.value;
@@ -43,4 +59,5 @@ export async function updateSiteSettings(db: Db, patch: Partial<SiteSettings>): 
     .insert(settings)
     .values(entries.map(([key, value]) => ({ key, value })))
     .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value`, updatedAt: sql`now()` } });
+  caches.get(db)?.invalidate();
 }

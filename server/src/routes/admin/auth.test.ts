@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateLimits } from '../../db/schema.ts';
-import { bearer, createCustomer, createManager, createTestApp, login, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  createCustomer,
+  createManager,
+  createTestApp,
+  login,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,14 +16,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(() => t.ctx.db.delete(rateLimits));
 
-const adminLogin = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/admin/login', payload });
+const adminLogin = (payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/api/admin/login', payload });
 
 describe('POST /api/admin/login', () => {
   it('signs a manager in and verify-token names them', async () => {
     const m = await createManager(t, 'operador', 'clave-operador');
     const res = await adminLogin({ username: 'operador', password: m.password });
     expect(res.statusCode).toBe(200);
-    const me = await t.app.inject({ method: 'GET', url: '/api/admin/verify-token', headers: bearer(res.json().access) });
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/verify-token',
+      headers: bearer(res.json().access),
+    });
     expect(me.json()).toEqual({ id: m.id, username: 'operador', role: 'owner' });
   });
 
@@ -36,9 +48,17 @@ describe('realm separation', () => {
     const manager = (await adminLogin({ username: m.username, password: m.password })).json();
     const adminRoutes = t.app.printRoutes({ commonPrefix: false }).includes('/api/admin/verify-token');
     expect(adminRoutes).toBe(true);
-    const admin = await t.app.inject({ method: 'GET', url: '/api/admin/verify-token', headers: bearer(customer.access) });
+    const admin = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/verify-token',
+      headers: bearer(customer.access),
+    });
     expect(admin.statusCode).toBe(401);
-    const client = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(manager.access) });
+    const client = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: bearer(manager.access),
+    });
     expect(client.statusCode).toBe(401);
   });
 });

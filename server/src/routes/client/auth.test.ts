@@ -1,7 +1,15 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { customers, rateLimits } from '../../db/schema.ts';
-import { bearer, createCustomer, createTestApp, login, setSettings, solveCaptcha, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  createCustomer,
+  createTestApp,
+  login,
+  setSettings,
+  solveCaptcha,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,12 +21,17 @@ beforeEach(async () => {
   await setSettings(t, { maintenance: false, allow_registration: true, allow_email: false });
 });
 
-const register = (payload: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: '/api/client/register', payload });
+const register = (payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'PUT', url: '/api/client/register', payload });
 const count = async () => (await t.ctx.db.select({ n: sql<number>`count(*)::int` }).from(customers))[0]!.n;
 
 describe('PUT /api/client/register', () => {
   it('registers a customer whose captcha was solved, who can then log in', async () => {
-    const res = await register({ username: 'yusniel', password: 'clave-segura-1', captcha_token: await solveCaptcha(t) });
+    const res = await register({
+      username: 'yusniel',
+      password: 'clave-segura-1',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().message).toBe('Usuario registrado correctamente');
     const tokens = await login(t, 'yusniel', 'clave-segura-1');
@@ -37,7 +50,11 @@ describe('PUT /api/client/register', () => {
   });
 
   it("refuses a missing username or password: 'El usuario y contraseña son obligatorios'", async () => {
-    for (const body of [{ username: '', password: 'x12345678' }, { username: 'pepe', password: '' }, { username: '   ', password: 'abc' }]) {
+    for (const body of [
+      { username: '', password: 'x12345678' },
+      { username: 'pepe', password: '' },
+      { username: '   ', password: 'abc' },
+    ]) {
       const res = await register({ ...body, captcha_token: 'algo' });
       expect(res.statusCode).toBe(400);
       expect(res.json().message).toBe('El usuario y contraseña son obligatorios');
@@ -52,7 +69,9 @@ describe('PUT /api/client/register', () => {
       expect(res.json().message).toBe('La verificación humana no es válida. Por favor, inténtelo de nuevo.');
     }
     const solved = await solveCaptcha(t);
-    expect((await register({ username: 'primero', password: 'clave-segura-1', captcha_token: solved })).statusCode).toBe(201);
+    expect(
+      (await register({ username: 'primero', password: 'clave-segura-1', captcha_token: solved })).statusCode,
+    ).toBe(201);
     const replay = await register({ username: 'segundo', password: 'clave-segura-1', captcha_token: solved });
     expect(replay.statusCode).toBe(400);
     expect(await count()).toBe(before + 1);
@@ -60,17 +79,30 @@ describe('PUT /api/client/register', () => {
 
   it('refuses a taken username, whatever its case', async () => {
     await createCustomer(t, 'Repetido');
-    const res = await register({ username: 'repetido', password: 'clave-segura-1', captcha_token: await solveCaptcha(t) });
+    const res = await register({
+      username: 'repetido',
+      password: 'clave-segura-1',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('El nombre de usuario ya está en uso');
   });
 
   it('refuses usernames and passwords outside the rules', async () => {
     const cases = [
-      [{ username: 'a b', password: 'clave-segura-1' }, 'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo'],
-      [{ username: 'ab', password: 'clave-segura-1' }, 'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo'],
+      [
+        { username: 'a b', password: 'clave-segura-1' },
+        'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo',
+      ],
+      [
+        { username: 'ab', password: 'clave-segura-1' },
+        'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo',
+      ],
       [{ username: 'corto', password: '1234567' }, 'La contraseña debe tener al menos 8 caracteres'],
-      [{ username: 'largo', password: 'x'.repeat(129) }, 'La contraseña no puede tener más de 128 caracteres'],
+      [
+        { username: 'largo', password: 'x'.repeat(129) },
+        'La contraseña no puede tener más de 128 caracteres',
+      ],
     ] as const;
     for (const [body, message] of cases) {
       const res = await register({ ...body, captcha_token: await solveCaptcha(t) });
@@ -80,39 +112,75 @@ describe('PUT /api/client/register', () => {
   });
 
   it('accepts an e-mail only when allow_email is on', async () => {
-    const off = await register({ username: 'conmail', password: 'clave-segura-1', email: 'a@b.cu', captcha_token: await solveCaptcha(t) });
+    const off = await register({
+      username: 'conmail',
+      password: 'clave-segura-1',
+      email: 'a@b.cu',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(off.statusCode).toBe(400);
     expect(off.json().message).toBe('El registro con email no está habilitado');
     await setSettings(t, { allow_email: true });
-    const bad = await register({ username: 'conmail', password: 'clave-segura-1', email: 'no-es-email', captcha_token: await solveCaptcha(t) });
+    const bad = await register({
+      username: 'conmail',
+      password: 'clave-segura-1',
+      email: 'no-es-email',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(bad.json().message).toBe('El email no es válido');
-    const ok = await register({ username: 'conmail', password: 'clave-segura-1', email: 'Cliente@Nauta.cu', captcha_token: await solveCaptcha(t) });
+    const ok = await register({
+      username: 'conmail',
+      password: 'clave-segura-1',
+      email: 'Cliente@Nauta.cu',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(ok.statusCode).toBe(201);
     const [row] = await t.ctx.db.select().from(customers).where(eq(customers.username, 'conmail'));
     expect(row!.email).toBe('Cliente@Nauta.cu');
     expect(row!.emailVerified).toBe(false);
-    const dup = await register({ username: 'otro', password: 'clave-segura-1', email: 'cliente@nauta.cu', captcha_token: await solveCaptcha(t) });
+    const dup = await register({
+      username: 'otro',
+      password: 'clave-segura-1',
+      email: 'cliente@nauta.cu',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(dup.statusCode).toBe(409);
     expect(dup.json().message).toBe('El email ya está en uso');
   });
 
   it('treats an empty e-mail as none', async () => {
-    const res = await register({ username: 'sinmail', password: 'clave-segura-1', email: '', captcha_token: await solveCaptcha(t) });
+    const res = await register({
+      username: 'sinmail',
+      password: 'clave-segura-1',
+      email: '',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(res.statusCode).toBe(201);
   });
 
   it('is closed when allow_registration is off', async () => {
     await setSettings(t, { allow_registration: false });
-    const res = await register({ username: 'tarde', password: 'clave-segura-1', captcha_token: await solveCaptcha(t) });
+    const res = await register({
+      username: 'tarde',
+      password: 'clave-segura-1',
+      captcha_token: await solveCaptcha(t),
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toBe('El registro de nuevos usuarios está deshabilitado');
   });
 
   it('limits registrations per IP', async () => {
-    const limited = await createTestApp({ database: t.database, rateLimits: { registerPerIp: { max: 2, windowSeconds: 3600 } } });
+    const limited = await createTestApp({
+      database: t.database,
+      rateLimits: { registerPerIp: { max: 2, windowSeconds: 3600 } },
+    });
     const codes = [];
     for (let i = 0; i < 3; i++) {
-      const res = await limited.app.inject({ method: 'PUT', url: '/api/client/register', payload: { username: `rl${i}`, password: 'clave-segura-1', captcha_token: 'x' } });
+      const res = await limited.app.inject({
+        method: 'PUT',
+        url: '/api/client/register',
+        payload: { username: `rl${i}`, password: 'clave-segura-1', captcha_token: 'x' },
+      });
       codes.push(res.statusCode);
     }
     expect(codes).toEqual([400, 400, 429]);
@@ -123,18 +191,34 @@ describe('PUT /api/client/register', () => {
 describe('POST /api/client/login', () => {
   it('answers access and refresh tokens for the right password, case-insensitive username', async () => {
     const c = await createCustomer(t, 'Maria', 'clave-de-maria');
-    const res = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'maria', password: c.password, remember: true } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'maria', password: c.password, remember: true },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['access', 'refresh']);
-    const me = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(body.access) });
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: bearer(body.access),
+    });
     expect(me.json()).toMatchObject({ id: c.id, username: 'Maria', alias: null, email: null });
   });
 
-  it("answers the same message for a wrong password and an unknown user", async () => {
+  it('answers the same message for a wrong password and an unknown user', async () => {
     await createCustomer(t, 'pedro', 'clave-de-pedro');
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'pedro', password: 'otra-clave' } });
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'nadie', password: 'otra-clave' } });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'pedro', password: 'otra-clave' },
+    });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'nadie', password: 'otra-clave' },
+    });
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json().message).toBe('Usuario o contraseña incorrectos');
@@ -142,7 +226,11 @@ describe('POST /api/client/login', () => {
   });
 
   it("requires both fields: 'El usuario y contraseña son obligatorios'", async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'pedro' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'pedro' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('El usuario y contraseña son obligatorios');
   });
@@ -150,39 +238,70 @@ describe('POST /api/client/login', () => {
   it('refuses a disabled account', async () => {
     const c = await createCustomer(t, 'baja', 'clave-de-baja');
     await t.ctx.db.update(customers).set({ active: false }).where(eq(customers.id, c.id));
-    const res = await t.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'baja', password: c.password } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'baja', password: c.password },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toBe('La cuenta está deshabilitada');
   });
 
   it('limits attempts per username, even from different IPs, with Retry-After', async () => {
-    const limited = await createTestApp({ database: t.database, rateLimits: { loginPerUsername: { max: 3, windowSeconds: 300 } } });
+    const limited = await createTestApp({
+      database: t.database,
+      rateLimits: { loginPerUsername: { max: 3, windowSeconds: 300 } },
+    });
     const c = await createCustomer(t, 'objetivo', 'clave-objetivo');
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await limited.app.inject({ method: 'POST', url: '/api/client/login', remoteAddress: `198.51.100.${i + 1}`, payload: { username: 'objetivo', password: 'mala' } });
+      const res = await limited.app.inject({
+        method: 'POST',
+        url: '/api/client/login',
+        remoteAddress: `198.51.100.${i + 1}`,
+        payload: { username: 'objetivo', password: 'mala' },
+      });
       codes.push(res.statusCode);
       if (res.statusCode === 429) {
-        expect(res.json().message).toBe('Demasiados intentos. Por favor, espere un momento e intente de nuevo.');
+        expect(res.json().message).toBe(
+          'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+        );
         expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       }
     }
     expect(codes).toEqual([401, 401, 401, 429]);
     // Even the right password waits until the window ends.
-    const right = await limited.app.inject({ method: 'POST', url: '/api/client/login', payload: { username: 'objetivo', password: c.password } });
+    const right = await limited.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      payload: { username: 'objetivo', password: c.password },
+    });
     expect(right.statusCode).toBe(429);
     await limited.app.close();
   });
 
   it('limits attempts per IP across usernames', async () => {
-    const limited = await createTestApp({ database: t.database, rateLimits: { loginPerIp: { max: 2, windowSeconds: 60 } } });
+    const limited = await createTestApp({
+      database: t.database,
+      rateLimits: { loginPerIp: { max: 2, windowSeconds: 60 } },
+    });
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await limited.app.inject({ method: 'POST', url: '/api/client/login', remoteAddress: '192.0.2.50', payload: { username: `u${i}`, password: 'mala' } });
+      const res = await limited.app.inject({
+        method: 'POST',
+        url: '/api/client/login',
+        remoteAddress: '192.0.2.50',
+        payload: { username: `u${i}`, password: 'mala' },
+      });
       codes.push(res.statusCode);
     }
     expect(codes).toEqual([401, 401, 429]);
-    const other = await limited.app.inject({ method: 'POST', url: '/api/client/login', remoteAddress: '192.0.2.51', payload: { username: 'u9', password: 'mala' } });
+    const other = await limited.app.inject({
+      method: 'POST',
+      url: '/api/client/login',
+      remoteAddress: '192.0.2.51',
+      payload: { username: 'u9', password: 'mala' },
+    });
     expect(other.statusCode).toBe(401);
     await limited.app.close();
   });
@@ -193,7 +312,13 @@ describe('GET /api/client/verify-token', () => {
     const c = await createCustomer(t);
     const { access } = await login(t, c.username, c.password);
     const tampered = access.slice(0, -3) + (access.endsWith('A') ? 'BBB' : 'AAA');
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, bearer('x.y.z'), bearer(tampered)]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer' },
+      { authorization: 'Basic abc' },
+      bearer('x.y.z'),
+      bearer(tampered),
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers });
       expect(res.statusCode).toBe(401);
       expect(res.json().message).toBe('No autorizado. Por favor, inicie sesión.');
@@ -204,7 +329,11 @@ describe('GET /api/client/verify-token', () => {
     await setSettings(t, { allow_partys: true, allow_email: true });
     const c = await createCustomer(t);
     const { access } = await login(t, c.username, c.password);
-    const res = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(access) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: bearer(access),
+    });
     expect(res.json().web_settings).toEqual({ allow_partys: true, allow_email: true });
   });
 
@@ -212,7 +341,11 @@ describe('GET /api/client/verify-token', () => {
     const c = await createCustomer(t);
     const { access } = await login(t, c.username, c.password);
     await t.ctx.db.update(customers).set({ active: false }).where(eq(customers.id, c.id));
-    const res = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(access) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: bearer(access),
+    });
     expect(res.statusCode).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { plans } from '../../db/schema.ts';
+import { invalidatePlans } from '../../services/plans.ts';
 import { createTestApp, setSettings, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;
@@ -10,6 +11,7 @@ afterAll(() => t.close());
 beforeEach(async () => {
   await setSettings(t, { maintenance: false });
   await t.ctx.db.delete(plans);
+  invalidatePlans(t.ctx.db);
 });
 
 describe('GET /api/client', () => {
@@ -38,7 +40,9 @@ describe('GET /api/client', () => {
 
 describe('GET /api/client/status', () => {
   it('reports maintenance off and on', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/client/status' })).json()).toEqual({ maintenance: false });
+    expect((await t.app.inject({ method: 'GET', url: '/api/client/status' })).json()).toEqual({
+      maintenance: false,
+    });
     await setSettings(t, { maintenance: true });
     const res = await t.app.inject({ method: 'GET', url: '/api/client/status' });
     expect(res.statusCode).toBe(200);
@@ -64,7 +68,11 @@ describe('maintenance', () => {
 
   it('leaves the manager API reachable so operators can switch it off', async () => {
     await setSettings(t, { maintenance: true });
-    const res = await t.app.inject({ method: 'POST', url: '/api/admin/login', payload: { username: 'x', password: 'y' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/login',
+      payload: { username: 'x', password: 'y' },
+    });
     expect(res.statusCode).toBe(401);
   });
 });
@@ -76,6 +84,7 @@ describe('GET /api/client/plans', () => {
       { name: 'Mensual', description: 'Tres', price: '3.50', validity: '30 days 12:00:00', sortOrder: 1 },
       { name: 'Retirado', description: 'X', price: '1.00', validity: '1 day', active: false },
     ]);
+    invalidatePlans(t.ctx.db);
     const res = await t.app.inject({ method: 'GET', url: '/api/client/plans' });
     expect(res.statusCode).toBe(200);
     const body = res.json<{ name: string; price: number; validity: string; description: string }[]>();
@@ -131,8 +140,14 @@ describe('unknown API paths and malformed input', () => {
   it('answers 400, never 5xx, to broken JSON, wrong types and huge bodies', async () => {
     const bad = [
       { payload: '{"username":', headers: { 'content-type': 'application/json' } },
-      { payload: JSON.stringify({ username: 5, password: [] }), headers: { 'content-type': 'application/json' } },
-      { payload: JSON.stringify({ username: 'a'.repeat(5000), password: 'x' }), headers: { 'content-type': 'application/json' } },
+      {
+        payload: JSON.stringify({ username: 5, password: [] }),
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        payload: JSON.stringify({ username: 'a'.repeat(5000), password: 'x' }),
+        headers: { 'content-type': 'application/json' },
+      },
       { payload: '"texto"', headers: { 'content-type': 'application/json' } },
       { payload: 'x'.repeat(100_000), headers: { 'content-type': 'application/json' } },
       { payload: 'username=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
@@ -151,7 +166,16 @@ describe('GET /api/docs', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/docs' });
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>();
     expect(doc.openapi).toMatch(/^3\./);
-    for (const path of ['/api/client', '/api/client/plans', '/api/client/login', '/api/client/register', '/api/refresh-token', '/api/logout', '/api/client/verify-token', '/api/admin/login']) {
+    for (const path of [
+      '/api/client',
+      '/api/client/plans',
+      '/api/client/login',
+      '/api/client/register',
+      '/api/refresh-token',
+      '/api/logout',
+      '/api/client/verify-token',
+      '/api/admin/login',
+    ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
     expect(doc.paths['/api/client/register']).toHaveProperty('put');

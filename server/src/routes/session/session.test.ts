@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateLimits } from '../../db/schema.ts';
-import { bearer, createCustomer, createManager, createTestApp, login, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  createCustomer,
+  createManager,
+  createTestApp,
+  login,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(() => t.ctx.db.delete(rateLimits));
 
-const refresh = (token: unknown) => t.app.inject({ method: 'POST', url: '/api/refresh-token', payload: { refresh: token } });
+const refresh = (token: unknown) =>
+  t.app.inject({ method: 'POST', url: '/api/refresh-token', payload: { refresh: token } });
 
 describe('POST /api/refresh-token', () => {
   it('rotates: each use returns a new access and a new refresh token', async () => {
@@ -19,7 +27,11 @@ describe('POST /api/refresh-token', () => {
     expect(res.statusCode).toBe(200);
     const second = res.json<{ access: string; refresh: string }>();
     expect(second.refresh).not.toBe(first.refresh);
-    const me = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(second.access) });
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: bearer(second.access),
+    });
     expect(me.json().id).toBe(c.id);
     expect((await refresh(second.refresh)).statusCode).toBe(200);
   });
@@ -38,7 +50,9 @@ describe('POST /api/refresh-token', () => {
   it('lets only one of two simultaneous uses of a token win', async () => {
     const c = await createCustomer(t);
     const first = await login(t, c.username, c.password);
-    const codes = (await Promise.all([refresh(first.refresh), refresh(first.refresh)])).map((r) => r.statusCode).sort();
+    const codes = (await Promise.all([refresh(first.refresh), refresh(first.refresh)]))
+      .map((r) => r.statusCode)
+      .sort();
     expect(codes).toEqual([200, 401]);
   });
 
@@ -53,17 +67,40 @@ describe('POST /api/refresh-token', () => {
 
   it('keeps the realm: a manager refresh gives a manager token', async () => {
     const m = await createManager(t, 'jefa', 'clave-de-jefa');
-    const tokens = (await t.app.inject({ method: 'POST', url: '/api/admin/login', payload: { username: 'jefa', password: m.password } })).json();
+    const tokens = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/login',
+        payload: { username: 'jefa', password: m.password },
+      })
+    ).json();
     const rotated = (await refresh(tokens.refresh)).json();
-    expect((await t.app.inject({ method: 'GET', url: '/api/admin/verify-token', headers: bearer(rotated.access) })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers: bearer(rotated.access) })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/verify-token', headers: bearer(rotated.access) }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/client/verify-token',
+          headers: bearer(rotated.access),
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 
   it('is rate limited per IP', async () => {
-    const limited = await createTestApp({ database: t.database, rateLimits: { refreshPerIp: { max: 2, windowSeconds: 60 } } });
+    const limited = await createTestApp({
+      database: t.database,
+      rateLimits: { refreshPerIp: { max: 2, windowSeconds: 60 } },
+    });
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      codes.push((await limited.app.inject({ method: 'POST', url: '/api/refresh-token', payload: { refresh: 'x' } })).statusCode);
+      codes.push(
+        (await limited.app.inject({ method: 'POST', url: '/api/refresh-token', payload: { refresh: 'x' } }))
+          .statusCode,
+      );
     }
     expect(codes).toEqual([401, 401, 429]);
     await limited.app.close();
@@ -74,7 +111,11 @@ describe('POST /api/logout', () => {
   it('revokes the refresh token so it cannot be used again', async () => {
     const c = await createCustomer(t);
     const tokens = await login(t, c.username, c.password);
-    const res = await t.app.inject({ method: 'POST', url: '/api/logout', payload: { refresh: tokens.refresh } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      payload: { refresh: tokens.refresh },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe('Sesión cerrada correctamente');
     expect((await refresh(tokens.refresh)).statusCode).toBe(401);
