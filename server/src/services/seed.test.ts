@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announcements, plans, servers } from '../db/schema.ts';
 import { decrypt } from '../lib/crypto.ts';
@@ -30,9 +29,6 @@ describe('seedDemoContent', () => {
     expect(site).toMatchObject({ show_landing: true, allow_registration: true, allow_partys: true });
 
     expect(await seedDemoContent(t.ctx.db, t.ctx.keys.encryption)).toBe(false);
-    const [{ n }] = (await t.ctx.db.execute(sql`select count(*)::int as n from plans`)).rows as [
-      { n: number },
-    ];
-    expect(n).toBe(3);
+    expect(await t.ctx.db.select().from(plans)).toHaveLength(3);
   });
 });
