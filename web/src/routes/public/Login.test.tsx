@@ -1,0 +1,134 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { defaultSettings, deferred, fakeApi, sampleUser } from '../../test/api';
+import type { Reply } from '../../test/api';
+import { renderApp } from '../../test/render';
+
+async function fillAndSubmit(username = 'juan', password = 'secreto123') {
+  await userEvent.type(await screen.findByLabelText('Usuario'), username);
+  await userEvent.type(screen.getByLabelText('Contraseña'), password);
+  await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+}
+
+describe('/login', () => {
+  it('shows the server message in a red box when the login fails', async () => {
+    fakeApi({
+      'POST /api/client/login': { status: 401, body: { message: 'Usuario o contraseña incorrectos' } },
+    });
+    renderApp('/login');
+    await fillAndSubmit();
+    expect(await screen.findByRole('alert')).toHaveTextContent('Usuario o contraseña incorrectos');
+    expect(screen.getByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
+  });
+
+  it('falls back to the spec text when the failure carries no message', async () => {
+    fakeApi({ 'POST /api/client/login': { status: 500, body: {} } });
+    renderApp('/login');
+    await fillAndSubmit();
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Error al iniciar sesión. Por favor, intente de nuevo.',
+    );
+  });
+
+  it("reads 'Procesando...' and disables inputs and button while busy, then opens the dashboard", async () => {
+    const pending = deferred<Reply>();
+    const api = fakeApi({
+      'POST /api/client/login': () => pending.promise,
+      'GET /api/client/verify-token': { body: sampleUser },
+    });
+    const app = renderApp('/login');
+    await fillAndSubmit();
+
+    const button = screen.getByRole('button', { name: 'Procesando...' });
+    expect(button).toBeDisabled();
+    expect(screen.getByLabelText('Usuario')).toBeDisabled();
+    expect(screen.getByLabelText('Contraseña')).toBeDisabled();
+    expect(screen.getByRole('checkbox', { name: 'Recordarme' })).toBeDisabled();
+
+    pending.resolve({ body: { access: 'a1', refresh: 'r1' } });
+    expect(await screen.findByRole('button', { name: 'Hola, juan' })).toBeInTheDocument();
+    expect(app.path()).toBe('/dashboard/home');
+    expect(api.callsTo('POST /api/client/login')[0]?.body).toEqual({
+      username: 'juan',
+      password: 'secreto123',
+      remember: false,
+    });
+  });
+
+  it('keeps the refresh token only when Recordarme is checked', async () => {
+    fakeApi({
+      'POST /api/client/login': { body: { access: 'a1', refresh: 'r1' } },
+      'GET /api/client/verify-token': { body: sampleUser },
+    });
+    const first = renderApp('/login');
+    await fillAndSubmit();
+    await waitFor(() => expect(first.path()).toBe('/dashboard/home'));
+    expect(sessionStorage.getItem('access')).toBe('a1');
+    expect(localStorage.getItem('refresh')).toBeNull();
+    expect(sessionStorage.getItem('refresh')).toBeNull();
+    first.unmount();
+    sessionStorage.clear();
+
+    const second = renderApp('/login');
+    await userEvent.click(await screen.findByRole('checkbox', { name: 'Recordarme' }));
+    await fillAndSubmit();
+    await waitFor(() => expect(second.path()).toBe('/dashboard/home'));
+    expect(localStorage.getItem('access')).toBe('a1');
+    expect(localStorage.getItem('refresh')).toBe('r1');
+  });
+
+  it('toggles the password visibility', async () => {
+    fakeApi();
+    renderApp('/login');
+    const password = await screen.findByLabelText('Contraseña');
+    expect(password).toHaveAttribute('type', 'password');
+    await userEvent.click(screen.getByRole('button', { name: 'Mostrar contraseña' }));
+    expect(password).toHaveAttribute('type', 'text');
+    await userEvent.click(screen.getByRole('button', { name: 'Ocultar contraseña' }));
+    expect(password).toHaveAttribute('type', 'password');
+  });
+
+  it('shows the forgot-password, register and back-to-landing links when the settings allow them', async () => {
+    fakeApi();
+    renderApp('/login');
+    expect(await screen.findByRole('link', { name: '¿Olvidó su contraseña?' })).toHaveAttribute(
+      'href',
+      '/password-recovery',
+    );
+    expect(screen.getByRole('link', { name: 'Regístrese' })).toHaveAttribute('href', '/register');
+    expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/');
+  });
+
+  it('hides those links when email, registration and the landing are off', async () => {
+    fakeApi({
+      'GET /api/client': {
+        body: { ...defaultSettings, allow_email: false, allow_registration: false, show_landing: false },
+      },
+    });
+    renderApp('/login');
+    await screen.findByLabelText('Usuario');
+    expect(screen.queryByRole('link', { name: '¿Olvidó su contraseña?' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Regístrese' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Volver al inicio' })).not.toBeInTheDocument();
+  });
+
+  it('goes to /maintenance when the status check reports maintenance or answers 503', async () => {
+    const api = fakeApi({ 'GET /api/client/status': { body: { maintenance: true } } });
+    const first = renderApp('/login');
+    expect(await screen.findByRole('heading', { name: 'Servicio en Mantenimiento' })).toBeInTheDocument();
+    expect(first.path()).toBe('/maintenance');
+    first.unmount();
+
+    api.on('GET /api/client/status', { status: 503, body: {} });
+    const second = renderApp('/login');
+    await waitFor(() => expect(second.path()).toBe('/maintenance'));
+  });
+
+  it('goes straight to the dashboard when a token is already stored', async () => {
+    localStorage.setItem('access', 'a1');
+    fakeApi({ 'GET /api/client/verify-token': { body: sampleUser } });
+    const app = renderApp('/login');
+    await waitFor(() => expect(app.path()).toBe('/dashboard/home'));
+  });
+});
