@@ -1,0 +1,87 @@
+/**
+ * Puts the pieces together: backend (interface), reconciler (desired → live), connection (control
+ * plane), optional state dir. Used by main.ts, the integration tests and the benchmark.
+ */
+import { join } from 'node:path';
+import { Backend } from './backend.ts';
+import type { AgentConfig } from './config.ts';
+import { AgentConnection, type AgentHandler, type ConnectionOptions } from './connection.ts';
+import { createRunner } from './exec.ts';
+import { removeFirewall } from './firewall.ts';
+import type { Logger } from './log.ts';
+import { Reconciler } from './reconcile.ts';
+import { createStateWriter, loadState } from './state.ts';
+
+export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
+  log: Logger;
+  /** Connection timings (tests shorten them). */
+  timings?: Pick<
+    ConnectionOptions,
+    'heartbeatMs' | 'idleTimeoutMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'stableMs'
+  >;
+  healthIntervalMs?: number;
+}
+
+export class Agent {
+  readonly backend: Backend;
+  readonly reconciler: Reconciler;
+  readonly connection: AgentConnection;
+  private readonly state: ReturnType<typeof createStateWriter> | null;
+
+  constructor(private readonly opts: AgentOptions) {
+    const runner = createRunner(opts.netns ?? null);
+    this.state = opts.stateDir ? createStateWriter(opts.stateDir) : null;
+    this.backend = new Backend({
+      runner,
+      log: opts.log,
+      prefer: opts.backend,
+      wireguardGo: opts.wireguardGo,
+      wireguardGoLog: opts.stateDir ? join(opts.stateDir, 'wireguard-go.log') : undefined,
+      onDaemonExit: () => this.reconciler.requestRepair('wireguard-go terminó'),
+    });
+    this.reconciler = new Reconciler({
+      backend: this.backend,
+      log: opts.log,
+      interfaceName: opts.interfaceName,
+      uplink: opts.uplink,
+      firewall: opts.firewall,
+      repairIntervalMs: opts.repairIntervalMs,
+      healthIntervalMs: opts.healthIntervalMs,
+      initialRevision: opts.stateDir ? loadState(opts.stateDir).revision : 0,
+      onApplied: (revision) => this.state?.write({ revision }),
+    });
+    const r = this.reconciler;
+    const handler: AgentHandler = {
+      hello: async () => ({ revision: r.revision, backend: await r.backendKind() }),
+      applySnapshot: async (s) => (await r.applySnapshot(s))?.revision ?? null,
+      applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
+      collectStats: (onlyChanged) => r.collectStats(onlyChanged),
+    };
+    this.connection = new AgentConnection({
+      url: opts.url,
+      token: opts.token,
+      handler,
+      log: opts.log,
+      ...opts.timings,
+    });
+  }
+
+  start(): void {
+    this.reconciler.start();
+    this.connection.start();
+  }
+
+  /**
+   * Stops the agent. Without `teardown` the interface, its daemon and the firewall table stay as
+   * they are, so peers keep their tunnels until the next agent takes over.
+   */
+  async stop(options: { teardown?: boolean } = {}): Promise<void> {
+    await this.connection.stop();
+    await this.reconciler.close();
+    const name = this.backend.interfaceName;
+    await this.backend.stop(options);
+    if (options.teardown && name && this.opts.firewall !== false)
+      await removeFirewall(this.backend.runner, name).catch(() => undefined);
+    this.state?.flush();
+  }
+}

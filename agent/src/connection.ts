@@ -1,0 +1,325 @@
+/**
+ * The agent's side of the control-plane protocol (`@vpn/contracts`, agent.ts): dials
+ * `<url>/api/agent/ws` with the agent token, says `hello`, applies `snapshot`s and `delta`s through
+ * a handler (the reconciler) and acks their revisions, reports `stats`, and keeps the link honest
+ * with heartbeats. Reconnects with exponential backoff and jitter (1 s → 30 s), reset once a
+ * connection has stayed up for a while.
+ *
+ * Every incoming message is validated with the `ServerToAgent` schema; one that does not parse is
+ * logged (its type and the failing fields, never its content: a snapshot carries a private key),
+ * answered with `error` and otherwise ignored.
+ */
+import { hostname } from 'node:os';
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import {
+  AGENT_PROTOCOL_VERSION,
+  ServerToAgent,
+  type AgentPeerStats,
+  type AgentToServer,
+  type ServerDelta,
+  type ServerSnapshot,
+} from '@vpn/contracts';
+import { errorMessage, type Logger } from './log.ts';
+
+export const AGENT_VERSION = '0.1.0';
+
+/** What the connection needs from the rest of the agent. */
+export interface AgentHandler {
+  /** The last revision applied and the WireGuard implementation, for `hello`. */
+  hello(): Promise<{ revision: number; backend: 'kernel' | 'wireguard-go' }>;
+  /** Resolves the revision to ack, or null for "do not ack" (superseded). */
+  applySnapshot(s: ServerSnapshot): Promise<number | null>;
+  /** Resolves the revision to ack, or null when there is no snapshot to apply it to. */
+  applyDelta(d: ServerDelta): Promise<number | null>;
+  /** Per-peer stats, or null when there is nothing to report yet. */
+  collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null>;
+}
+
+export interface ConnectionOptions {
+  /** Control-plane base URL (http, https, ws or wss). */
+  url: string;
+  token: string;
+  handler: AgentHandler;
+  log: Logger;
+  hostname?: string;
+  heartbeatMs?: number;
+  /** Reconnect when nothing was received for this long. */
+  idleTimeoutMs?: number;
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  /** A connection that stayed up this long resets the backoff. */
+  stableMs?: number;
+  handshakeTimeoutMs?: number;
+}
+
+/** `http://host/base` → `ws://host/base/api/agent/ws` (https → wss). */
+export function agentWsUrl(base: string): string {
+  let u: URL;
+  try {
+    u = new URL(base);
+  } catch {
+    throw new Error(`URL no válida: ${base}`);
+  }
+  const proto = { 'http:': 'ws:', 'https:': 'wss:', 'ws:': 'ws:', 'wss:': 'wss:' }[u.protocol];
+  if (!proto) throw new Error(`la URL debe empezar por http://, https://, ws:// o wss:// (${u.protocol})`);
+  u.protocol = proto;
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/api/agent/ws`;
+  u.search = '';
+  u.hash = '';
+  return u.toString();
+}
+
+export type ParsedMessage = { ok: true; message: ServerToAgent } | { ok: false; error: string };
+
+/**
+ * Parses and validates one incoming frame. The error text names the type and the failing fields
+ * only, so it is safe to log and to send back.
+ */
+export function parseServerMessage(text: string): ParsedMessage {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'mensaje no válido: no es JSON' };
+  }
+  const parsed = ServerToAgent.safeParse(data);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const type =
+    typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string'
+      ? data.type.slice(0, 40)
+      : '?';
+  const fields = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(raíz)'}: ${i.message}`)
+    .join('; ');
+  return { ok: false, error: `mensaje no válido (type=${JSON.stringify(type)}): ${fields}`.slice(0, 1000) };
+}
+
+/** Stats are skipped while this much is still queued on the socket (a slow control plane). */
+const MAX_BUFFERED = 8 * 1024 * 1024;
+
+export class AgentConnection extends EventEmitter {
+  private ws: WebSocket | null = null;
+  private stopped = false;
+  private attempts = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly url: string;
+
+  constructor(private readonly opts: ConnectionOptions) {
+    super();
+    this.url = agentWsUrl(opts.url);
+  }
+
+  /** Dials and keeps dialing until `stop()`. */
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Closes the socket and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 2000);
+      ws.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      ws.close(1000, 'agente detenido');
+    });
+  }
+
+  /** True while a socket is open. */
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const o = this.opts;
+    const ws = new WebSocket(this.url, {
+      headers: { Authorization: `Bearer ${o.token}` },
+      handshakeTimeout: o.handshakeTimeoutMs ?? 10_000,
+      // A snapshot of 200,000 peers is ~40 MB.
+      maxPayload: 256 * 1024 * 1024,
+    });
+    this.ws = ws;
+    let openedAt = 0;
+    let statsTimer: NodeJS.Timeout | null = null;
+    let heartbeatTimer: NodeJS.Timeout | null = null;
+    let idleTimer: NodeJS.Timeout | null = null;
+    let statsBusy = false;
+    let fullStats = true;
+
+    const send = (msg: AgentToServer): void => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+    };
+
+    ws.on('unexpected-response', (_req, res) => {
+      const status = res.statusCode ?? 0;
+      o.log.error(
+        status === 401 || status === 403
+          ? 'el plano de control rechazó el token del agente'
+          : 'respuesta inesperada del plano de control',
+        { status },
+      );
+      res.resume();
+      ws.terminate();
+    });
+
+    ws.on('open', () => {
+      openedAt = Date.now();
+      o.log.info('conectado al plano de control', { url: this.url });
+      this.emit('open');
+      idleTimer = setTimeout(() => {
+        o.log.warn('sin noticias del plano de control: se reconecta', { idle_ms: o.idleTimeoutMs ?? 45_000 });
+        ws.terminate();
+      }, o.idleTimeoutMs ?? 45_000);
+      heartbeatTimer = setInterval(() => send({ type: 'heartbeat', at: Date.now() }), o.heartbeatMs ?? 15_000);
+      void o.handler.hello().then(
+        (h) =>
+          send({
+            type: 'hello',
+            protocol: AGENT_PROTOCOL_VERSION,
+            agent_version: AGENT_VERSION,
+            hostname: (o.hostname ?? hostname()).slice(0, 255),
+            revision: h.revision,
+            backend: h.backend,
+          }),
+        (err: unknown) => {
+          o.log.error('no se pudo preparar el hello', { error: errorMessage(err) });
+          ws.terminate();
+        },
+      );
+    });
+
+    const startStats = (intervalMs: number) => {
+      if (statsTimer) clearInterval(statsTimer);
+      statsTimer = setInterval(() => {
+        if (statsBusy || ws.bufferedAmount > MAX_BUFFERED) return;
+        statsBusy = true;
+        o.handler
+          .collectStats(!fullStats)
+          .then((peers) => {
+            if (!peers) return;
+            fullStats = false;
+            send({ type: 'stats', at: Date.now(), peers });
+          })
+          .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
+          .finally(() => {
+            statsBusy = false;
+          });
+      }, intervalMs);
+    };
+
+    ws.on('message', (data, isBinary) => {
+      idleTimer?.refresh();
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+      void this.receive(text, send, {
+        onWelcome: (statsIntervalMs) => startStats(statsIntervalMs),
+        onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
+      });
+    });
+
+    ws.on('error', (err) => {
+      o.log.warn('error de conexión con el plano de control', { error: err.message });
+    });
+
+    ws.on('close', (code) => {
+      if (statsTimer) clearInterval(statsTimer);
+      if (heartbeatTimer) clearInterval(heartbeatTimer);
+      if (idleTimer) clearTimeout(idleTimer);
+      if (this.ws === ws) this.ws = null;
+      const upFor = openedAt ? Date.now() - openedAt : 0;
+      if (openedAt) {
+        o.log.warn('desconectado del plano de control', { code, up_ms: upFor });
+        this.emit('close', code);
+      }
+      if (openedAt && upFor >= (o.stableMs ?? 60_000)) this.attempts = 0;
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const initial = this.opts.backoffInitialMs ?? 1000;
+    const max = this.opts.backoffMaxMs ?? 30_000;
+    const ceiling = Math.min(max, initial * 2 ** this.attempts);
+    // Jitter in [50 %, 100 %]: a fleet of agents cut off together does not come back in lockstep.
+    const delay = Math.round(ceiling * (0.5 + Math.random() / 2));
+    this.attempts++;
+    this.opts.log.info('reconexión programada', { delay_ms: delay, attempt: this.attempts });
+    this.emit('reconnecting', delay);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /**
+   * Handles one frame: the exact path a websocket message takes, exposed so the benchmark can time
+   * "delta received → UAPI write done". Resolves after the apply and its ack.
+   */
+  async receive(
+    text: string,
+    send: (msg: AgentToServer) => void,
+    hooks: { onWelcome?: (statsIntervalMs: number) => void; onProtocolMismatch?: () => void } = {},
+  ): Promise<void> {
+    const log = this.opts.log;
+    const parsed = parseServerMessage(text);
+    if (!parsed.ok) {
+      log.warn('mensaje rechazado', { error: parsed.error });
+      send({ type: 'error', message: parsed.error });
+      return;
+    }
+    const msg = parsed.message;
+    switch (msg.type) {
+      case 'welcome':
+        if (msg.protocol !== AGENT_PROTOCOL_VERSION) {
+          const error = `versión de protocolo ${msg.protocol} no soportada (el agente habla ${AGENT_PROTOCOL_VERSION})`;
+          log.error(error);
+          send({ type: 'error', message: error });
+          hooks.onProtocolMismatch?.();
+          return;
+        }
+        log.info('bienvenida del plano de control', {
+          server_id: msg.server_id,
+          stats_interval_ms: msg.stats_interval_ms,
+        });
+        hooks.onWelcome?.(msg.stats_interval_ms);
+        return;
+      case 'snapshot': {
+        log.info('snapshot recibido', { revision: msg.revision, peers: msg.peers.length });
+        try {
+          const revision = await this.opts.handler.applySnapshot(msg);
+          if (revision !== null) send({ type: 'ack', revision });
+        } catch (err) {
+          log.error('snapshot no aplicado', { revision: msg.revision, error: errorMessage(err) });
+        }
+        return;
+      }
+      case 'delta': {
+        log.debug('delta recibido', { revision: msg.revision, upsert: msg.upsert.length, remove: msg.remove.length });
+        try {
+          const revision = await this.opts.handler.applyDelta(msg);
+          if (revision === null) {
+            log.warn('delta sin snapshot previo: se pide uno', { revision: msg.revision });
+            send({ type: 'resync' });
+          } else send({ type: 'ack', revision });
+        } catch (err) {
+          log.error('delta no aplicado', { revision: msg.revision, error: errorMessage(err) });
+        }
+        return;
+      }
+      case 'heartbeat':
+        return;
+      case 'error':
+        log.warn('el plano de control informa un error', { message: msg.message });
+        return;
+    }
+  }
+}

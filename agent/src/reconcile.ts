@@ -1,0 +1,382 @@
+/**
+ * The reconciler: desired state in, minimal diff out, idempotent.
+ *
+ * - `applySnapshot`: make sure the interface exists and is configured, read the live peers once,
+ *   and apply only the difference in ONE transaction (never `replace_peers`, never `setconf`: both
+ *   drop every session).
+ * - `applyDelta`: apply the delta's peers directly, without reading the interface (a `get` of 50,000
+ *   peers costs ~150 ms; a one-peer `set` ~0.3 ms).
+ * - `repair` (periodic, and after the daemon restarts): re-read and fix drift.
+ *
+ * Every operation runs through one queue, so a delta never interleaves with a snapshot's diff.
+ */
+import type { AgentPeer, AgentPeerStats, ServerDelta, ServerSnapshot } from '@vpn/contracts';
+import type { Backend, BackendKind } from './backend.ts';
+import { normalizeCidr, parseCidr } from './cidr.ts';
+import { applyFirewall, defaultUplink } from './firewall.ts';
+import { errorMessage, type Logger } from './log.ts';
+import type { UapiDeviceState, UapiPeerOp, UapiSetRequest } from './uapi.ts';
+
+/** A peer as the diff sees it: keys base64, allowed IPs normalised and sorted. */
+export interface PeerState {
+  publicKey: string;
+  presharedKey: string | null;
+  allowedIps: string[];
+}
+
+export interface PeerDiff {
+  add: PeerState[];
+  update: PeerState[];
+  /** Public keys. */
+  remove: string[];
+}
+
+/** Normalises a protocol peer for comparison with the live interface. */
+export function toPeerState(p: AgentPeer): PeerState {
+  return {
+    publicKey: p.public_key,
+    presharedKey: p.preshared_key,
+    allowedIps: normalizeIps(p.allowed_ips),
+  };
+}
+
+function normalizeIps(ips: readonly string[]): string[] {
+  return [...new Set(ips.map(normalizeCidr))].sort();
+}
+
+function sameIps(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Computes what must change on the live interface to match `desired`: peers to add, peers whose
+ * preshared key or allowed IPs differ, and peers to remove. Pure; `live` allowed IPs may be in any
+ * order or form.
+ */
+export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonly PeerState[]): PeerDiff {
+  const diff: PeerDiff = { add: [], update: [], remove: [] };
+  const seen = new Set<string>();
+  for (const l of live) {
+    seen.add(l.publicKey);
+    const d = desired.get(l.publicKey);
+    if (!d) diff.remove.push(l.publicKey);
+    else if (d.presharedKey !== l.presharedKey || !sameIps(d.allowedIps, normalizeIps(l.allowedIps)))
+      diff.update.push(d);
+  }
+  for (const d of desired.values()) if (!seen.has(d.publicKey)) diff.add.push(d);
+  return diff;
+}
+
+export function isEmptyDiff(d: PeerDiff): boolean {
+  return d.add.length === 0 && d.update.length === 0 && d.remove.length === 0;
+}
+
+/** The UAPI operation that makes one peer exactly `p` (created when missing). */
+export function upsertOp(p: PeerState): UapiPeerOp {
+  return {
+    publicKey: p.publicKey,
+    presharedKey: p.presharedKey,
+    replaceAllowedIps: true,
+    allowedIps: p.allowedIps,
+  };
+}
+
+/**
+ * The transaction for a diff. Removals go first so an address taken from a removed peer is free
+ * before the peer that now owns it is written.
+ */
+export function diffToOps(d: PeerDiff): UapiPeerOp[] {
+  return [
+    ...d.remove.map((publicKey): UapiPeerOp => ({ publicKey, remove: true })),
+    ...d.update.map(upsertOp),
+    ...d.add.map(upsertOp),
+  ];
+}
+
+/** What one apply did (for logs, tests and the benchmark). */
+export interface ApplyResult {
+  revision: number;
+  added: number;
+  updated: number;
+  removed: number;
+  /** Device settings changed (private key or listen port). */
+  device: boolean;
+}
+
+export interface ReconcilerOptions {
+  backend: Backend;
+  log: Logger;
+  /** Overrides the snapshot's interface name. */
+  interfaceName?: string;
+  /** Overrides the uplink (default: the interface of the default route). */
+  uplink?: string;
+  /** Manage the nftables table (default true). */
+  firewall?: boolean;
+  /** Periodic drift repair, ms (default 5 minutes; 0 = off). */
+  repairIntervalMs?: number;
+  /** How often to check that the wireguard-go daemon is alive, ms (default 10 s; 0 = off). */
+  healthIntervalMs?: number;
+  /** Called after each successful apply with the revision now live (persisted by the caller). */
+  onApplied?: (revision: number) => void;
+  /** First revision known (from the state dir), reported in `hello` until a snapshot arrives. */
+  initialRevision?: number;
+}
+
+interface Desired {
+  revision: number;
+  name: string;
+  privateKey: string;
+  listenPort: number;
+  address: string;
+  mtu: number;
+  nat: boolean;
+  peers: Map<string, PeerState>;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+export class Reconciler {
+  private desired: Desired | null = null;
+  private applied: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by every snapshot: a retry loop of an older one gives up. */
+  private generation = 0;
+  private readonly closed = new AbortController();
+  private repairTimer: NodeJS.Timeout | null = null;
+  private healthTimer: NodeJS.Timeout | null = null;
+  private repairQueued = false;
+  private uplink: string | null;
+  private lastStats = new Map<string, string>();
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.applied = opts.initialRevision ?? 0;
+    this.uplink = opts.uplink ?? null;
+  }
+
+  /** The last revision applied to the interface. */
+  get revision(): number {
+    return this.applied;
+  }
+
+  backendKind(): Promise<BackendKind> {
+    return this.opts.backend.kind();
+  }
+
+  /** Starts the periodic drift repair and daemon health checks. */
+  start(): void {
+    const every = this.opts.repairIntervalMs ?? 300_000;
+    if (every > 0 && !this.repairTimer) {
+      this.repairTimer = setInterval(() => this.requestRepair('periódica'), every);
+      this.repairTimer.unref();
+    }
+    const health = this.opts.healthIntervalMs ?? 10_000;
+    if (health > 0 && !this.healthTimer) {
+      this.healthTimer = setInterval(() => {
+        void this.opts.backend.isAlive().then((alive) => {
+          if (!alive) this.requestRepair('el daemon de WireGuard no responde');
+        });
+      }, health);
+      this.healthTimer.unref();
+    }
+  }
+
+  /** Stops timers and pending retries; waits for the operation in progress. */
+  async close(): Promise<void> {
+    this.closed.abort();
+    if (this.repairTimer) clearInterval(this.repairTimer);
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.repairTimer = this.healthTimer = null;
+    await this.queue.catch(() => undefined);
+  }
+
+  /**
+   * Makes the interface match a full snapshot. Retries with backoff (1 s → 30 s) until it succeeds,
+   * a newer snapshot supersedes it (resolves null: do not ack) or the reconciler closes.
+   */
+  applySnapshot(s: ServerSnapshot): Promise<ApplyResult | null> {
+    const generation = ++this.generation;
+    const peers = new Map<string, PeerState>();
+    for (const p of s.peers) peers.set(p.public_key, toPeerState(p));
+    const desired: Desired = {
+      revision: s.revision,
+      name: this.opts.interfaceName ?? s.interface.name,
+      privateKey: s.interface.private_key,
+      listenPort: s.interface.listen_port,
+      address: s.interface.address,
+      mtu: s.interface.mtu,
+      nat: s.interface.nat,
+      peers,
+    };
+    return this.enqueue(async () => {
+      this.desired = desired;
+      return this.convergeWithRetry(generation);
+    });
+  }
+
+  /**
+   * Applies a delta's upserts and removals directly (one `set` with only those peers), then records
+   * its revision. If that fails (daemon gone), falls back to a full repair with retries.
+   * Resolves null when there is no snapshot to apply it to (the caller should ask for a resync).
+   */
+  applyDelta(d: ServerDelta): Promise<ApplyResult | null> {
+    return this.enqueue(async () => {
+      const desired = this.desired;
+      if (!desired) return null;
+      const ops: UapiPeerOp[] = [];
+      for (const key of d.remove) {
+        desired.peers.delete(key);
+        ops.push({ publicKey: key, remove: true });
+      }
+      for (const p of d.upsert) {
+        const state = toPeerState(p);
+        desired.peers.set(state.publicKey, state);
+        ops.push(upsertOp(state));
+      }
+      desired.revision = Math.max(desired.revision, d.revision);
+      const generation = this.generation;
+      try {
+        await this.opts.backend.driver().set({ peers: ops });
+      } catch (err) {
+        this.opts.log.warn('no se pudo aplicar el delta directamente: se repara la interfaz completa', {
+          revision: d.revision,
+          error: errorMessage(err),
+        });
+        return this.convergeWithRetry(generation);
+      }
+      this.markApplied(desired.revision);
+      return { revision: desired.revision, added: d.upsert.length, updated: 0, removed: d.remove.length, device: false };
+    });
+  }
+
+  /** Re-reads the live interface and fixes any drift (queued; no-op before the first snapshot). */
+  repair(): Promise<ApplyResult | null> {
+    return this.enqueue(async () => {
+      if (!this.desired) return null;
+      return this.convergeWithRetry(this.generation);
+    });
+  }
+
+  /** Schedules a repair unless one is already waiting in the queue. */
+  requestRepair(reason: string): void {
+    if (this.repairQueued || !this.desired || this.closed.signal.aborted) return;
+    this.repairQueued = true;
+    this.opts.log.debug('reparación programada', { reason });
+    void this.repair()
+      .catch((err: unknown) => this.opts.log.error('reparación fallida', { error: errorMessage(err) }))
+      .finally(() => {
+        this.repairQueued = false;
+      });
+  }
+
+  /**
+   * Per-peer counters for the `stats` message. With `onlyChanged`, peers whose counters, handshake
+   * and endpoint are the same as in the previous call are left out (a 50,000-peer report is ~7 MB).
+   * Null while there is no interface yet.
+   */
+  async collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null> {
+    if (!this.desired || !this.opts.backend.interfaceName) return null;
+    const dev = await this.opts.backend.statsReader().get();
+    const out: AgentPeerStats[] = [];
+    const next = new Map<string, string>();
+    for (const p of dev.peers) {
+      const endpoint = p.endpoint && p.endpoint.length <= 64 ? p.endpoint : null;
+      const fingerprint = `${p.rxBytes}/${p.txBytes}/${p.lastHandshakeSec}/${endpoint ?? ''}`;
+      next.set(p.publicKey, fingerprint);
+      if (onlyChanged && this.lastStats.get(p.publicKey) === fingerprint) continue;
+      out.push({
+        public_key: p.publicKey,
+        rx_bytes: p.rxBytes,
+        tx_bytes: p.txBytes,
+        latest_handshake: p.lastHandshakeSec,
+        endpoint,
+      });
+    }
+    this.lastStats = next;
+    return out;
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private markApplied(revision: number): void {
+    this.applied = revision;
+    this.opts.onApplied?.(revision);
+  }
+
+  private async convergeWithRetry(generation: number): Promise<ApplyResult | null> {
+    let delay = 1000;
+    for (;;) {
+      if (this.closed.signal.aborted || generation !== this.generation) return null;
+      try {
+        return await this.converge();
+      } catch (err) {
+        this.opts.log.error('no se pudo aplicar el estado deseado; se reintentará', {
+          error: errorMessage(err),
+          retry_ms: delay,
+        });
+      }
+      await sleep(delay * (0.5 + Math.random() / 2), this.closed.signal);
+      delay = Math.min(30_000, delay * 2);
+    }
+  }
+
+  /** One full pass: interface, firewall, device settings and the peer diff in one transaction. */
+  private async converge(): Promise<ApplyResult> {
+    const d = this.desired;
+    if (!d) throw new Error('sin estado deseado');
+    const backend = this.opts.backend;
+    await backend.ensureInterface({ name: d.name, address: d.address, mtu: d.mtu });
+    if (this.opts.firewall ?? true) {
+      this.uplink ??= await defaultUplink(backend.runner);
+      const pool = parseCidr(d.address)?.network ?? d.address;
+      await applyFirewall(backend.runner, { iface: d.name, uplink: this.uplink, pool, nat: d.nat });
+    }
+    const driver = backend.driver();
+    const live: UapiDeviceState = await driver.get();
+    const livePeers: PeerState[] = live.peers.map((p) => ({
+      publicKey: p.publicKey,
+      presharedKey: p.presharedKey,
+      allowedIps: p.allowedIps,
+    }));
+    const diff = diffPeers(d.peers, livePeers);
+    const req: UapiSetRequest = { peers: diffToOps(diff) };
+    const device = live.privateKey !== d.privateKey || live.listenPort !== d.listenPort;
+    if (live.privateKey !== d.privateKey) req.privateKey = d.privateKey;
+    if (live.listenPort !== d.listenPort) req.listenPort = d.listenPort;
+    if (device || !isEmptyDiff(diff)) await driver.set(req);
+    const result: ApplyResult = {
+      revision: d.revision,
+      added: diff.add.length,
+      updated: diff.update.length,
+      removed: diff.remove.length,
+      device,
+    };
+    if (device || !isEmptyDiff(diff))
+      this.opts.log.info('interfaz reconciliada', {
+        interface: d.name,
+        revision: d.revision,
+        added: result.added,
+        updated: result.updated,
+        removed: result.removed,
+        device_changed: device,
+      });
+    this.markApplied(d.revision);
+    return result;
+  }
+}

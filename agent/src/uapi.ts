@@ -1,0 +1,342 @@
+/**
+ * A client for WireGuard's cross-platform userspace API (UAPI): the line protocol `wireguard-go`
+ * serves on `/var/run/wireguard/<iface>.sock` (https://www.wireguard.com/xplatform/).
+ *
+ * A request is `get=1\n\n` or `set=1\n` + `key=value` lines + an empty line; the answer ends with
+ * `errno=N\n\n`. Keys are hex on the wire; this module speaks base64 to its callers.
+ *
+ * Measured (see bench/apply.bench.ts): connecting costs about as much as the `set` itself, so the
+ * client keeps one connection open by default and queues requests on it (wireguard-go serves any
+ * number of requests per connection). A fresh connection per request is available for comparison.
+ */
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { ZERO_KEY_HEX, keyFromHex, keyToHex } from './keys.ts';
+
+export const UAPI_SOCKET_DIR = '/var/run/wireguard';
+
+/** The UAPI socket of an interface. Global to the machine, whatever network namespace the TUN is in. */
+export function uapiSocketPath(iface: string): string {
+  return join(UAPI_SOCKET_DIR, `${iface}.sock`);
+}
+
+/** One peer as `get` reports it (keys in base64). */
+export interface UapiPeerState {
+  publicKey: string;
+  /** null when the peer has no preshared key (UAPI reports all zeros). */
+  presharedKey: string | null;
+  allowedIps: string[];
+  endpoint: string | null;
+  /** Unix seconds; 0 = never. */
+  lastHandshakeSec: number;
+  rxBytes: number;
+  txBytes: number;
+  persistentKeepalive: number;
+}
+
+/** The device as `get` reports it. */
+export interface UapiDeviceState {
+  privateKey: string | null;
+  listenPort: number;
+  fwmark: number;
+  peers: UapiPeerState[];
+}
+
+/** One peer inside a `set` transaction. */
+export type UapiPeerOp =
+  | { publicKey: string; remove: true }
+  | {
+      publicKey: string;
+      remove?: false;
+      presharedKey?: string | null;
+      /** When true, the peer's allowed IPs become exactly `allowedIps`. */
+      replaceAllowedIps?: boolean;
+      allowedIps?: readonly string[];
+      endpoint?: string;
+      persistentKeepalive?: number;
+    };
+
+/** A `set` transaction. There is deliberately no `replace_peers`: it would drop every session. */
+export interface UapiSetRequest {
+  privateKey?: string;
+  listenPort?: number;
+  peers?: readonly UapiPeerOp[];
+}
+
+/** UAPI answered with a non-zero errno (e.g. 22 = EINVAL for a malformed line). */
+export class UapiError extends Error {
+  constructor(readonly errno: number) {
+    super(`UAPI respondió errno=${errno}`);
+    this.name = 'UapiError';
+  }
+}
+
+/** The socket is missing or nobody listens: the WireGuard daemon is not running. */
+export class UapiUnavailableError extends Error {
+  constructor(
+    readonly socketPath: string,
+    readonly code: string | undefined,
+  ) {
+    super(`no se puede abrir el socket UAPI ${socketPath} (${code ?? 'error'})`);
+    this.name = 'UapiUnavailableError';
+  }
+}
+
+export class UapiTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`UAPI no respondió en ${ms} ms`);
+    this.name = 'UapiTimeoutError';
+  }
+}
+
+/** Serialises a `set` transaction (without the `set=1` header line). Keys are converted to hex. */
+export function serializeSet(req: UapiSetRequest): string {
+  const lines: string[] = [];
+  if (req.privateKey !== undefined) lines.push(`private_key=${keyToHex(req.privateKey)}`);
+  if (req.listenPort !== undefined) lines.push(`listen_port=${req.listenPort}`);
+  for (const p of req.peers ?? []) {
+    lines.push(`public_key=${keyToHex(p.publicKey)}`);
+    if (p.remove === true) {
+      lines.push('remove=true');
+      continue;
+    }
+    if (p.presharedKey !== undefined)
+      lines.push(`preshared_key=${p.presharedKey === null ? ZERO_KEY_HEX : keyToHex(p.presharedKey)}`);
+    if (p.endpoint !== undefined) lines.push(`endpoint=${p.endpoint}`);
+    if (p.persistentKeepalive !== undefined)
+      lines.push(`persistent_keepalive_interval=${p.persistentKeepalive}`);
+    if (p.replaceAllowedIps) lines.push('replace_allowed_ips=true');
+    for (const ip of p.allowedIps ?? []) {
+      // A newline inside a value would inject UAPI commands; CIDRs never contain one.
+      if (/[\s=]/.test(ip)) throw new Error(`allowed IP no válida: ${JSON.stringify(ip)}`);
+      lines.push(`allowed_ip=${ip}`);
+    }
+  }
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** Builds the full request text of a `set` transaction. */
+export function setRequestText(req: UapiSetRequest): string {
+  return `set=1\n${serializeSet(req)}\n`;
+}
+
+/**
+ * Reads the trailing `errno=N` of an answer and returns the lines before it. Throws UapiError on a
+ * non-zero errno.
+ */
+function splitAnswer(text: string): string[] {
+  const lines = text.split('\n');
+  // The answer ends with "\n\n": drop the two empty strings split leaves.
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const last = lines.pop();
+  if (last === undefined || !last.startsWith('errno=')) throw new Error('respuesta UAPI sin errno');
+  const errno = Number(last.slice(6));
+  if (errno !== 0) throw new UapiError(errno);
+  return lines;
+}
+
+/** Parses the answer to `get=1` (including its `errno=` line). */
+export function parseGet(text: string): UapiDeviceState {
+  const dev: UapiDeviceState = { privateKey: null, listenPort: 0, fwmark: 0, peers: [] };
+  let peer: UapiPeerState | null = null;
+  for (const line of splitAnswer(text)) {
+    const eq = line.indexOf('=');
+    if (eq < 0) continue;
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1);
+    if (key === 'public_key') {
+      peer = {
+        publicKey: keyFromHex(value),
+        presharedKey: null,
+        allowedIps: [],
+        endpoint: null,
+        lastHandshakeSec: 0,
+        rxBytes: 0,
+        txBytes: 0,
+        persistentKeepalive: 0,
+      };
+      dev.peers.push(peer);
+      continue;
+    }
+    if (!peer) {
+      if (key === 'private_key') dev.privateKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+      else if (key === 'listen_port') dev.listenPort = Number(value);
+      else if (key === 'fwmark') dev.fwmark = Number(value);
+      continue;
+    }
+    switch (key) {
+      case 'preshared_key':
+        peer.presharedKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+        break;
+      case 'allowed_ip':
+        peer.allowedIps.push(value);
+        break;
+      case 'endpoint':
+        peer.endpoint = value;
+        break;
+      case 'last_handshake_time_sec':
+        peer.lastHandshakeSec = Number(value);
+        break;
+      case 'rx_bytes':
+        peer.rxBytes = Number(value);
+        break;
+      case 'tx_bytes':
+        peer.txBytes = Number(value);
+        break;
+      case 'persistent_keepalive_interval':
+        peer.persistentKeepalive = Number(value);
+        break;
+      default:
+        // protocol_version, last_handshake_time_nsec, and keys of future versions: not needed.
+        break;
+    }
+  }
+  return dev;
+}
+
+export interface UapiClientOptions {
+  /** Keep one connection open and reuse it (default true). */
+  keepAlive?: boolean;
+  /** Give up on one request after this long (default 120 s: a 200,000-peer set takes a while). */
+  timeoutMs?: number;
+}
+
+/**
+ * A UAPI client for one interface. Requests are queued and run one at a time, in order: the order
+ * of `set`s is the order of the desired-state changes.
+ */
+export class UapiClient {
+  private socket: Socket | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly keepAlive: boolean;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly socketPath: string,
+    options: UapiClientOptions = {},
+  ) {
+    this.keepAlive = options.keepAlive ?? true;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  /** Reads the whole device (costly with many peers: ~150 ms at 50,000 in wireguard-go). */
+  async get(): Promise<UapiDeviceState> {
+    return parseGet(await this.request('get=1\n\n'));
+  }
+
+  /** Applies one transaction; resolves when the daemon answered errno=0. */
+  async set(req: UapiSetRequest): Promise<void> {
+    splitAnswer(await this.request(setRequestText(req)));
+  }
+
+  /** Sends a raw request and returns the raw answer (ending in `errno=N\n\n`). */
+  request(text: string): Promise<string> {
+    const run = this.tail.then(
+      () => this.exchange(text),
+      () => this.exchange(text),
+    );
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Closes the kept connection, if any. Queued requests still run (on a new connection). */
+  close(): void {
+    this.socket?.destroy();
+    this.socket = null;
+  }
+
+  private openSocket(): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const s = connect(this.socketPath);
+      const onError = (err: NodeJS.ErrnoException) => {
+        s.destroy();
+        reject(new UapiUnavailableError(this.socketPath, err.code));
+      };
+      s.once('error', onError);
+      s.once('connect', () => {
+        s.off('error', onError);
+        s.setNoDelay(true);
+        resolve(s);
+      });
+    });
+  }
+
+  private async exchange(text: string): Promise<string> {
+    let socket = this.keepAlive ? this.socket : null;
+    const fresh = !socket || socket.destroyed;
+    if (fresh) socket = await this.openSocket();
+    const s = socket as Socket;
+    try {
+      return await this.roundTrip(s, text);
+    } catch (err) {
+      s.destroy();
+      if (this.socket === s) this.socket = null;
+      // A kept connection may have been closed by a daemon restart since its last use: retry once
+      // on a new one. A set that was cut half-way is safe to resend (each line is idempotent).
+      if (!fresh && !(err instanceof UapiError) && !(err instanceof UapiTimeoutError)) {
+        const again = await this.openSocket();
+        try {
+          const answer = await this.roundTrip(again, text);
+          this.keep(again);
+          return answer;
+        } catch (err2) {
+          again.destroy();
+          throw err2;
+        }
+      }
+      throw err;
+    } finally {
+      if (!s.destroyed) this.keep(s);
+    }
+  }
+
+  private keep(s: Socket): void {
+    if (!this.keepAlive) {
+      s.destroy();
+      return;
+    }
+    if (this.socket !== s) {
+      this.socket?.destroy();
+      this.socket = s;
+      // An idle kept socket must not keep the process alive, and must forget itself if closed.
+      s.unref();
+      s.once('close', () => {
+        if (this.socket === s) this.socket = null;
+      });
+    }
+  }
+
+  private roundTrip(s: Socket, text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let prevLast = -1;
+      s.ref();
+      const timer = setTimeout(() => finish(new UapiTimeoutError(this.timeoutMs)), this.timeoutMs);
+      const finish = (err: Error | null, answer?: string) => {
+        clearTimeout(timer);
+        s.off('data', onData);
+        s.off('error', onError);
+        s.off('close', onClose);
+        s.unref();
+        if (err) reject(err);
+        else resolve(answer ?? '');
+      };
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk);
+        // The answer ends with an empty line; it can be split across chunks, so look at the last
+        // byte of the previous chunk too. No other empty line occurs in an answer.
+        const n = chunk.length;
+        const last = chunk[n - 1];
+        const before = n >= 2 ? chunk[n - 2] : prevLast;
+        prevLast = last ?? prevLast;
+        if (last === 0x0a && before === 0x0a) finish(null, Buffer.concat(chunks).toString('utf8'));
+      };
+      const onError = (err: Error) => finish(err);
+      const onClose = () => finish(new Error('el socket UAPI se cerró antes de responder'));
+      s.on('data', onData);
+      s.on('error', onError);
+      s.on('close', onClose);
+      s.write(text);
+    });
+  }
+}

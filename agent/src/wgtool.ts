@@ -1,0 +1,112 @@
+/**
+ * The kernel-module driver: WireGuard's netlink API through the `wg` tool. Keys are passed on stdin
+ * (`private-key /dev/stdin`, `wg addconf IFACE /dev/stdin`), never as arguments. It also works on a
+ * wireguard-go interface (`wg` falls back to UAPI), which is how its tests run without the module.
+ *
+ * Unlike UAPI, one transaction becomes up to three `wg` invocations (device settings, removals, then
+ * upserts through `addconf`, whose `AllowedIPs` line replaces the peer's allowed IPs).
+ */
+import type { WgDriver } from './driver.ts';
+import type { CommandRunner } from './exec.ts';
+import { isBase64Key } from './keys.ts';
+import type { UapiDeviceState, UapiPeerOp, UapiPeerState, UapiSetRequest } from './uapi.ts';
+
+/** `wg set … peer K remove` per invocation: keeps the argument list far below ARG_MAX. */
+const REMOVE_CHUNK = 1000;
+
+/** Parses `wg show IFACE dump` (tab-separated; first line is the interface). */
+export function parseWgDump(text: string): UapiDeviceState {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const head = (lines.shift() ?? '').split('\t');
+  const dev: UapiDeviceState = {
+    privateKey: head[0] && head[0] !== '(none)' ? head[0] : null,
+    listenPort: Number(head[2] ?? 0) || 0,
+    fwmark: head[3] && head[3] !== 'off' ? Number(head[3]) : 0,
+    peers: [],
+  };
+  for (const line of lines) {
+    const [pub, psk, endpoint, ips, hs, rx, tx, ka] = line.split('\t');
+    if (!pub) continue;
+    const peer: UapiPeerState = {
+      publicKey: pub,
+      presharedKey: psk && psk !== '(none)' ? psk : null,
+      endpoint: endpoint && endpoint !== '(none)' ? endpoint : null,
+      allowedIps: ips && ips !== '(none)' ? ips.split(',') : [],
+      lastHandshakeSec: Number(hs ?? 0) || 0,
+      rxBytes: Number(rx ?? 0) || 0,
+      txBytes: Number(tx ?? 0) || 0,
+      persistentKeepalive: ka && ka !== 'off' ? Number(ka) : 0,
+    };
+    dev.peers.push(peer);
+  }
+  return dev;
+}
+
+function checkKey(key: string): string {
+  if (!isBase64Key(key)) throw new Error('clave WireGuard no válida');
+  return key;
+}
+
+/** Renders upserts as a `wg addconf` file (only `[Peer]` sections). */
+export function renderPeersConf(ops: readonly UapiPeerOp[]): string {
+  let out = '';
+  for (const op of ops) {
+    if (op.remove === true) continue;
+    out += `[Peer]\nPublicKey = ${checkKey(op.publicKey)}\n`;
+    if (op.presharedKey === null) throw new Error('el driver wg no puede quitar una clave precompartida');
+    if (op.presharedKey !== undefined) out += `PresharedKey = ${checkKey(op.presharedKey)}\n`;
+    if (op.endpoint !== undefined) out += `Endpoint = ${op.endpoint}\n`;
+    if (op.persistentKeepalive !== undefined) out += `PersistentKeepalive = ${op.persistentKeepalive}\n`;
+    if (op.allowedIps !== undefined || op.replaceAllowedIps) {
+      if (!op.replaceAllowedIps) throw new Error('el driver wg solo reemplaza las IPs permitidas');
+      out += `AllowedIPs = ${(op.allowedIps ?? []).join(', ')}\n`;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+export class WgToolDriver implements WgDriver {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly iface: string,
+  ) {}
+
+  async get(): Promise<UapiDeviceState> {
+    const { stdout } = await this.runner.run('wg', ['show', this.iface, 'dump']);
+    return parseWgDump(stdout);
+  }
+
+  async set(req: UapiSetRequest): Promise<void> {
+    if (req.privateKey !== undefined || req.listenPort !== undefined) {
+      const args = ['set', this.iface];
+      if (req.listenPort !== undefined) args.push('listen-port', String(req.listenPort));
+      if (req.privateKey !== undefined) args.push('private-key', '/dev/stdin');
+      await this.runner.run('wg', args, { input: req.privateKey ? checkKey(req.privateKey) + '\n' : '' });
+    }
+    // Keep the transaction's order: consecutive removals, then consecutive upserts, and so on.
+    const ops = req.peers ?? [];
+    let i = 0;
+    while (i < ops.length) {
+      const removing = ops[i]?.remove === true;
+      let j = i;
+      while (j < ops.length && (ops[j]?.remove === true) === removing) j++;
+      const group = ops.slice(i, j);
+      if (removing) {
+        for (let k = 0; k < group.length; k += REMOVE_CHUNK) {
+          const args = ['set', this.iface];
+          for (const op of group.slice(k, k + REMOVE_CHUNK)) args.push('peer', checkKey(op.publicKey), 'remove');
+          await this.runner.run('wg', args);
+        }
+      } else {
+        await this.runner.run('wg', ['addconf', this.iface, '/dev/stdin'], {
+          input: renderPeersConf(group),
+          timeoutMs: 300_000,
+        });
+      }
+      i = j;
+    }
+  }
+
+  close(): void {}
+}
