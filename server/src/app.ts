@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -20,6 +21,15 @@ import { adminAuthRoutes } from './routes/admin/auth.ts';
 import { customerAuthRoutes } from './routes/client/auth.ts';
 import { publicRoutes } from './routes/client/public.ts';
 import { sessionRoutes } from './routes/session/index.ts';
+import { adminServerRoutes } from './routes/admin/servers.ts';
+import { peerRoutes } from './routes/client/peers.ts';
+import { mirrorRoutes } from './routes/mirror.ts';
+import { realtimeRoutes } from './routes/realtime.ts';
+import { AgentHub } from './agents/hub.ts';
+import { createBus, type Bus } from './realtime/bus.ts';
+import { SocketRegistry } from './realtime/sockets.ts';
+import { PeerService } from './services/peers.ts';
+import { startScheduler } from './services/scheduler.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
 import { SessionService } from './services/sessions.ts';
@@ -31,6 +41,10 @@ export interface AppOptions {
   captcha?: CaptchaService;
   /** Pino logger options, or false for none (tests). */
   logger?: boolean | { level: string };
+  /** An existing bus (tests share one between two app instances); default: made from the database. */
+  bus?: Bus;
+  /** Run the periodic tasks (expiry, busy timeouts); tests call them directly. Default true. */
+  scheduler?: boolean;
 }
 
 /** Hides secrets from request logs: bearer tokens and the websocket's token query parameter. */
@@ -40,15 +54,9 @@ const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/g, '$1[redacta
 export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = opts;
   const keys = deriveKeys(config.secretKey);
-  const ctx: AppContext = {
-    config,
-    database,
-    db: database.db,
-    keys,
-    sessions: new SessionService(database.db, keys.jwt),
-    captcha: opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha),
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits },
-  };
+  const ownBus = !opts.bus;
+  const bus = opts.bus ?? (await createBus(database));
+  const peers = new PeerService({ db: database.db, encryptionKey: keys.encryption, bus, publicUrl: config.publicUrl });
 
   const app = Fastify({
     logger:
@@ -69,6 +77,27 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
 
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    sessions: new SessionService(database.db, keys.jwt),
+    captcha: opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits },
+    bus,
+    peers,
+    agents: new AgentHub({ db: database.db, bus, encryptionKey: keys.encryption, peers, log: app.log }),
+    sockets: new SocketRegistry(bus),
+  };
+  const stopScheduler = opts.scheduler === false ? () => {} : startScheduler({ db: ctx.db, peers, sessions: ctx.sessions, log: app.log });
+  app.addHook('onClose', async () => {
+    stopScheduler();
+    ctx.agents.close();
+    ctx.sockets.close();
+    if (ownBus) await bus.close();
+  });
+
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
@@ -85,6 +114,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     transform: jsonSchemaTransform,
   });
 
+  await app.register(fastifyWebsocket, { options: { maxPayload: 16 * 1024 * 1024 } });
   registerAccessControl(app, ctx.sessions, ctx.db);
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -114,6 +144,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(customerAuthRoutes(ctx));
   await app.register(sessionRoutes(ctx));
   await app.register(adminAuthRoutes(ctx));
+  await app.register(peerRoutes(ctx));
+  await app.register(mirrorRoutes(ctx));
+  await app.register(adminServerRoutes(ctx));
+  await app.register(realtimeRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 

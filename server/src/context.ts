@@ -1,7 +1,11 @@
+import type { AgentHub } from './agents/hub.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Keys } from './lib/crypto.ts';
+import type { Bus } from './realtime/bus.ts';
+import type { SocketRegistry } from './realtime/sockets.ts';
 import type { CaptchaService } from './services/captcha.ts';
+import type { PeerService } from './services/peers.ts';
 import type { RateLimitPolicy } from './services/rateLimit.ts';
 import type { SessionService } from './services/sessions.ts';
 
@@ -14,4 +18,8 @@ export interface AppContext {
   sessions: SessionService;
   captcha: CaptchaService;
   rateLimits: RateLimitPolicy;
+  bus: Bus;
+  peers: PeerService;
+  agents: AgentHub;
+  sockets: SocketRegistry;
 }

@@ -5,3 +5,5 @@ export * from './auth.ts';
 export * from './plans.ts';
 export * from './validity.ts';
 export * from './agent.ts';
+export * from './peers.ts';
+export * from './realtime.ts';

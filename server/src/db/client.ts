@@ -19,6 +19,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** The connection string (PostgreSQL only), for connections outside the pool (LISTEN). */
+  url?: string;
   /** The node-postgres pool (PostgreSQL only): LISTEN/NOTIFY needs raw connections. */
   pool?: pg.Pool;
   pglite?: PGlite;
@@ -40,7 +42,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return { db, kind: 'postgres', pool, close: () => pool.end() };
+    return { db, kind: 'postgres', url: opts.databaseUrl, pool, close: () => pool.end() };
   }
   let client = opts.pglite;
   if (!client) {

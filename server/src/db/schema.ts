@@ -135,6 +135,25 @@ export const servers = pgTable(
   (t) => [uniqueIndex('servers_agent_token').on(t.agentTokenHash)],
 );
 
+/**
+ * The desired-state change log: every change to a server's peers bumps its revision and records
+ * which peers to re-send (by id) and which public keys to remove. An agent's connection replays
+ * the entries after the last revision it was sent; entries at or below the acked revision are pruned.
+ */
+export const serverChanges = pgTable(
+  'server_changes',
+  {
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    revision: bigint('revision', { mode: 'number' }).notNull(),
+    upsertPeerIds: integer('upsert_peer_ids').array().notNull().default(sql`'{}'::integer[]`),
+    removeKeys: text('remove_keys').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: created(),
+  },
+  (t) => [primaryKey({ columns: [t.serverId, t.revision] })],
+);
+
 export const parties = pgTable(
   'parties',
   {

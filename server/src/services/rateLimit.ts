@@ -15,6 +15,7 @@ export interface RateLimitPolicy {
   loginPerUsername: Limit;
   registerPerIp: Limit;
   refreshPerIp: Limit;
+  mirrorPerIp: Limit;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
@@ -22,6 +23,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   loginPerUsername: { max: 10, windowSeconds: 300 },
   registerPerIp: { max: 10, windowSeconds: 3600 },
   refreshPerIp: { max: 120, windowSeconds: 60 },
+  mirrorPerIp: { max: 60, windowSeconds: 60 },
 };
 
 /**

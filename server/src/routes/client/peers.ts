@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AvailableServerList, ErrorBody, Peer, PeerList, PeerPatchBody } from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { listAvailableServers } from '../../services/servers.ts';
+import { safeName } from '../../services/wgconfig.ts';
+import { originOf } from '../origin.ts';
+
+const IdParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+
+/** The Peers page: list, config download, actions, servers to move to. */
+export const peerRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/api/client/accounts/peers',
+      { schema: { tags: ['peers'], summary: 'Peers del cliente', security: [{ bearer: [] }], response: { 200: PeerList, 401: ErrorBody } } },
+      async (request) => ctx.peers.list(principalOf(request).id, originOf(request, ctx)),
+    );
+
+    app.get(
+      '/api/client/accounts/peers/:id',
+      {
+        schema: {
+          tags: ['peers'],
+          summary: 'Descarga la configuración del peer ({nombre}.conf), o el script de MikroTik con ?format=mikrotik',
+          security: [{ bearer: [] }],
+          params: IdParams,
+          querystring: z.object({ format: z.enum(['conf', 'mikrotik']).default('conf') }),
+          response: { 200: z.string(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { name, text } = await ctx.peers.config(principalOf(request).id, request.params.id, request.query.format);
+        const file = request.query.format === 'mikrotik' ? `${safeName(name)}.rsc` : `${safeName(name)}.conf`;
+        reply
+          .header('content-type', 'text/plain; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${file}"; filename*=UTF-8''${encodeURIComponent(name)}${file.slice(file.lastIndexOf('.'))}`)
+          .header('cache-control', 'no-store');
+        return text;
+      },
+    );
+
+    app.patch(
+      '/api/client/accounts/peers/:id',
+      {
+        schema: {
+          tags: ['peers'],
+          summary: 'regenerate_token (nuevo mirror link), regenerate (nuevas claves) o change_server',
+          security: [{ bearer: [] }],
+          params: IdParams,
+          body: PeerPatchBody,
+          response: { 200: Peer, ...errors },
+        },
+      },
+      async (request) => {
+        const me = principalOf(request).id;
+        const body = request.body;
+        switch (body.operation) {
+          case 'regenerate_token':
+            return ctx.peers.regenerateMirror(me, request.params.id, originOf(request, ctx));
+          case 'regenerate':
+            return ctx.peers.regenerate(me, request.params.id);
+          case 'change_server':
+            return ctx.peers.changeServer(me, request.params.id, body.server);
+        }
+      },
+    );
+
+    app.get(
+      '/api/client/network/:peerId',
+      {
+        schema: {
+          tags: ['peers'],
+          summary: 'Servidores a los que puede moverse el peer',
+          security: [{ bearer: [] }],
+          params: z.object({ peerId: z.coerce.number().int().positive().max(2 ** 31 - 1) }),
+          response: { 200: AvailableServerList, ...errors },
+        },
+      },
+      async (request) => {
+        const peer = await ctx.peers.getOwned(principalOf(request).id, request.params.peerId);
+        return listAvailableServers(ctx.db, peer.serverId);
+      },
+    );
+  };
