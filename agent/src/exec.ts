@@ -1,11 +1,12 @@
 /**
  * Runs the host tools (`ip`, `nft`, `wg`, `sysctl`, `wireguard-go`) with argument arrays, never a
- * shell string, optionally inside a network namespace (`ip netns exec NS …`). Secrets go on stdin.
+ * shell string, optionally inside a network namespace (`ip netns exec NS …`). Secrets never go in
+ * arguments (visible in `ps`): nft scripts go on stdin, `wg` key files see src/wgtool.ts.
  */
 import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 
 export interface RunOptions {
-  /** Written to the program's stdin (keys, nft scripts, wg configs). */
+  /** Written to the program's stdin (nft scripts). */
   input?: string;
   timeoutMs?: number;
 }

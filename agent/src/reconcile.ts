@@ -105,8 +105,14 @@ export interface ApplyResult {
   device: boolean;
 }
 
+/** The part of the Backend the reconciler uses (tests substitute an in-memory one). */
+export type ReconcilerBackend = Pick<
+  Backend,
+  'kind' | 'ensureInterface' | 'driver' | 'statsReader' | 'interfaceName' | 'runner' | 'isAlive'
+>;
+
 export interface ReconcilerOptions {
-  backend: Backend;
+  backend: ReconcilerBackend;
   log: Logger;
   /** Overrides the snapshot's interface name. */
   interfaceName?: string;
@@ -155,6 +161,8 @@ export class Reconciler {
   /** Bumped by every snapshot: a retry loop of an older one gives up. */
   private generation = 0;
   private readonly closed = new AbortController();
+  /** Aborted by a newer snapshot: wakes a retry loop that is sleeping so it can give up at once. */
+  private superseded = new AbortController();
   private repairTimer: NodeJS.Timeout | null = null;
   private healthTimer: NodeJS.Timeout | null = null;
   private repairQueued = false;
@@ -208,6 +216,8 @@ export class Reconciler {
    */
   applySnapshot(s: ServerSnapshot): Promise<ApplyResult | null> {
     const generation = ++this.generation;
+    this.superseded.abort();
+    this.superseded = new AbortController();
     const peers = new Map<string, PeerState>();
     for (const p of s.peers) peers.set(p.public_key, toPeerState(p));
     const desired: Desired = {
@@ -331,7 +341,7 @@ export class Reconciler {
           retry_ms: delay,
         });
       }
-      await sleep(delay * (0.5 + Math.random() / 2), this.closed.signal);
+      await sleep(delay * (0.5 + Math.random() / 2), AbortSignal.any([this.closed.signal, this.superseded.signal]));
       delay = Math.min(30_000, delay * 2);
     }
   }

@@ -1,11 +1,16 @@
 /**
- * The kernel-module driver: WireGuard's netlink API through the `wg` tool. Keys are passed on stdin
- * (`private-key /dev/stdin`, `wg addconf IFACE /dev/stdin`), never as arguments. It also works on a
- * wireguard-go interface (`wg` falls back to UAPI), which is how its tests run without the module.
+ * The kernel-module driver: WireGuard's netlink API through the `wg` tool. `wg` reads keys only from
+ * files, and `/dev/stdin` does not work with Node's child stdin (a socket: `fopen` fails with ENXIO),
+ * so keys go through a short-lived mode-600 file in a private mode-700 directory on tmpfs (`/run`
+ * when present), removed right after; never as arguments. It also works on a wireguard-go interface
+ * (`wg` falls back to UAPI), which is how its tests run without the kernel module.
  *
  * Unlike UAPI, one transaction becomes up to three `wg` invocations (device settings, removals, then
  * upserts through `addconf`, whose `AllowedIPs` line replaces the peer's allowed IPs).
  */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { WgDriver } from './driver.ts';
 import type { CommandRunner } from './exec.ts';
 import { isBase64Key } from './keys.ts';
@@ -66,6 +71,19 @@ export function renderPeersConf(ops: readonly UapiPeerOp[]): string {
   return out;
 }
 
+/** Runs `fn` with the path of a private file holding `content`; the file is gone afterwards. */
+export async function withSecretFile<T>(content: string, fn: (path: string) => Promise<T>): Promise<T> {
+  const base = existsSync('/run') && process.getuid?.() === 0 ? '/run' : tmpdir();
+  const dir = mkdtempSync(join(base, 'vpn-agent-'));
+  try {
+    const path = join(dir, 'secret');
+    writeFileSync(path, content, { mode: 0o600 });
+    return await fn(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export class WgToolDriver implements WgDriver {
   constructor(
     private readonly runner: CommandRunner,
@@ -78,11 +96,11 @@ export class WgToolDriver implements WgDriver {
   }
 
   async set(req: UapiSetRequest): Promise<void> {
-    if (req.privateKey !== undefined || req.listenPort !== undefined) {
-      const args = ['set', this.iface];
-      if (req.listenPort !== undefined) args.push('listen-port', String(req.listenPort));
-      if (req.privateKey !== undefined) args.push('private-key', '/dev/stdin');
-      await this.runner.run('wg', args, { input: req.privateKey ? checkKey(req.privateKey) + '\n' : '' });
+    if (req.listenPort !== undefined)
+      await this.runner.run('wg', ['set', this.iface, 'listen-port', String(req.listenPort)]);
+    if (req.privateKey !== undefined) {
+      const key = checkKey(req.privateKey);
+      await withSecretFile(key + '\n', (path) => this.runner.run('wg', ['set', this.iface, 'private-key', path]));
     }
     // Keep the transaction's order: consecutive removals, then consecutive upserts, and so on.
     const ops = req.peers ?? [];
@@ -99,10 +117,9 @@ export class WgToolDriver implements WgDriver {
           await this.runner.run('wg', args);
         }
       } else {
-        await this.runner.run('wg', ['addconf', this.iface, '/dev/stdin'], {
-          input: renderPeersConf(group),
-          timeoutMs: 300_000,
-        });
+        await withSecretFile(renderPeersConf(group), (path) =>
+          this.runner.run('wg', ['addconf', this.iface, path], { timeoutMs: 300_000 }),
+        );
       }
       i = j;
     }

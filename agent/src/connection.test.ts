@@ -1,0 +1,228 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_PROTOCOL_VERSION, type ServerDelta, type ServerSnapshot } from '@vpn/contracts';
+import { AgentConnection, agentWsUrl, parseServerMessage, type AgentHandler } from './connection.ts';
+import { silentLogger } from './log.ts';
+import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';
+import { randomKey } from './testing/keys.ts';
+
+const snapshotMsg = (revision: number): ServerSnapshot => ({
+  type: 'snapshot',
+  revision,
+  interface: { name: 'wg0', private_key: randomKey(), listen_port: 51820, address: '10.64.0.1/10', mtu: 1420, nat: true },
+  peers: [{ public_key: randomKey(), preshared_key: randomKey(), allowed_ips: ['10.64.0.2/32'] }],
+});
+const welcome = { type: 'welcome', protocol: AGENT_PROTOCOL_VERSION, server_id: 7, stats_interval_ms: 1000 };
+
+describe('agentWsUrl', () => {
+  it('maps http→ws and https→wss and appends the agent path', () => {
+    expect(agentWsUrl('http://cp.example:8080')).toBe('ws://cp.example:8080/api/agent/ws');
+    expect(agentWsUrl('https://cp.example/base/')).toBe('wss://cp.example/base/api/agent/ws');
+  });
+  it('refuses other schemes and garbage', () => {
+    expect(() => agentWsUrl('ftp://x')).toThrow(/http/);
+    expect(() => agentWsUrl('no url')).toThrow(/URL no válida/);
+  });
+});
+
+describe('parseServerMessage', () => {
+  it('accepts every message of the protocol', () => {
+    for (const m of [
+      welcome,
+      snapshotMsg(1),
+      { type: 'delta', revision: 2, upsert: [], remove: [randomKey()] },
+      { type: 'heartbeat', at: 1 },
+      { type: 'error', message: 'x' },
+    ])
+      expect(parseServerMessage(JSON.stringify(m)).ok).toBe(true);
+  });
+
+  it('refuses unknown types, malformed fields and non-JSON without echoing secrets', () => {
+    const unknown = parseServerMessage(JSON.stringify({ type: 'reboot', now: true }));
+    expect(unknown).toMatchObject({ ok: false });
+    if (!unknown.ok) expect(unknown.error).toContain('"reboot"');
+    const secret = 'not-a-key-but-secret';
+    const bad = parseServerMessage(JSON.stringify({ ...snapshotMsg(1), interface: { ...snapshotMsg(1).interface, private_key: secret } }));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.error).toContain('interface.private_key');
+      expect(bad.error).not.toContain(secret);
+    }
+    expect(parseServerMessage('{oops')).toEqual({ ok: false, error: 'mensaje no válido: no es JSON' });
+    expect(parseServerMessage(JSON.stringify({ type: 'delta', revision: 0, upsert: [], remove: [] })).ok).toBe(false);
+  });
+});
+
+/** Serialises applies like the real reconciler does. */
+class FakeHandler implements AgentHandler {
+  private queue: Promise<unknown> = Promise.resolve();
+  snapshots: number[] = [];
+  deltas: number[] = [];
+  revision = 0;
+  statsCalls: boolean[] = [];
+  async hello() {
+    return { revision: this.revision, backend: 'wireguard-go' as const };
+  }
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+  applySnapshot(s: ServerSnapshot) {
+    return this.enqueue(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      this.snapshots.push(s.revision);
+      this.revision = s.revision;
+      return s.revision;
+    });
+  }
+  applyDelta(d: ServerDelta) {
+    return this.enqueue(async () => {
+      if (!this.snapshots.length) return null;
+      this.deltas.push(d.revision);
+      this.revision = d.revision;
+      return d.revision;
+    });
+  }
+  async collectStats(onlyChanged: boolean) {
+    this.statsCalls.push(onlyChanged);
+    return [{ public_key: randomKey(), rx_bytes: 1, tx_bytes: 2, latest_handshake: 0, endpoint: null }];
+  }
+}
+
+describe('AgentConnection against a fake control plane', () => {
+  let cp: FakeControlPlane | null = null;
+  let conn: AgentConnection | null = null;
+  afterEach(async () => {
+    await conn?.stop();
+    await cp?.close();
+    conn = cp = null;
+  });
+
+  const fastTimings = { backoffInitialMs: 100, backoffMaxMs: 400, heartbeatMs: 100, idleTimeoutMs: 60_000 };
+
+  it('says hello with the protocol version and bearer token, then acks snapshot and deltas in order', async () => {
+    const handler = new FakeHandler();
+    handler.revision = 41;
+    cp = await startFakeControlPlane({
+      token: 'secret-token',
+      onConnect: (send) => {
+        send(welcome);
+        send(snapshotMsg(42));
+        send({ type: 'delta', revision: 43, upsert: [], remove: [randomKey()] });
+        send({ type: 'delta', revision: 44, upsert: [], remove: [randomKey()] });
+      },
+    });
+    conn = new AgentConnection({ url: cp.url, token: 'secret-token', handler, log: silentLogger, hostname: 'vpn-1', ...fastTimings });
+    conn.start();
+    const hello = await cp.waitFor((m) => m.type === 'hello');
+    expect(hello.message).toEqual({
+      type: 'hello',
+      protocol: AGENT_PROTOCOL_VERSION,
+      agent_version: expect.any(String),
+      hostname: 'vpn-1',
+      revision: 41,
+      backend: 'wireguard-go',
+    });
+    await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
+    const acks = cp.received.filter((r) => r.message.type === 'ack').map((r) => (r.message.type === 'ack' ? r.message.revision : -1));
+    expect(acks).toEqual([42, 43, 44]);
+    // Heartbeats flow, and stats start full then only changes.
+    await cp.waitFor((m) => m.type === 'heartbeat');
+    await cp.waitFor((m) => m.type === 'stats', { timeoutMs: 3000 });
+    expect(handler.statsCalls[0]).toBe(false);
+  });
+
+  it('answers an unknown or invalid message with error, ignores it, and keeps working', async () => {
+    const handler = new FakeHandler();
+    cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+    conn.start();
+    await cp.waitFor((m) => m.type === 'hello');
+    cp.send({ type: 'format_disk', now: true });
+    const err = await cp.waitFor((m) => m.type === 'error');
+    expect(err.message).toMatchObject({ type: 'error', message: expect.stringContaining('format_disk') });
+    cp.send('not json at all');
+    await cp.waitFor((m) => m.type === 'error' && m.message.includes('JSON'));
+    cp.send(snapshotMsg(5));
+    await cp.waitFor((m) => m.type === 'ack' && m.revision === 5);
+    expect(cp.connections).toHaveLength(1);
+  });
+
+  it('asks for a resync when a delta arrives before any snapshot', async () => {
+    cp = await startFakeControlPlane({
+      token: 't',
+      onConnect: (send) => {
+        send(welcome);
+        send({ type: 'delta', revision: 9, upsert: [], remove: [] });
+      },
+    });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn.start();
+    await cp.waitFor((m) => m.type === 'resync');
+  });
+
+  it('reconnects with growing, jittered delays after the server drops it, and says hello again', async () => {
+    cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });
+    const delays: number[] = [];
+    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn.on('reconnecting', (d: number) => delays.push(d));
+    conn.start();
+    for (let i = 1; i <= 3; i++) {
+      await cp.waitFor((m) => m.type === 'hello', { from: 0 });
+      await waitUntil(() => cp!.connections.length === i);
+      cp.dropAll();
+    }
+    await waitUntil(() => cp!.connections.length === 4);
+    expect(cp.received.filter((r) => r.message.type === 'hello').length).toBeGreaterThanOrEqual(3);
+    // 100 ms, 200 ms, 400 ms ceilings with jitter in [50 %, 100 %].
+    expect(delays[0]).toBeGreaterThanOrEqual(50);
+    expect(delays[0]).toBeLessThanOrEqual(100);
+    expect(delays[1]).toBeGreaterThanOrEqual(100);
+    expect(delays[2]).toBeGreaterThanOrEqual(200);
+    expect(delays[2]).toBeLessThanOrEqual(400);
+    const gaps = cp.connections.slice(1).map((c, i) => c.at - cp!.connections[i]!.at);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(50);
+  });
+
+  it('keeps retrying, without connecting, when the token is refused', async () => {
+    cp = await startFakeControlPlane({ token: 'right' });
+    conn = new AgentConnection({ url: cp.url, token: 'wrong', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn.start();
+    await waitUntil(() => cp!.rejected >= 2);
+    expect(cp.connections).toHaveLength(0);
+  });
+
+  it('reconnects when nothing arrives for the idle timeout', async () => {
+    cp = await startFakeControlPlane({ token: 't' });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 't',
+      handler: new FakeHandler(),
+      log: silentLogger,
+      ...fastTimings,
+      heartbeatMs: 50,
+      idleTimeoutMs: 200,
+    });
+    conn.start();
+    await waitUntil(() => cp!.connections.length >= 2, 3000);
+  });
+
+  it('closes on a protocol version it does not speak', async () => {
+    cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send({ ...welcome, protocol: 99 }) });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    let closed = 0;
+    conn.on('close', (code: number) => (closed = code));
+    conn.start();
+    const err = await cp.waitFor((m) => m.type === 'error');
+    expect(err.message).toMatchObject({ message: expect.stringContaining('99') });
+    await waitUntil(() => closed === 4000);
+  });
+});
+
+async function waitUntil(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('la condición no se cumplió a tiempo');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * An in-memory WireGuard device that speaks UAPI text, with wireguard-go's semantics for the keys the
+ * agent uses (an allowed IP belongs to one peer at a time; `remove` of an unknown peer is a no-op).
+ * It backs unit tests of the UAPI client and of the reconciler, so those run without root.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import type { WgDriver } from '../driver.ts';
+import { ZERO_KEY_HEX, keyFromHex, keyToHex } from '../keys.ts';
+import { normalizeCidr } from '../cidr.ts';
+import { parseGet, serializeSet, type UapiDeviceState, type UapiSetRequest } from '../uapi.ts';
+
+interface FakePeer {
+  psk: string;
+  allowedIps: string[];
+  rx: number;
+  tx: number;
+  handshake: number;
+  endpoint: string | null;
+}
+
+export class FakeDevice {
+  privateKeyHex: string | null = null;
+  listenPort = 0;
+  /** Keyed by hex public key, in insertion order like wireguard-go's listing. */
+  readonly peers = new Map<string, FakePeer>();
+
+  /** Applies the body of a `set=1` request (lines after the header) and returns the errno. */
+  applySet(body: string): number {
+    let current: FakePeer | null = null;
+    let currentKey = '';
+    for (const line of body.split('\n')) {
+      if (line === '') continue;
+      const eq = line.indexOf('=');
+      if (eq < 0) return 22;
+      const key = line.slice(0, eq);
+      const value = line.slice(eq + 1);
+      if (key === 'private_key') this.privateKeyHex = value;
+      else if (key === 'listen_port') this.listenPort = Number(value);
+      else if (key === 'public_key') {
+        if (!/^[0-9a-f]{64}$/.test(value)) return 22;
+        current = this.peers.get(value) ?? {
+          psk: ZERO_KEY_HEX,
+          allowedIps: [],
+          rx: 0,
+          tx: 0,
+          handshake: 0,
+          endpoint: null,
+        };
+        this.peers.set(value, current);
+        currentKey = value;
+      } else if (!current) return 22;
+      else if (key === 'remove') {
+        this.peers.delete(currentKey);
+        current = null;
+      } else if (key === 'preshared_key') current.psk = value;
+      else if (key === 'replace_allowed_ips') current.allowedIps = [];
+      else if (key === 'allowed_ip') {
+        const ip = normalizeCidr(value);
+        for (const p of this.peers.values()) p.allowedIps = p.allowedIps.filter((x) => x !== ip);
+        current.allowedIps.push(ip);
+      } else if (key === 'endpoint') current.endpoint = value;
+      else if (key === 'persistent_keepalive_interval') continue;
+      else return 22;
+    }
+    return 0;
+  }
+
+  /** The answer to `get=1`, including `errno=0` and the closing empty line. */
+  getText(): string {
+    const lines: string[] = [];
+    if (this.privateKeyHex) lines.push(`private_key=${this.privateKeyHex}`);
+    lines.push(`listen_port=${this.listenPort}`);
+    for (const [pub, p] of this.peers) {
+      lines.push(`public_key=${pub}`, `preshared_key=${p.psk}`, 'protocol_version=1');
+      if (p.endpoint) lines.push(`endpoint=${p.endpoint}`);
+      lines.push(
+        `last_handshake_time_sec=${p.handshake}`,
+        'last_handshake_time_nsec=0',
+        `tx_bytes=${p.tx}`,
+        `rx_bytes=${p.rx}`,
+        'persistent_keepalive_interval=0',
+      );
+      for (const ip of p.allowedIps) lines.push(`allowed_ip=${ip}`);
+    }
+    lines.push('errno=0');
+    return lines.join('\n') + '\n\n';
+  }
+
+  /** Test helper: a peer by base64 key. */
+  peer(publicKey: string): FakePeer | undefined {
+    return this.peers.get(keyToHex(publicKey));
+  }
+
+  /** Test helper: base64 public keys present. */
+  publicKeys(): string[] {
+    return [...this.peers.keys()].map(keyFromHex);
+  }
+}
+
+/** A driver over a FakeDevice that goes through the real serialiser and parser. */
+export class FakeDriver implements WgDriver {
+  gets = 0;
+  sets: string[] = [];
+  /** Make the next N calls fail (daemon gone). */
+  failNext = 0;
+
+  constructor(readonly device: FakeDevice) {}
+
+  async get(): Promise<UapiDeviceState> {
+    this.gets++;
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('daemon caído (simulado)');
+    }
+    return parseGet(this.device.getText());
+  }
+
+  async set(req: UapiSetRequest): Promise<void> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('daemon caído (simulado)');
+    }
+    const body = serializeSet(req);
+    this.sets.push(body);
+    const errno = this.device.applySet(body);
+    if (errno !== 0) throw new Error(`errno=${errno}`);
+  }
+
+  close(): void {}
+}
+
+/**
+ * Serves a FakeDevice on a unix socket like wireguard-go does (many requests per connection).
+ * `chunkSize` splits answers into small writes to exercise the client's framing.
+ */
+export async function startFakeUapiServer(
+  path: string,
+  device: FakeDevice,
+  options: { chunkSize?: number } = {},
+): Promise<{ server: Server; connections: () => number; sockets: Set<Socket>; close: () => Promise<void> }> {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((s) => {
+    count++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    let buf = '';
+    s.on('data', (chunk) => {
+      buf += chunk.toString('utf8');
+      for (;;) {
+        let answer: string;
+        if (buf.startsWith('get=1\n\n')) {
+          buf = buf.slice(7);
+          answer = device.getText();
+        } else if (buf.startsWith('set=1\n')) {
+          const end = buf.indexOf('\n\n');
+          if (end < 0) return;
+          const body = buf.slice(6, end + 1);
+          buf = buf.slice(end + 2);
+          answer = `errno=${device.applySet(body)}\n\n`;
+        } else {
+          if (buf.length > 6) s.destroy();
+          return;
+        }
+        const size = options.chunkSize ?? answer.length;
+        for (let i = 0; i < answer.length; i += size) s.write(answer.slice(i, i + size));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return {
+    server,
+    sockets,
+    connections: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

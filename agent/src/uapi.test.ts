@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keyFromHex, keyToHex, ZERO_KEY_HEX } from './keys.ts';
+import { FakeDevice, startFakeUapiServer } from './testing/fakeWg.ts';
+import { randomKey } from './testing/keys.ts';
+import {
+  UapiClient,
+  UapiError,
+  UapiUnavailableError,
+  parseGet,
+  serializeSet,
+  setRequestText,
+  uapiSocketPath,
+} from './uapi.ts';
+
+describe('keys base64 ↔ hex', () => {
+  it('round-trips a key and matches the UAPI hex form', () => {
+    const b64 = 'AHcXb4K1MjzOHAa3huBxgCmNxERre0zWy8BQUwO3pFg=';
+    const hex = keyToHex(b64);
+    expect(hex).toMatch(/^[0-9a-f]{64}$/);
+    expect(hex.slice(0, 8)).toBe('0077176f');
+    expect(keyFromHex(hex)).toBe(b64);
+    expect(keyFromHex(hex.toUpperCase())).toBe(b64);
+  });
+
+  it('refuses malformed keys without echoing them', () => {
+    const secret = 'c2VjcmV0LXRoYXQtaXMtbm90LWEta2V5';
+    expect(() => keyToHex(secret)).toThrow(/clave WireGuard no válida/);
+    try {
+      keyToHex(secret);
+    } catch (err) {
+      expect(String(err)).not.toContain(secret);
+    }
+    expect(() => keyFromHex('abc')).toThrow();
+  });
+});
+
+describe('UAPI text', () => {
+  const pub = randomKey();
+  const psk = randomKey();
+  const priv = randomKey();
+
+  it('serialises a transaction with hex keys, replace_allowed_ips and removals, never replace_peers', () => {
+    const gone = randomKey();
+    const text = setRequestText({
+      privateKey: priv,
+      listenPort: 51820,
+      peers: [
+        { publicKey: gone, remove: true },
+        { publicKey: pub, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.0.2/32', 'fd00::2/128'] },
+      ],
+    });
+    expect(text).toBe(
+      [
+        'set=1',
+        `private_key=${keyToHex(priv)}`,
+        'listen_port=51820',
+        `public_key=${keyToHex(gone)}`,
+        'remove=true',
+        `public_key=${keyToHex(pub)}`,
+        `preshared_key=${keyToHex(psk)}`,
+        'replace_allowed_ips=true',
+        'allowed_ip=10.64.0.2/32',
+        'allowed_ip=fd00::2/128',
+        '',
+        '',
+      ].join('\n'),
+    );
+    expect(text).not.toContain('replace_peers');
+  });
+
+  it('refuses an allowed IP that would inject another UAPI line', () => {
+    expect(() =>
+      serializeSet({ peers: [{ publicKey: pub, allowedIps: ['10.0.0.1/32\nprivate_key=00'] }] }),
+    ).toThrow(/allowed IP no válida/);
+  });
+
+  it('parses a get answer into base64 keys, counters and endpoints', () => {
+    const text = [
+      `private_key=${keyToHex(priv)}`,
+      'listen_port=51820',
+      `public_key=${keyToHex(pub)}`,
+      `preshared_key=${keyToHex(psk)}`,
+      'protocol_version=1',
+      'endpoint=198.51.100.2:40000',
+      'last_handshake_time_sec=1700000000',
+      'last_handshake_time_nsec=5',
+      'tx_bytes=1234',
+      'rx_bytes=5678',
+      'persistent_keepalive_interval=25',
+      'allowed_ip=10.64.0.2/32',
+      `public_key=${keyToHex(psk)}`,
+      `preshared_key=${ZERO_KEY_HEX}`,
+      'errno=0',
+      '',
+      '',
+    ].join('\n');
+    expect(parseGet(text)).toEqual({
+      privateKey: priv,
+      listenPort: 51820,
+      fwmark: 0,
+      peers: [
+        {
+          publicKey: pub,
+          presharedKey: psk,
+          allowedIps: ['10.64.0.2/32'],
+          endpoint: '198.51.100.2:40000',
+          lastHandshakeSec: 1700000000,
+          rxBytes: 5678,
+          txBytes: 1234,
+          persistentKeepalive: 25,
+        },
+        {
+          publicKey: psk,
+          presharedKey: null,
+          allowedIps: [],
+          endpoint: null,
+          lastHandshakeSec: 0,
+          rxBytes: 0,
+          txBytes: 0,
+          persistentKeepalive: 0,
+        },
+      ],
+    });
+  });
+
+  it('round-trips: what set writes is what get reads back', () => {
+    const dev = new FakeDevice();
+    const peers = Array.from({ length: 5 }, (_, i) => ({
+      publicKey: randomKey(),
+      presharedKey: randomKey(),
+      replaceAllowedIps: true,
+      allowedIps: [`10.64.0.${i + 2}/32`],
+    }));
+    expect(dev.applySet(serializeSet({ privateKey: priv, listenPort: 4242, peers }))).toBe(0);
+    const back = parseGet(dev.getText());
+    expect(back.privateKey).toBe(priv);
+    expect(back.listenPort).toBe(4242);
+    expect(back.peers.map((p) => [p.publicKey, p.presharedKey, p.allowedIps])).toEqual(
+      peers.map((p) => [p.publicKey, p.presharedKey, p.allowedIps]),
+    );
+  });
+
+  it('reports a non-zero errno as UapiError', () => {
+    expect(() => parseGet('errno=22\n\n')).toThrow(UapiError);
+    expect(() => parseGet('listen_port=1\n\n')).toThrow(/sin errno/);
+  });
+});
+
+describe('UapiClient over a unix socket', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'uapi-'));
+    path = join(dir, 'wgtest.sock');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names the global socket of an interface', () => {
+    expect(uapiSocketPath('wg0')).toBe('/var/run/wireguard/wg0.sock');
+  });
+
+  it('reuses one connection for many requests and reads answers split into tiny chunks', async () => {
+    const dev = new FakeDevice();
+    const srv = await startFakeUapiServer(path, dev, { chunkSize: 3 });
+    const client = new UapiClient(path);
+    try {
+      for (let i = 0; i < 20; i++)
+        await client.set({ peers: [{ publicKey: randomKey(), replaceAllowedIps: true, allowedIps: [`10.64.1.${i}/32`] }] });
+      const state = await client.get();
+      expect(state.peers).toHaveLength(20);
+      expect(srv.connections()).toBe(1);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+  });
+
+  it('opens a fresh connection per request when keepAlive is off', async () => {
+    const srv = await startFakeUapiServer(path, new FakeDevice());
+    const client = new UapiClient(path, { keepAlive: false });
+    try {
+      await client.get();
+      await client.get();
+      expect(srv.connections()).toBe(2);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('runs concurrent requests one at a time, in order', async () => {
+    const dev = new FakeDevice();
+    const srv = await startFakeUapiServer(path, dev);
+    const client = new UapiClient(path);
+    const key = randomKey();
+    try {
+      await Promise.all([
+        client.set({ peers: [{ publicKey: key, replaceAllowedIps: true, allowedIps: ['10.64.0.2/32'] }] }),
+        client.set({ peers: [{ publicKey: key, remove: true }] }),
+        client.set({ peers: [{ publicKey: key, replaceAllowedIps: true, allowedIps: ['10.64.0.3/32'] }] }),
+      ]);
+      expect((await client.get()).peers.map((p) => p.allowedIps)).toEqual([['10.64.0.3/32']]);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+  });
+
+  it('reconnects when the daemon closed the kept connection', async () => {
+    const srv = await startFakeUapiServer(path, new FakeDevice());
+    const client = new UapiClient(path);
+    try {
+      await client.get();
+      for (const s of srv.sockets) s.destroy();
+      await new Promise((r) => setTimeout(r, 20));
+      await client.get();
+      expect(srv.connections()).toBe(2);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+  });
+
+  it('rejects errno≠0 and a missing daemon with typed errors', async () => {
+    const srv = await startFakeUapiServer(path, new FakeDevice());
+    const client = new UapiClient(path);
+    try {
+      await expect(client.request('set=1\nbogus_key=1\n\n').then((a) => parseGet(a))).rejects.toThrow(UapiError);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+    await expect(new UapiClient(join(dir, 'missing.sock')).get()).rejects.toBeInstanceOf(UapiUnavailableError);
+  });
+});
