@@ -56,7 +56,12 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   const keys = deriveKeys(config.secretKey);
   const ownBus = !opts.bus;
   const bus = opts.bus ?? (await createBus(database));
-  const peers = new PeerService({ db: database.db, encryptionKey: keys.encryption, bus, publicUrl: config.publicUrl });
+  const peers = new PeerService({
+    db: database.db,
+    encryptionKey: keys.encryption,
+    bus,
+    publicUrl: config.publicUrl,
+  });
 
   const app = Fastify({
     logger:
@@ -90,7 +95,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     agents: new AgentHub({ db: database.db, bus, encryptionKey: keys.encryption, peers, log: app.log }),
     sockets: new SocketRegistry(bus),
   };
-  const stopScheduler = opts.scheduler === false ? () => {} : startScheduler({ db: ctx.db, peers, sessions: ctx.sessions, log: app.log });
+  const stopScheduler =
+    opts.scheduler === false
+      ? () => {}
+      : startScheduler({ db: ctx.db, peers, sessions: ctx.sessions, log: app.log });
   app.addHook('onClose', async () => {
     stopScheduler();
     ctx.agents.close();

@@ -140,3 +140,22 @@ export async function login(t: TestApp, username: string, password: string, reme
 }
 
 export const bearer = (access: string) => ({ authorization: `Bearer ${access}` });
+
+/** Listens on a free loopback port (websockets need a real socket) and returns the base URL. */
+export async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+export async function managerToken(t: TestApp): Promise<string> {
+  const username = `m${randomBytes(3).toString('hex')}`;
+  const m = await createManager(t, username, 'clave-de-gestor');
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/login',
+    payload: { username: m.username, password: m.password },
+  });
+  return res.json<{ access: string }>().access;
+}

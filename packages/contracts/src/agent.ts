@@ -69,7 +69,14 @@ export const AgentResync = z.object({ type: z.literal('resync') });
 export const ProtocolError = z.object({ type: z.literal('error'), message: z.string().max(1000) });
 
 /** Everything an agent may send. */
-export const AgentToServer = z.discriminatedUnion('type', [AgentHello, AgentAck, AgentStats, Heartbeat, AgentResync, ProtocolError]);
+export const AgentToServer = z.discriminatedUnion('type', [
+  AgentHello,
+  AgentAck,
+  AgentStats,
+  Heartbeat,
+  AgentResync,
+  ProtocolError,
+]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
 export const ServerSnapshot = z.object({
@@ -99,5 +106,11 @@ export const ServerWelcome = z.object({
 });
 
 /** Everything the control plane may send. */
-export const ServerToAgent = z.discriminatedUnion('type', [ServerWelcome, ServerSnapshot, ServerDelta, Heartbeat, ProtocolError]);
+export const ServerToAgent = z.discriminatedUnion('type', [
+  ServerWelcome,
+  ServerSnapshot,
+  ServerDelta,
+  Heartbeat,
+  ProtocolError,
+]);
 export type ServerToAgent = z.infer<typeof ServerToAgent>;

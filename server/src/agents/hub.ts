@@ -82,7 +82,8 @@ class AgentConnection {
     private readonly onGone: () => void,
   ) {
     socket.on('message', (data, isBinary) => {
-      if (isBinary) return this.send({ type: 'error', message: 'binary frames are not part of the protocol' });
+      if (isBinary)
+        return this.send({ type: 'error', message: 'binary frames are not part of the protocol' });
       this.enqueue(() => this.handle(data.toString()));
     });
     socket.on('close', () => {
@@ -135,7 +136,10 @@ class AgentConnection {
     const now = Date.now();
     if (!force && now - this.lastSeenWrite < SEEN_WRITE_MS) return;
     this.lastSeenWrite = now;
-    await this.deps.db.update(servers).set({ lastSeenAt: sql`now()` }).where(eq(servers.id, this.server.id));
+    await this.deps.db
+      .update(servers)
+      .set({ lastSeenAt: sql`now()` })
+      .where(eq(servers.id, this.server.id));
   }
 
   private async handle(raw: string): Promise<void> {
@@ -149,7 +153,10 @@ class AgentConnection {
     switch (parsed.type) {
       case 'hello': {
         if (parsed.protocol !== AGENT_PROTOCOL_VERSION) {
-          this.send({ type: 'error', message: `protocol ${parsed.protocol} not supported (want ${AGENT_PROTOCOL_VERSION})` });
+          this.send({
+            type: 'error',
+            message: `protocol ${parsed.protocol} not supported (want ${AGENT_PROTOCOL_VERSION})`,
+          });
           return this.close(4400, 'protocol');
         }
         await this.deps.db
@@ -157,7 +164,12 @@ class AgentConnection {
           .set({ agentVersion: parsed.agent_version, lastSeenAt: sql`now()` })
           .where(eq(servers.id, this.server.id));
         this.lastSeenWrite = Date.now();
-        this.send({ type: 'welcome', protocol: AGENT_PROTOCOL_VERSION, server_id: this.server.id, stats_interval_ms: STATS_INTERVAL_MS });
+        this.send({
+          type: 'welcome',
+          protocol: AGENT_PROTOCOL_VERSION,
+          server_id: this.server.id,
+          stats_interval_ms: STATS_INTERVAL_MS,
+        });
         await this.sendSnapshot();
         // Changes made while the agent was away settle busy peers as soon as it acks the snapshot.
         return;
@@ -168,7 +180,10 @@ class AgentConnection {
         if (parsed.revision > this.sent) return; // Cannot ack what was never sent.
         await this.deps.db
           .update(servers)
-          .set({ ackedRevision: sql`greatest(${servers.ackedRevision}, ${parsed.revision})`, lastSeenAt: sql`now()` })
+          .set({
+            ackedRevision: sql`greatest(${servers.ackedRevision}, ${parsed.revision})`,
+            lastSeenAt: sql`now()`,
+          })
           .where(eq(servers.id, this.server.id));
         this.lastSeenWrite = Date.now();
         await pruneChanges(this.deps.db, this.server.id, parsed.revision);
@@ -204,7 +219,15 @@ class AgentConnection {
       const owners = await this.deps.db
         .select({ id: peers.id, publicKey: peers.publicKey })
         .from(peers)
-        .where(and(eq(peers.serverId, this.server.id), inArray(peers.publicKey, batch.map((m) => m.stat.public_key))));
+        .where(
+          and(
+            eq(peers.serverId, this.server.id),
+            inArray(
+              peers.publicKey,
+              batch.map((m) => m.stat.public_key),
+            ),
+          ),
+        );
       const idByKey = new Map(owners.map((o) => [o.publicKey, o.id]));
       const rows = batch
         .filter((m) => idByKey.has(m.stat.public_key))

@@ -147,8 +147,14 @@ export const serverChanges = pgTable(
       .notNull()
       .references(() => servers.id, { onDelete: 'cascade' }),
     revision: bigint('revision', { mode: 'number' }).notNull(),
-    upsertPeerIds: integer('upsert_peer_ids').array().notNull().default(sql`'{}'::integer[]`),
-    removeKeys: text('remove_keys').array().notNull().default(sql`'{}'::text[]`),
+    upsertPeerIds: integer('upsert_peer_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    removeKeys: text('remove_keys')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: created(),
   },
   (t) => [primaryKey({ columns: [t.serverId, t.revision] })],

@@ -99,6 +99,7 @@ export class PostgresBus implements Bus {
 }
 
 export async function createBus(database: Database): Promise<Bus> {
-  if (database.kind === 'postgres' && database.pool && database.url) return PostgresBus.connect(database.pool, database.url);
+  if (database.kind === 'postgres' && database.pool && database.url)
+    return PostgresBus.connect(database.pool, database.url);
   return new LocalBus();
 }

@@ -25,7 +25,12 @@ export const mirrorRoutes =
         try {
           await consume(ctx.db, `mirror:ip:${request.ip}`, ctx.rateLimits.mirrorPerIp);
         } catch (e) {
-          if (e instanceof HttpError) return reply.status(429).headers(e.headers ?? {}).type('text/plain').send('');
+          if (e instanceof HttpError)
+            return reply
+              .status(429)
+              .headers(e.headers ?? {})
+              .type('text/plain')
+              .send('');
           throw e;
         }
         const found = await ctx.peers.configByMirrorToken(request.params.token);

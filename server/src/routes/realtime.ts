@@ -13,28 +13,35 @@ const PING_MS = 30_000;
 export const realtimeRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (app) => {
-    app.get('/ws', { websocket: true, schema: { hide: true, querystring: z.object({ token: z.string().max(4096).optional() }) } }, async (socket, request) => {
-      const token = (request.query as { token?: string }).token ?? '';
-      let principal: Principal | null = null;
-      for (const realm of ['customer', 'manager'] as const) {
-        principal = await ctx.sessions.verifyAccess(token, realm).catch(() => null);
-        if (principal) break;
-      }
-      const send = (m: PushMessage) => socket.send(JSON.stringify(m));
-      if (!principal) {
-        send({ type: 'auth', status: 'error', message: 'No autorizado. Por favor, inicie sesión.' });
-        socket.close(4401, 'unauthorized');
-        return;
-      }
-      ctx.sockets.add(principal.realm, principal.id, socket);
-      send({ type: 'auth', status: 'ok' });
-      // Keeps idle connections alive through proxies and notices dead peers.
-      const timer = setInterval(() => socket.ping(), PING_MS);
-      socket.on('close', () => clearInterval(timer));
-      socket.on('message', () => {
-        // Browsers only listen; anything they send is ignored.
-      });
-    });
+    app.get(
+      '/ws',
+      {
+        websocket: true,
+        schema: { hide: true, querystring: z.object({ token: z.string().max(4096).optional() }) },
+      },
+      async (socket, request) => {
+        const token = (request.query as { token?: string }).token ?? '';
+        let principal: Principal | null = null;
+        for (const realm of ['customer', 'manager'] as const) {
+          principal = await ctx.sessions.verifyAccess(token, realm).catch(() => null);
+          if (principal) break;
+        }
+        const send = (m: PushMessage) => socket.send(JSON.stringify(m));
+        if (!principal) {
+          send({ type: 'auth', status: 'error', message: 'No autorizado. Por favor, inicie sesión.' });
+          socket.close(4401, 'unauthorized');
+          return;
+        }
+        ctx.sockets.add(principal.realm, principal.id, socket);
+        send({ type: 'auth', status: 'ok' });
+        // Keeps idle connections alive through proxies and notices dead peers.
+        const timer = setInterval(() => socket.ping(), PING_MS);
+        socket.on('close', () => clearInterval(timer));
+        socket.on('message', () => {
+          // Browsers only listen; anything they send is ignored.
+        });
+      },
+    );
 
     app.get(
       '/api/agent/ws',

@@ -46,7 +46,11 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
 
 /** A peer belongs on its server's interface while it is active and not expired. */
 const liveOnServer = (serverId: number) =>
-  and(eq(peers.serverId, serverId), eq(peers.active, true), or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)));
+  and(
+    eq(peers.serverId, serverId),
+    eq(peers.active, true),
+    or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)),
+  );
 
 type PeerKeys = Pick<typeof peers.$inferSelect, 'publicKey' | 'presharedKeyEnc' | 'address'>;
 
@@ -61,7 +65,10 @@ const toAgentPeer = (key: Buffer, p: PeerKeys): AgentPeer => ({
  * at least that new; a change that lands in between is sent again as a delta (applying is idempotent).
  */
 export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Promise<ServerSnapshot> {
-  const [current] = await db.select({ revision: servers.revision }).from(servers).where(eq(servers.id, server.id));
+  const [current] = await db
+    .select({ revision: servers.revision })
+    .from(servers)
+    .where(eq(servers.id, server.id));
   const rows = await db
     .select({ publicKey: peers.publicKey, presharedKeyEnc: peers.presharedKeyEnc, address: peers.address })
     .from(peers)
@@ -86,7 +93,12 @@ export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Pro
  * One delta that brings an agent from `after` to the newest recorded revision, or 'resync' when the
  * log no longer reaches back that far (send a snapshot), or null when there is nothing new.
  */
-export async function buildDelta(db: Db, serverId: number, after: number, key: Buffer): Promise<ServerDelta | 'resync' | null> {
+export async function buildDelta(
+  db: Db,
+  serverId: number,
+  after: number,
+  key: Buffer,
+): Promise<ServerDelta | 'resync' | null> {
   const changes = await db
     .select()
     .from(serverChanges)
@@ -97,7 +109,12 @@ export async function buildDelta(db: Db, serverId: number, after: number, key: B
   const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
   const live = ids.length
     ? await db
-        .select({ id: peers.id, publicKey: peers.publicKey, presharedKeyEnc: peers.presharedKeyEnc, address: peers.address })
+        .select({
+          id: peers.id,
+          publicKey: peers.publicKey,
+          presharedKeyEnc: peers.presharedKeyEnc,
+          address: peers.address,
+        })
         .from(peers)
         .where(and(inArray(peers.id, ids), liveOnServer(serverId)))
     : [];
@@ -110,13 +127,15 @@ export async function buildDelta(db: Db, serverId: number, after: number, key: B
         .from(peers)
         .where(and(inArray(peers.id, ids), sql`not (${liveOnServer(serverId)})`))
     : [];
-  const remove = [...new Set([...changes.flatMap((c) => c.removeKeys), ...stale.map((s) => s.publicKey)])].filter(
-    (k) => !kept.has(k),
-  );
+  const remove = [
+    ...new Set([...changes.flatMap((c) => c.removeKeys), ...stale.map((s) => s.publicKey)]),
+  ].filter((k) => !kept.has(k));
   return { type: 'delta', revision: changes.at(-1)!.revision, upsert, remove };
 }
 
 /** Forgets log entries the agent has acknowledged (they are in every later snapshot). */
 export async function pruneChanges(db: Db, serverId: number, acked: number): Promise<void> {
-  await db.delete(serverChanges).where(and(eq(serverChanges.serverId, serverId), lte(serverChanges.revision, acked)));
+  await db
+    .delete(serverChanges)
+    .where(and(eq(serverChanges.serverId, serverId), lte(serverChanges.revision, acked)));
 }

@@ -2,7 +2,13 @@ import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { msg, type Peer, type PeerOperation, type PushMessage } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { parties, peers, planHistory, plans, servers } from '../db/schema.ts';
-import { decrypt, encrypt, generatePresharedKey, generateWireguardKeyPair, randomToken } from '../lib/crypto.ts';
+import {
+  decrypt,
+  encrypt,
+  generatePresharedKey,
+  generateWireguardKeyPair,
+  randomToken,
+} from '../lib/crypto.ts';
 import { badRequest, conflict, notFound } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { ipv4FromIndex, nextAddressIndex } from './addresses.ts';
@@ -22,7 +28,8 @@ interface Pending {
 /** A busy peer whose agents have not answered by then stops being busy (with an `info` push). */
 export const PENDING_TIMEOUT_MS = 30_000;
 
-const fill = (text: string, values: Record<string, string>) => text.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
+const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
 const isUniqueViolation = (e: unknown) => {
   const err = e as { code?: string; cause?: { code?: string } };
   return err?.code === '23505' || err?.cause?.code === '23505';
@@ -65,8 +72,17 @@ export class PeerService {
     const partyIds = [...new Set(rows.map((r) => r.partyId).filter((id): id is number => id !== null))];
     const [serverRows, history, partyRows] = await Promise.all([
       this.db.select().from(servers).where(inArray(servers.id, serverIds)),
-      this.db.select().from(planHistory).where(inArray(planHistory.peerId, ids)).orderBy(desc(planHistory.createdAt), desc(planHistory.id)),
-      partyIds.length ? this.db.select({ id: parties.id, name: parties.name }).from(parties).where(inArray(parties.id, partyIds)) : [],
+      this.db
+        .select()
+        .from(planHistory)
+        .where(inArray(planHistory.peerId, ids))
+        .orderBy(desc(planHistory.createdAt), desc(planHistory.id)),
+      partyIds.length
+        ? this.db
+            .select({ id: parties.id, name: parties.name })
+            .from(parties)
+            .where(inArray(parties.id, partyIds))
+        : [],
     ]);
     const serverById = new Map(serverRows.map((s) => [s.id, s]));
     const partyById = new Map(partyRows.map((p) => [p.id, p]));
@@ -81,7 +97,11 @@ export class PeerService {
         address: row.address.replace(/\/\d+$/, ''),
         plans_history: history
           .filter((h) => h.peerId === row.id)
-          .map((h) => ({ plan_name: h.planName, plan_price: Number(h.planPrice), created: h.createdAt.toISOString() })),
+          .map((h) => ({
+            plan_name: h.planName,
+            plan_price: Number(h.planPrice),
+            created: h.createdAt.toISOString(),
+          })),
         server: presentPeerServer(serverById.get(row.serverId)!),
         mirror_link: this.mirrorLink(row.mirrorToken, origin),
         party: row.partyId !== null ? (partyById.get(row.partyId) ?? null) : null,
@@ -92,7 +112,11 @@ export class PeerService {
   }
 
   async list(customerId: number, origin?: string): Promise<Peer[]> {
-    const rows = await this.db.select().from(peers).where(eq(peers.customerId, customerId)).orderBy(asc(peers.id));
+    const rows = await this.db
+      .select()
+      .from(peers)
+      .where(eq(peers.customerId, customerId))
+      .orderBy(asc(peers.id));
     return this.present(rows, origin);
   }
 
@@ -124,7 +148,11 @@ export class PeerService {
   }
 
   /** The `.conf` of an active peer of this customer. */
-  async config(customerId: number, peerId: number, format: 'conf' | 'mikrotik' = 'conf'): Promise<{ name: string; text: string }> {
+  async config(
+    customerId: number,
+    peerId: number,
+    format: 'conf' | 'mikrotik' = 'conf',
+  ): Promise<{ name: string; text: string }> {
     const row = await this.getOwned(customerId, peerId);
     if (!PeerService.isLive(row)) throw badRequest(msg.peerInactiveDownload);
     const input = await this.configInput(row);
@@ -132,7 +160,9 @@ export class PeerService {
   }
 
   /** The mirror link's answer: the current `.conf` of the peer with this token, if it is live. */
-  async configByMirrorToken(token: string): Promise<{ name: string; text: string; expiresAt: Date | null } | null> {
+  async configByMirrorToken(
+    token: string,
+  ): Promise<{ name: string; text: string; expiresAt: Date | null } | null> {
     if (!/^[A-Za-z0-9_-]{32,64}$/.test(token)) return null;
     const [row] = await this.db.select().from(peers).where(eq(peers.mirrorToken, token));
     if (!row || !PeerService.isLive(row)) return null;
@@ -143,7 +173,10 @@ export class PeerService {
   async regenerateMirror(customerId: number, peerId: number, origin?: string): Promise<Peer> {
     const row = await this.getOwned(customerId, peerId);
     if (!PeerService.isLive(row)) throw badRequest(msg.peerInactive);
-    await this.db.update(peers).set({ mirrorToken: randomToken(32), updatedAt: sql`now()` }).where(eq(peers.id, row.id));
+    await this.db
+      .update(peers)
+      .set({ mirrorToken: randomToken(32), updatedAt: sql`now()` })
+      .where(eq(peers.id, row.id));
     return this.presentOne(row.id, origin);
   }
 
@@ -162,7 +195,9 @@ export class PeerService {
           updatedAt: sql`now()`,
         })
         .where(eq(peers.id, row.id));
-      return recordChanges(tx as unknown as Db, [{ serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] }]);
+      return recordChanges(tx as unknown as Db, [
+        { serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] },
+      ]);
     });
     return this.afterChange(row, 'regenerate', revisions);
   }
@@ -176,7 +211,10 @@ export class PeerService {
     if (!target) throw notFound(msg.serverNotFound);
     if (!target.active) throw badRequest(msg.serverUnavailable);
     const revisions = await this.db.transaction(async (tx) => {
-      await tx.update(peers).set({ serverId, updatedAt: sql`now()` }).where(eq(peers.id, row.id));
+      await tx
+        .update(peers)
+        .set({ serverId, updatedAt: sql`now()` })
+        .where(eq(peers.id, row.id));
       return recordChanges(tx as unknown as Db, [
         { serverId: row.serverId, removeKeys: [row.publicKey] },
         { serverId, upsertPeerIds: [row.id] },
@@ -195,15 +233,30 @@ export class PeerService {
    * online agents ack, or — when an involved agent is offline — tell the owner it is queued.
    */
   private async afterChange(row: PeerRow, op: PeerOperation, revisions: Revision[]): Promise<Peer> {
-    const serverRows = await this.db.select().from(servers).where(inArray(servers.id, revisions.map((r) => r.serverId)));
+    const serverRows = await this.db
+      .select()
+      .from(servers)
+      .where(
+        inArray(
+          servers.id,
+          revisions.map((r) => r.serverId),
+        ),
+      );
     const byId = new Map(serverRows.map((s) => [s.id, s]));
-    const waits = revisions.filter((r) => byId.get(r.serverId) && agentOnline(byId.get(r.serverId)!)).map((r) => ({ s: r.serverId, r: r.revision }));
-    const offline = revisions.map((r) => byId.get(r.serverId)).filter((s): s is ServerRow => !!s && !agentOnline(s));
+    const offline = revisions
+      .map((r) => byId.get(r.serverId))
+      .filter((s): s is ServerRow => !!s && !agentOnline(s));
+    // With an agent offline the change is queued for it and the owner told so: nothing to wait for.
+    const waits = offline.length > 0 ? [] : revisions.map((r) => ({ s: r.serverId, r: r.revision }));
     if (waits.length > 0) {
       const pending: Pending = { op, waits, since: Date.now() };
-      await this.db.update(peers).set({ pendingOperation: op, pendingRevision: pending }).where(eq(peers.id, row.id));
+      await this.db
+        .update(peers)
+        .set({ pendingOperation: op, pendingRevision: pending })
+        .where(eq(peers.id, row.id));
     }
-    for (const r of revisions) await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+    for (const r of revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
     const peer = await this.presentOne(row.id);
     if (offline.length > 0) {
       await this.push(row.customerId, {
@@ -232,11 +285,23 @@ export class PeerService {
     const candidates = await this.db
       .select()
       .from(peers)
-      .where(and(isNotNull(peers.pendingOperation), sql`${peers.pendingRevision} -> 'waits' @> ${JSON.stringify([{ s: serverId }])}::jsonb`));
+      .where(
+        and(
+          isNotNull(peers.pendingOperation),
+          sql`${peers.pendingRevision} -> 'waits' @> ${JSON.stringify([{ s: serverId }])}::jsonb`,
+        ),
+      );
     if (candidates.length === 0) return;
-    const involved = [...new Set(candidates.flatMap((c) => (c.pendingRevision as Pending).waits.map((w) => w.s)))];
+    const involved = [
+      ...new Set(candidates.flatMap((c) => (c.pendingRevision as Pending).waits.map((w) => w.s))),
+    ];
     const acked = new Map(
-      (await this.db.select({ id: servers.id, acked: servers.ackedRevision }).from(servers).where(inArray(servers.id, involved))).map((s) => [s.id, s.acked]),
+      (
+        await this.db
+          .select({ id: servers.id, acked: servers.ackedRevision })
+          .from(servers)
+          .where(inArray(servers.id, involved))
+      ).map((s) => [s.id, s.acked]),
     );
     for (const c of candidates) {
       const pending = c.pendingRevision as Pending;
@@ -257,7 +322,11 @@ export class PeerService {
     await this.push(row.customerId, { type: 'updated_peer', peer });
     if (outcome === 'success') {
       const text = pending.op === 'regenerate' ? msg.peerRegenerated : msg.peerMoved;
-      await this.push(row.customerId, { type: 'success', peer_id: row.id, message: fill(text, { name: row.name, server: peer.server.name }) });
+      await this.push(row.customerId, {
+        type: 'success',
+        peer_id: row.id,
+        message: fill(text, { name: row.name, server: peer.server.name }),
+      });
     } else {
       const [server] = await this.db.select().from(servers).where(eq(servers.id, cleared[0]!.serverId));
       await this.push(row.customerId, {
@@ -273,7 +342,12 @@ export class PeerService {
     const rows = await this.db
       .select()
       .from(peers)
-      .where(and(isNotNull(peers.pendingOperation), sql`(${peers.pendingRevision} ->> 'since')::bigint <= ${now - PENDING_TIMEOUT_MS}`));
+      .where(
+        and(
+          isNotNull(peers.pendingOperation),
+          sql`(${peers.pendingRevision} ->> 'since')::bigint <= ${now - PENDING_TIMEOUT_MS}`,
+        ),
+      );
     for (const row of rows) await this.finish(row, row.pendingRevision as Pending, 'timeout');
   }
 
@@ -281,7 +355,14 @@ export class PeerService {
    * Creates a peer for a customer with a plan: keys, a fleet-wide address for life, a mirror token,
    * the plan's expiry and a history entry; then tells the server's agent and the owner.
    */
-  async provision(input: { customerId: number; planId: number; name: string; server: ServerRow; manualPayment: boolean; invoiceId?: string }): Promise<Peer> {
+  async provision(input: {
+    customerId: number;
+    planId: number;
+    name: string;
+    server: ServerRow;
+    manualPayment: boolean;
+    invoiceId?: string;
+  }): Promise<Peer> {
     const name = input.name.trim();
     if (!name) throw badRequest(msg.peerNameRequired, { name: msg.peerNameRequired });
     if (name.length > 40) throw badRequest(msg.peerNameTooLong, { name: msg.peerNameTooLong });
@@ -322,10 +403,13 @@ export class PeerService {
             validity: plan.validity,
             invoiceId: input.invoiceId,
           });
-          const revisions = await recordChanges(tx as unknown as Db, [{ serverId: input.server.id, upsertPeerIds: [created!.id] }]);
+          const revisions = await recordChanges(tx as unknown as Db, [
+            { serverId: input.server.id, upsertPeerIds: [created!.id] },
+          ]);
           return { id: created!.id, revisions };
         });
-        for (const r of revisions) await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+        for (const r of revisions)
+          await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
         const peer = await this.presentOne(id);
         await this.push(input.customerId, { type: 'created_peer', peer });
         return peer;
@@ -344,7 +428,12 @@ export class PeerService {
         .update(peers)
         .set({ active: false, updatedAt: sql`now()` })
         .where(and(eq(peers.active, true), lte(peers.expiresAt, sql`now()`)))
-        .returning({ id: peers.id, customerId: peers.customerId, serverId: peers.serverId, publicKey: peers.publicKey });
+        .returning({
+          id: peers.id,
+          customerId: peers.customerId,
+          serverId: peers.serverId,
+          publicKey: peers.publicKey,
+        });
       const byServer = new Map<number, Change>();
       for (const r of rows) {
         const change = byServer.get(r.serverId) ?? { serverId: r.serverId, removeKeys: [] };
@@ -354,8 +443,10 @@ export class PeerService {
       const revisions = await recordChanges(tx as unknown as Db, [...byServer.values()]);
       return { rows, revisions };
     });
-    for (const r of expired.revisions) await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-    for (const r of expired.rows) await this.push(r.customerId, { type: 'updated_peer', peer: await this.presentOne(r.id) });
+    for (const r of expired.revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+    for (const r of expired.rows)
+      await this.push(r.customerId, { type: 'updated_peer', peer: await this.presentOne(r.id) });
     return expired.rows.length;
   }
 }

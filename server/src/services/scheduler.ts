@@ -8,7 +8,10 @@ import type { SessionService } from './sessions.ts';
  * Periodic work: disable expired peers, end busy states nobody answered, prune old counters and
  * tokens. Every instance may run it: each step is a conditional update that only one wins.
  */
-export function startScheduler(deps: { db: Db; peers: PeerService; sessions: SessionService; log: FastifyBaseLogger }, everyMs = 15_000): () => void {
+export function startScheduler(
+  deps: { db: Db; peers: PeerService; sessions: SessionService; log: FastifyBaseLogger },
+  everyMs = 15_000,
+): () => void {
   let running = false;
   let ticks = 0;
   const tick = async () => {

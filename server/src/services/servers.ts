@@ -46,7 +46,10 @@ export async function listAvailableServers(db: Db, exceptServerId: number): Prom
 /** The server new peers go to: an active one with a live agent and the fewest peers, else any active one. */
 export async function pickServerForNewPeer(db: Db): Promise<ServerRow> {
   const rows = await db
-    .select({ server: servers, load: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})` })
+    .select({
+      server: servers,
+      load: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})`,
+    })
     .from(servers)
     .where(eq(servers.active, true));
   if (rows.length === 0) throw badRequest(msg.noServers);
@@ -70,12 +73,17 @@ export interface NewServer {
 export function parseEndpoint(endpoint: string): { host: string; port: number } {
   const m = ENDPOINT_RE.exec(endpoint.trim());
   const port = Number(m?.[3]);
-  if (!m || port < 1 || port > 65535) throw badRequest(msg.endpointInvalid, { endpoint: msg.endpointInvalid });
+  if (!m || port < 1 || port > 65535)
+    throw badRequest(msg.endpointInvalid, { endpoint: msg.endpointInvalid });
   return { host: (m[1] ?? m[2])!, port };
 }
 
 /** Creates a server with its own WireGuard key pair; the agent token is returned this once, stored hashed. */
-export async function createServer(db: Db, encryptionKey: Buffer, input: NewServer): Promise<{ server: ServerRow; agentToken: string }> {
+export async function createServer(
+  db: Db,
+  encryptionKey: Buffer,
+  input: NewServer,
+): Promise<{ server: ServerRow; agentToken: string }> {
   if (!input.name.trim()) throw badRequest(msg.serverNameRequired, { name: msg.serverNameRequired });
   const { host, port } = parseEndpoint(input.endpoint);
   const keys = generateWireguardKeyPair();
@@ -113,6 +121,9 @@ export async function rotateAgentToken(db: Db, serverId: number): Promise<string
 }
 
 export async function findServerByAgentToken(db: Db, token: string): Promise<ServerRow | undefined> {
-  const [row] = await db.select().from(servers).where(eq(servers.agentTokenHash, sha256(token)));
+  const [row] = await db
+    .select()
+    .from(servers)
+    .where(eq(servers.agentTokenHash, sha256(token)));
   return row;
 }

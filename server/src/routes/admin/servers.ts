@@ -5,9 +5,17 @@ import { ErrorBody, Peer, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { customers, servers } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
-import { agentOnline, createServer, endpointOf, pickServerForNewPeer, rotateAgentToken, type ServerRow } from '../../services/servers.ts';
+import {
+  agentOnline,
+  createServer,
+  endpointOf,
+  pickServerForNewPeer,
+  rotateAgentToken,
+  type ServerRow,
+} from '../../services/servers.ts';
 
-const text = (max: number) => z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(max));
+const text = (max: number) =>
+  z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(max));
 
 export const AdminServer = z.object({
   id: z.number().int(),
@@ -53,9 +61,15 @@ const NewServerBody = z.object({
   ubication: text(120),
   allow_partys: z.boolean().optional(),
   active: z.boolean().optional(),
-  dns: z.string().regex(/^[0-9a-fA-F:., ]{2,200}$/, 'DNS no válido').optional(),
+  dns: z
+    .string()
+    .regex(/^[0-9a-fA-F:., ]{2,200}$/, 'DNS no válido')
+    .optional(),
   mtu: z.number().int().min(1280).max(1500).optional(),
-  interface_name: z.string().regex(/^[A-Za-z0-9_=+.-]{1,15}$/, 'Nombre de interfaz no válido').optional(),
+  interface_name: z
+    .string()
+    .regex(/^[A-Za-z0-9_=+.-]{1,15}$/, 'Nombre de interfaz no válido')
+    .optional(),
 });
 
 /** The manager API for servers and manual peers (the manager area's pages come later, on these routes). */
@@ -64,10 +78,20 @@ export const adminServerRoutes =
   async (app) => {
     app.get(
       '/api/admin/servers',
-      { schema: { tags: ['admin'], summary: 'Servidores VPN', security: [{ bearer: [] }], response: { 200: z.array(AdminServer) } } },
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Servidores VPN',
+          security: [{ bearer: [] }],
+          response: { 200: z.array(AdminServer) },
+        },
+      },
       async () => {
         const rows = await ctx.db
-          .select({ server: servers, peers: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})` })
+          .select({
+            server: servers,
+            peers: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})`,
+          })
           .from(servers)
           .orderBy(asc(servers.id));
         return rows.map((r) => presentAdminServer(r.server, r.peers));
@@ -99,7 +123,13 @@ export const adminServerRoutes =
           tags: ['admin'],
           summary: 'Rota el token del agente (el anterior deja de valer al instante)',
           security: [{ bearer: [] }],
-          params: z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) }),
+          params: z.object({
+            id: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1),
+          }),
           response: { 200: z.object({ agent_token: z.string() }), 404: ErrorBody },
         },
       },
@@ -119,9 +149,18 @@ export const adminServerRoutes =
           security: [{ bearer: [] }],
           body: z.object({
             username: text(64),
-            plan: z.coerce.number().int().positive().max(2 ** 31 - 1),
+            plan: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1),
             name: text(100),
-            server: z.coerce.number().int().positive().max(2 ** 31 - 1).optional(),
+            server: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1)
+              .optional(),
           }),
           response: { 201: Peer, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
@@ -142,7 +181,13 @@ export const adminServerRoutes =
         } else {
           server = await pickServerForNewPeer(ctx.db);
         }
-        const peer = await ctx.peers.provision({ customerId: customer.id, planId: b.plan, name: b.name, server, manualPayment: true });
+        const peer = await ctx.peers.provision({
+          customerId: customer.id,
+          planId: b.plan,
+          name: b.name,
+          server,
+          manualPayment: true,
+        });
         return reply.status(201).send(peer);
       },
     );

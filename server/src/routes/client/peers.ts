@@ -7,7 +7,13 @@ import { listAvailableServers } from '../../services/servers.ts';
 import { safeName } from '../../services/wgconfig.ts';
 import { originOf } from '../origin.ts';
 
-const IdParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+const IdParams = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1),
+});
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 
 /** The Peers page: list, config download, actions, servers to move to. */
@@ -16,7 +22,14 @@ export const peerRoutes =
   async (app) => {
     app.get(
       '/api/client/accounts/peers',
-      { schema: { tags: ['peers'], summary: 'Peers del cliente', security: [{ bearer: [] }], response: { 200: PeerList, 401: ErrorBody } } },
+      {
+        schema: {
+          tags: ['peers'],
+          summary: 'Peers del cliente',
+          security: [{ bearer: [] }],
+          response: { 200: PeerList, 401: ErrorBody },
+        },
+      },
       async (request) => ctx.peers.list(principalOf(request).id, originOf(request, ctx)),
     );
 
@@ -25,7 +38,8 @@ export const peerRoutes =
       {
         schema: {
           tags: ['peers'],
-          summary: 'Descarga la configuración del peer ({nombre}.conf), o el script de MikroTik con ?format=mikrotik',
+          summary:
+            'Descarga la configuración del peer ({nombre}.conf), o el script de MikroTik con ?format=mikrotik',
           security: [{ bearer: [] }],
           params: IdParams,
           querystring: z.object({ format: z.enum(['conf', 'mikrotik']).default('conf') }),
@@ -33,11 +47,18 @@ export const peerRoutes =
         },
       },
       async (request, reply) => {
-        const { name, text } = await ctx.peers.config(principalOf(request).id, request.params.id, request.query.format);
+        const { name, text } = await ctx.peers.config(
+          principalOf(request).id,
+          request.params.id,
+          request.query.format,
+        );
         const file = request.query.format === 'mikrotik' ? `${safeName(name)}.rsc` : `${safeName(name)}.conf`;
         reply
           .header('content-type', 'text/plain; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${file}"; filename*=UTF-8''${encodeURIComponent(name)}${file.slice(file.lastIndexOf('.'))}`)
+          .header(
+            'content-disposition',
+            `attachment; filename="${file}"; filename*=UTF-8''${encodeURIComponent(name)}${file.slice(file.lastIndexOf('.'))}`,
+          )
           .header('cache-control', 'no-store');
         return text;
       },
@@ -76,7 +97,13 @@ export const peerRoutes =
           tags: ['peers'],
           summary: 'Servidores a los que puede moverse el peer',
           security: [{ bearer: [] }],
-          params: z.object({ peerId: z.coerce.number().int().positive().max(2 ** 31 - 1) }),
+          params: z.object({
+            peerId: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1),
+          }),
           response: { 200: AvailableServerList, ...errors },
         },
       },

@@ -1,0 +1,129 @@
+/**
+ * A protocol-level stand-in for a node agent, for API tests that are about the control plane
+ * (acks, busy states, push messages). It keeps the desired peers in a map instead of a WireGuard
+ * interface; the real agent is tested on real wireguard-go in agent/ and in the data-plane tests.
+ */
+import WebSocket from 'ws';
+import { AGENT_PROTOCOL_VERSION, ServerToAgent, type AgentPeer } from '@vpn/contracts';
+
+export class ProtocolAgent {
+  readonly peers = new Map<string, AgentPeer>();
+  readonly received: ServerToAgent[] = [];
+  revision = 0;
+  autoAck = true;
+  private socket!: WebSocket;
+  private waiters: (() => void)[] = [];
+
+  static async connect(baseUrl: string, token: string): Promise<ProtocolAgent> {
+    const agent = new ProtocolAgent();
+    await agent.open(baseUrl, token);
+    return agent;
+  }
+
+  private open(baseUrl: string, token: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/agent/ws`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      this.socket = ws;
+      ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+      ws.on('error', reject);
+      ws.on('open', () => {
+        ws.send(
+          JSON.stringify({
+            type: 'hello',
+            protocol: AGENT_PROTOCOL_VERSION,
+            agent_version: 'test',
+            hostname: 'test',
+            revision: 0,
+            backend: 'wireguard-go',
+          }),
+        );
+      });
+      ws.on('message', (data) => {
+        const msg = ServerToAgent.parse(JSON.parse(data.toString()));
+        this.received.push(msg);
+        if (msg.type === 'snapshot') {
+          this.peers.clear();
+          for (const p of msg.peers) this.peers.set(p.public_key, p);
+          this.revision = msg.revision;
+          resolve();
+        } else if (msg.type === 'delta') {
+          for (const k of msg.remove) this.peers.delete(k);
+          for (const p of msg.upsert) this.peers.set(p.public_key, p);
+          this.revision = msg.revision;
+        } else return;
+        if (this.autoAck) this.ack();
+        for (const w of this.waiters.splice(0)) w();
+      });
+    });
+  }
+
+  ack(revision = this.revision): void {
+    this.socket.send(JSON.stringify({ type: 'ack', revision }));
+  }
+
+  send(raw: unknown): void {
+    this.socket.send(typeof raw === 'string' ? raw : JSON.stringify(raw));
+  }
+
+  /** Resolves when `check` holds, re-checked after every snapshot or delta. */
+  async until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('agent state not reached');
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.socket.readyState === WebSocket.CLOSED) return resolve();
+      this.socket.once('close', () => resolve());
+      this.socket.close();
+    });
+  }
+}
+
+/** A browser's `/ws` connection collecting push messages. */
+export class PushClient {
+  readonly messages: { type: string; [k: string]: unknown }[] = [];
+  private socket!: WebSocket;
+
+  static async connect(baseUrl: string, token: string): Promise<PushClient> {
+    const c = new PushClient();
+    await new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(token)}`);
+      c.socket = ws;
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString()) as { type: string };
+        c.messages.push(m);
+        if (m.type === 'auth') resolve();
+      });
+      ws.on('error', reject);
+    });
+    return c;
+  }
+
+  async waitFor(
+    type: string,
+    pred: (m: { type: string; [k: string]: unknown }) => boolean = () => true,
+    timeoutMs = 5000,
+  ) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.messages.find((m) => m.type === type && pred(m));
+      if (found) return found;
+      if (Date.now() > deadline)
+        throw new Error(`no ${type} message; got ${JSON.stringify(this.messages.map((m) => m.type))}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
