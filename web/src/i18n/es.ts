@@ -159,8 +159,6 @@ export const es = {
     title: 'Crear cuenta',
     subtitle: 'Regístrate para adquirir planes y gestionar tus peers.',
     submit: 'Registrarse',
-    haveAccount: '¿Ya tiene cuenta?',
-    loginLink: 'Inicie sesión',
     backToLogin: 'Volver al inicio de sesión',
     successTitle: 'Registro Completado',
     successText: 'Tu cuenta ha sido creada correctamente. Ya puedes iniciar sesión.',

@@ -106,20 +106,12 @@ export function Register() {
       subtitle={es.register.subtitle}
       brandTo={settings.show_landing ? '/' : undefined}
       footer={
-        <>
-          <p>
-            {es.register.haveAccount}{' '}
-            <Link to="/login" className={ui.link}>
-              {es.register.loginLink}
-            </Link>
-          </p>
-          <p>
-            <Link to="/login" className="inline-flex items-center gap-1 hover:text-white">
-              <ArrowLeft className="size-4" aria-hidden="true" />
-              {es.register.backToLogin}
-            </Link>
-          </p>
-        </>
+        <p>
+          <Link to="/login" className="inline-flex items-center gap-1 hover:text-white">
+            <ArrowLeft className="size-4" aria-hidden="true" />
+            {es.register.backToLogin}
+          </Link>
+        </p>
       }
     >
       {/* noValidate: the spec's own messages, in its order, replace the browser's bubbles. */}
