@@ -76,7 +76,14 @@ describe.skipIf(skip !== null)(title, () => {
   const snapshot = (): ServerSnapshot => ({
     type: 'snapshot',
     revision,
-    interface: { name: iface, private_key: server.privateKey, listen_port: 51820, address: '10.64.0.1/10', mtu: 1380, nat: true },
+    interface: {
+      name: iface,
+      private_key: server.privateKey,
+      listen_port: 51820,
+      address: '10.64.0.1/10',
+      mtu: 1380,
+      nat: true,
+    },
     peers: desired,
   });
 
@@ -156,7 +163,11 @@ describe.skipIf(skip !== null)(title, () => {
   });
 
   it('changes a peer in place (new preshared key and addresses) without touching the others', async () => {
-    const changed = { ...desired[0]!, preshared_key: randomKey(), allowed_ips: ['10.64.0.30/32', '10.64.0.31/32'] };
+    const changed = {
+      ...desired[0]!,
+      preshared_key: randomKey(),
+      allowed_ips: ['10.64.0.30/32', '10.64.0.31/32'],
+    };
     revision = 3;
     cp.send({ type: 'delta', revision, upsert: [changed], remove: [] });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 3);
@@ -166,12 +177,29 @@ describe.skipIf(skip !== null)(title, () => {
 
   it('reconciling twice changes nothing', async () => {
     const before = dump(iface);
-    expect(await agent!.reconciler.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, device: false });
-    expect(await agent!.reconciler.applySnapshot(snapshot())).toMatchObject({ added: 0, updated: 0, removed: 0, device: false });
-    expect(await agent!.reconciler.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, device: false });
+    expect(await agent!.reconciler.repair()).toMatchObject({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      device: false,
+    });
+    expect(await agent!.reconciler.applySnapshot(snapshot())).toMatchObject({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      device: false,
+    });
+    expect(await agent!.reconciler.repair()).toMatchObject({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      device: false,
+    });
     expect(sorted(dump(iface).peers)).toEqual(sorted(before.peers));
     // The firewall table was re-applied, not duplicated.
-    const tables = nsExec(srv, 'nft', ['list', 'tables']).split('\n').filter((l) => l.includes(`vpn_agent_${iface}`));
+    const tables = nsExec(srv, 'nft', ['list', 'tables'])
+      .split('\n')
+      .filter((l) => l.includes(`vpn_agent_${iface}`));
     expect(tables).toHaveLength(1);
   });
 
@@ -180,19 +208,39 @@ describe.skipIf(skip !== null)(title, () => {
     const rekeyed = desired[2]!;
     const stranger = genKeyPair().publicKey;
     await withSecretFile(randomKey(), async (pskFile) =>
-      sh('wg', ['set', iface, 'peer', victim.public_key, 'remove', 'peer', stranger, 'allowed-ips', '10.64.7.7/32', 'peer', rekeyed.public_key, 'preshared-key', pskFile]),
+      sh('wg', [
+        'set',
+        iface,
+        'peer',
+        victim.public_key,
+        'remove',
+        'peer',
+        stranger,
+        'allowed-ips',
+        '10.64.7.7/32',
+        'peer',
+        rekeyed.public_key,
+        'preshared-key',
+        pskFile,
+      ]),
     );
     const drifted = dump(iface).peers;
     expect(drifted.map((p) => p.publicKey)).not.toContain(victim.public_key);
-    expect(drifted.find((p) => p.publicKey === rekeyed.public_key)?.presharedKey).not.toBe(rekeyed.preshared_key);
+    expect(drifted.find((p) => p.publicKey === rekeyed.public_key)?.presharedKey).not.toBe(
+      rekeyed.preshared_key,
+    );
     await eventually(() => expect(sorted(dump(iface).peers)).toEqual(asDump(desired)));
   });
 
   it('keeps the isolation and masquerade rules in its own nftables table', () => {
     const table = nsExec(srv, 'nft', ['list', 'table', 'inet', `vpn_agent_${iface}`]);
     expect(table).toMatch(/set room_pairs \{\s*type ipv4_addr \. ipv4_addr/);
-    expect(table).toMatch(new RegExp(`iifname "${iface}" oifname "${iface}" ip saddr \\. ip daddr @room_pairs accept`));
-    expect(table).toMatch(new RegExp(`iifname "${iface}" oifname "${iface}" counter packets \\d+ bytes \\d+ drop`));
+    expect(table).toMatch(
+      new RegExp(`iifname "${iface}" oifname "${iface}" ip saddr \\. ip daddr @room_pairs accept`),
+    );
+    expect(table).toMatch(
+      new RegExp(`iifname "${iface}" oifname "${iface}" counter packets \\d+ bytes \\d+ drop`),
+    );
     expect(table).toMatch(new RegExp(`iifname "${iface}" oifname "${uplink}" accept`));
     expect(table).toMatch(new RegExp(`ip saddr 10\\.64\\.0\\.0/10 oifname "${uplink}" masquerade`));
   });
@@ -250,11 +298,18 @@ describe.skipIf(skip !== null)(title, () => {
     const driver = new WgToolDriver(createRunner(srv), iface);
     const key = genKeyPair().publicKey;
     const psk = randomKey();
-    await driver.set({ peers: [{ publicKey: key, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.1.1/32'] }] });
-    await driver.set({ peers: [{ publicKey: key, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.1.2/32'] }] });
+    await driver.set({
+      peers: [{ publicKey: key, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.1.1/32'] }],
+    });
+    await driver.set({
+      peers: [{ publicKey: key, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.1.2/32'] }],
+    });
     let state = await driver.get();
     expect(state.privateKey).toBe(server.privateKey);
-    expect(state.peers.find((p) => p.publicKey === key)).toMatchObject({ presharedKey: psk, allowedIps: ['10.64.1.2/32'] });
+    expect(state.peers.find((p) => p.publicKey === key)).toMatchObject({
+      presharedKey: psk,
+      allowedIps: ['10.64.1.2/32'],
+    });
     await driver.set({ peers: [{ publicKey: key, remove: true }] });
     state = await driver.get();
     expect(state.peers.find((p) => p.publicKey === key)).toBeUndefined();

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { parseCidr } from './cidr.ts';
 import type { WgDriver } from './driver.ts';
 import { CommandError, type CommandRunner } from './exec.ts';
-import { errorMessage, type Logger } from './log.ts';
+import type { Logger } from './log.ts';
 import { UapiClient, uapiSocketPath } from './uapi.ts';
 import { WgToolDriver } from './wgtool.ts';
 
@@ -226,7 +226,9 @@ export class Backend {
     const link = await this.linkInfo(name);
     if (link) {
       if (link.linkinfo?.info_kind !== 'wireguard')
-        throw new Error(`la interfaz ${name} existe y no es de WireGuard (${link.linkinfo?.info_kind ?? '?'})`);
+        throw new Error(
+          `la interfaz ${name} existe y no es de WireGuard (${link.linkinfo?.info_kind ?? '?'})`,
+        );
       return;
     }
     await this.ip(['link', 'add', name, 'type', 'wireguard']);
@@ -234,7 +236,12 @@ export class Backend {
   }
 
   private async ensureDaemon(name: string): Promise<void> {
-    if (this.child && this.childName === name && this.child.exitCode === null && this.child.signalCode === null)
+    if (
+      this.child &&
+      this.childName === name &&
+      this.child.exitCode === null &&
+      this.child.signalCode === null
+    )
       return;
     this.child = null;
     const sock = uapiSocketPath(name);
@@ -290,7 +297,8 @@ export class Backend {
     const sock = uapiSocketPath(name);
     const deadline = Date.now() + 10_000;
     for (;;) {
-      if (exited) throw new Error(`wireguard-go terminó al arrancar (código ${child.exitCode ?? child.signalCode})`);
+      if (exited)
+        throw new Error(`wireguard-go terminó al arrancar (código ${child.exitCode ?? child.signalCode})`);
       if ((await socketAlive(sock)) && (await this.linkInfo(name))) break;
       if (Date.now() > deadline) {
         await killAndWait(child);

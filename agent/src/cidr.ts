@@ -63,7 +63,7 @@ function formatIpv6(bytes: number[]): string {
   // RFC 5952: compress the longest run (>= 2) of zero groups, the first one on a tie.
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

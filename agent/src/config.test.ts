@@ -28,8 +28,20 @@ describe('parseCli', () => {
   });
 
   it('takes the environment when flags are absent, flags winning', () => {
-    const env = { AGENT_URL: 'http://a', AGENT_TOKEN: 'envtok', AGENT_INTERFACE: 'wg7', AGENT_NETNS: 'ns1', AGENT_FIREWALL: 'false' };
-    expect(run([], env)).toMatchObject({ url: 'http://a', token: 'envtok', interfaceName: 'wg7', netns: 'ns1', firewall: false });
+    const env = {
+      AGENT_URL: 'http://a',
+      AGENT_TOKEN: 'envtok',
+      AGENT_INTERFACE: 'wg7',
+      AGENT_NETNS: 'ns1',
+      AGENT_FIREWALL: 'false',
+    };
+    expect(run([], env)).toMatchObject({
+      url: 'http://a',
+      token: 'envtok',
+      interfaceName: 'wg7',
+      netns: 'ns1',
+      firewall: false,
+    });
     expect(run(['--interface', 'wg9'], env).interfaceName).toBe('wg9');
   });
 

@@ -141,10 +141,13 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
   const repairText = pick(values['repair-interval'], 'AGENT_REPAIR_INTERVAL') ?? '300';
   const repair = Number(repairText);
   if (!/^\d+$/.test(repairText) || (repair !== 0 && repair < 10))
-    throw new ConfigError(`--repair-interval debe ser 0 o un número entero de segundos >= 10 (recibido "${repairText}")`);
+    throw new ConfigError(
+      `--repair-interval debe ser 0 o un número entero de segundos >= 10 (recibido "${repairText}")`,
+    );
 
   const firewallEnv = pick(undefined, 'AGENT_FIREWALL');
-  const firewall = !values['no-firewall'] && !(firewallEnv && ['false', '0', 'no', 'off'].includes(firewallEnv));
+  const firewall =
+    !values['no-firewall'] && !(firewallEnv && ['false', '0', 'no', 'off'].includes(firewallEnv));
 
   return {
     kind: 'run',

@@ -8,7 +8,14 @@ import { randomKey } from './testing/keys.ts';
 const snapshotMsg = (revision: number): ServerSnapshot => ({
   type: 'snapshot',
   revision,
-  interface: { name: 'wg0', private_key: randomKey(), listen_port: 51820, address: '10.64.0.1/10', mtu: 1420, nat: true },
+  interface: {
+    name: 'wg0',
+    private_key: randomKey(),
+    listen_port: 51820,
+    address: '10.64.0.1/10',
+    mtu: 1420,
+    nat: true,
+  },
   peers: [{ public_key: randomKey(), preshared_key: randomKey(), allowed_ips: ['10.64.0.2/32'] }],
 });
 const welcome = { type: 'welcome', protocol: AGENT_PROTOCOL_VERSION, server_id: 7, stats_interval_ms: 1000 };
@@ -41,14 +48,18 @@ describe('parseServerMessage', () => {
     expect(unknown).toMatchObject({ ok: false });
     if (!unknown.ok) expect(unknown.error).toContain('"reboot"');
     const secret = 'not-a-key-but-secret';
-    const bad = parseServerMessage(JSON.stringify({ ...snapshotMsg(1), interface: { ...snapshotMsg(1).interface, private_key: secret } }));
+    const bad = parseServerMessage(
+      JSON.stringify({ ...snapshotMsg(1), interface: { ...snapshotMsg(1).interface, private_key: secret } }),
+    );
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.error).toContain('interface.private_key');
       expect(bad.error).not.toContain(secret);
     }
     expect(parseServerMessage('{oops')).toEqual({ ok: false, error: 'mensaje no válido: no es JSON' });
-    expect(parseServerMessage(JSON.stringify({ type: 'delta', revision: 0, upsert: [], remove: [] })).ok).toBe(false);
+    expect(
+      parseServerMessage(JSON.stringify({ type: 'delta', revision: 0, upsert: [], remove: [] })).ok,
+    ).toBe(false);
   });
 });
 
@@ -112,7 +123,14 @@ describe('AgentConnection against a fake control plane', () => {
         send({ type: 'delta', revision: 44, upsert: [], remove: [randomKey()] });
       },
     });
-    conn = new AgentConnection({ url: cp.url, token: 'secret-token', handler, log: silentLogger, hostname: 'vpn-1', ...fastTimings });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 'secret-token',
+      handler,
+      log: silentLogger,
+      hostname: 'vpn-1',
+      ...fastTimings,
+    });
     conn.start();
     const hello = await cp.waitFor((m) => m.type === 'hello');
     expect(hello.message).toEqual({
@@ -124,7 +142,9 @@ describe('AgentConnection against a fake control plane', () => {
       backend: 'wireguard-go',
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
-    const acks = cp.received.filter((r) => r.message.type === 'ack').map((r) => (r.message.type === 'ack' ? r.message.revision : -1));
+    const acks = cp.received
+      .filter((r) => r.message.type === 'ack')
+      .map((r) => (r.message.type === 'ack' ? r.message.revision : -1));
     expect(acks).toEqual([42, 43, 44]);
     // Heartbeats flow, and stats start full then only changes.
     await cp.waitFor((m) => m.type === 'heartbeat');
@@ -156,7 +176,13 @@ describe('AgentConnection against a fake control plane', () => {
         send({ type: 'delta', revision: 9, upsert: [], remove: [] });
       },
     });
-    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 't',
+      handler: new FakeHandler(),
+      log: silentLogger,
+      ...fastTimings,
+    });
     conn.start();
     await cp.waitFor((m) => m.type === 'resync');
   });
@@ -164,7 +190,13 @@ describe('AgentConnection against a fake control plane', () => {
   it('reconnects with growing, jittered delays after the server drops it, and says hello again', async () => {
     cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });
     const delays: number[] = [];
-    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 't',
+      handler: new FakeHandler(),
+      log: silentLogger,
+      ...fastTimings,
+    });
     conn.on('reconnecting', (d: number) => delays.push(d));
     conn.start();
     for (let i = 1; i <= 3; i++) {
@@ -186,7 +218,13 @@ describe('AgentConnection against a fake control plane', () => {
 
   it('keeps retrying, without connecting, when the token is refused', async () => {
     cp = await startFakeControlPlane({ token: 'right' });
-    conn = new AgentConnection({ url: cp.url, token: 'wrong', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 'wrong',
+      handler: new FakeHandler(),
+      log: silentLogger,
+      ...fastTimings,
+    });
     conn.start();
     await waitUntil(() => cp!.rejected >= 2);
     expect(cp.connections).toHaveLength(0);
@@ -209,7 +247,13 @@ describe('AgentConnection against a fake control plane', () => {
 
   it('closes on a protocol version it does not speak', async () => {
     cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send({ ...welcome, protocol: 99 }) });
-    conn = new AgentConnection({ url: cp.url, token: 't', handler: new FakeHandler(), log: silentLogger, ...fastTimings });
+    conn = new AgentConnection({
+      url: cp.url,
+      token: 't',
+      handler: new FakeHandler(),
+      log: silentLogger,
+      ...fastTimings,
+    });
     let closed = 0;
     conn.on('close', (code: number) => (closed = code));
     conn.start();

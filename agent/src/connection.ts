@@ -182,7 +182,10 @@ export class AgentConnection extends EventEmitter {
         o.log.warn('sin noticias del plano de control: se reconecta', { idle_ms: o.idleTimeoutMs ?? 45_000 });
         ws.terminate();
       }, o.idleTimeoutMs ?? 45_000);
-      heartbeatTimer = setInterval(() => send({ type: 'heartbeat', at: Date.now() }), o.heartbeatMs ?? 15_000);
+      heartbeatTimer = setInterval(
+        () => send({ type: 'heartbeat', at: Date.now() }),
+        o.heartbeatMs ?? 15_000,
+      );
       void o.handler.hello().then(
         (h) =>
           send({
@@ -303,7 +306,11 @@ export class AgentConnection extends EventEmitter {
         return;
       }
       case 'delta': {
-        log.debug('delta recibido', { revision: msg.revision, upsert: msg.upsert.length, remove: msg.remove.length });
+        log.debug('delta recibido', {
+          revision: msg.revision,
+          upsert: msg.upsert.length,
+          remove: msg.remove.length,
+        });
         try {
           const revision = await this.opts.handler.applyDelta(msg);
           if (revision === null) {

@@ -54,10 +54,10 @@ describe('diffPeers (plain data)', () => {
     const a = peer(2);
     const b = peer(3);
     const liveB = { ...toPeerState(b), presharedKey: null };
-    const d = diffPeers(
-      desiredMap([{ ...a, allowed_ips: ['10.64.0.2/32', 'fd00::2/128'] }, b]),
-      [toPeerState(a), liveB],
-    );
+    const d = diffPeers(desiredMap([{ ...a, allowed_ips: ['10.64.0.2/32', 'fd00::2/128'] }, b]), [
+      toPeerState(a),
+      liveB,
+    ]);
     expect(d.update.map((p) => p.publicKey).sort()).toEqual([a.public_key, b.public_key].sort());
   });
 
@@ -121,7 +121,14 @@ const serverKey = randomKey();
 const snapshot = (revision: number, peers: AgentPeer[]): ServerSnapshot => ({
   type: 'snapshot',
   revision,
-  interface: { name: 'wgunit0', private_key: serverKey, listen_port: 51820, address: '10.64.0.1/10', mtu: 1420, nat: true },
+  interface: {
+    name: 'wgunit0',
+    private_key: serverKey,
+    listen_port: 51820,
+    address: '10.64.0.1/10',
+    mtu: 1420,
+    nat: true,
+  },
   peers,
 });
 
@@ -221,7 +228,13 @@ describe('Reconciler on an in-memory device', () => {
     const live = f.device.peer(a!.public_key);
     if (live) Object.assign(live, { rx: 100, tx: 50, handshake: 1700000000, endpoint: '198.51.100.2:5555' });
     expect(await r.collectStats(true)).toEqual([
-      { public_key: a!.public_key, rx_bytes: 100, tx_bytes: 50, latest_handshake: 1700000000, endpoint: '198.51.100.2:5555' },
+      {
+        public_key: a!.public_key,
+        rx_bytes: 100,
+        tx_bytes: 50,
+        latest_handshake: 1700000000,
+        endpoint: '198.51.100.2:5555',
+      },
     ]);
     expect(await r.collectStats(true)).toEqual([]);
     await r.close();

@@ -267,7 +267,13 @@ export class Reconciler {
         return this.convergeWithRetry(generation);
       }
       this.markApplied(desired.revision);
-      return { revision: desired.revision, added: d.upsert.length, updated: 0, removed: d.remove.length, device: false };
+      return {
+        revision: desired.revision,
+        added: d.upsert.length,
+        updated: 0,
+        removed: d.remove.length,
+        device: false,
+      };
     });
   }
 
@@ -341,7 +347,10 @@ export class Reconciler {
           retry_ms: delay,
         });
       }
-      await sleep(delay * (0.5 + Math.random() / 2), AbortSignal.any([this.closed.signal, this.superseded.signal]));
+      await sleep(
+        delay * (0.5 + Math.random() / 2),
+        AbortSignal.any([this.closed.signal, this.superseded.signal]),
+      );
       delay = Math.min(30_000, delay * 2);
     }
   }

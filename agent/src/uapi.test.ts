@@ -49,7 +49,12 @@ describe('UAPI text', () => {
       listenPort: 51820,
       peers: [
         { publicKey: gone, remove: true },
-        { publicKey: pub, presharedKey: psk, replaceAllowedIps: true, allowedIps: ['10.64.0.2/32', 'fd00::2/128'] },
+        {
+          publicKey: pub,
+          presharedKey: psk,
+          replaceAllowedIps: true,
+          allowedIps: ['10.64.0.2/32', 'fd00::2/128'],
+        },
       ],
     });
     expect(text).toBe(
@@ -168,7 +173,9 @@ describe('UapiClient over a unix socket', () => {
     const client = new UapiClient(path);
     try {
       for (let i = 0; i < 20; i++)
-        await client.set({ peers: [{ publicKey: randomKey(), replaceAllowedIps: true, allowedIps: [`10.64.1.${i}/32`] }] });
+        await client.set({
+          peers: [{ publicKey: randomKey(), replaceAllowedIps: true, allowedIps: [`10.64.1.${i}/32`] }],
+        });
       const state = await client.get();
       expect(state.peers).toHaveLength(20);
       expect(srv.connections()).toBe(1);
@@ -227,11 +234,15 @@ describe('UapiClient over a unix socket', () => {
     const srv = await startFakeUapiServer(path, new FakeDevice());
     const client = new UapiClient(path);
     try {
-      await expect(client.request('set=1\nbogus_key=1\n\n').then((a) => parseGet(a))).rejects.toThrow(UapiError);
+      await expect(client.request('set=1\nbogus_key=1\n\n').then((a) => parseGet(a))).rejects.toThrow(
+        UapiError,
+      );
     } finally {
       client.close();
       await srv.close();
     }
-    await expect(new UapiClient(join(dir, 'missing.sock')).get()).rejects.toBeInstanceOf(UapiUnavailableError);
+    await expect(new UapiClient(join(dir, 'missing.sock')).get()).rejects.toBeInstanceOf(
+      UapiUnavailableError,
+    );
   });
 });

@@ -100,7 +100,9 @@ export class WgToolDriver implements WgDriver {
       await this.runner.run('wg', ['set', this.iface, 'listen-port', String(req.listenPort)]);
     if (req.privateKey !== undefined) {
       const key = checkKey(req.privateKey);
-      await withSecretFile(key + '\n', (path) => this.runner.run('wg', ['set', this.iface, 'private-key', path]));
+      await withSecretFile(key + '\n', (path) =>
+        this.runner.run('wg', ['set', this.iface, 'private-key', path]),
+      );
     }
     // Keep the transaction's order: consecutive removals, then consecutive upserts, and so on.
     const ops = req.peers ?? [];
@@ -113,7 +115,8 @@ export class WgToolDriver implements WgDriver {
       if (removing) {
         for (let k = 0; k < group.length; k += REMOVE_CHUNK) {
           const args = ['set', this.iface];
-          for (const op of group.slice(k, k + REMOVE_CHUNK)) args.push('peer', checkKey(op.publicKey), 'remove');
+          for (const op of group.slice(k, k + REMOVE_CHUNK))
+            args.push('peer', checkKey(op.publicKey), 'remove');
           await this.runner.run('wg', args);
         }
       } else {

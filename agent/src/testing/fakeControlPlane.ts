@@ -19,6 +19,8 @@ export interface FakeControlPlane {
   received: ReceivedMessage[];
   /** Connection attempts that passed authentication, with their times. */
   connections: { at: number; conn: number }[];
+  /** Close codes of finished connections (1000 = the agent closed cleanly). */
+  closes: { conn: number; code: number }[];
   /** Upgrade attempts refused for a bad token. */
   rejected: number;
   /** Sends a message (object or raw text) to the latest connection. */
@@ -53,13 +55,17 @@ export async function startFakeControlPlane(options: {
   const port = (wss.address() as AddressInfo).port;
   let latest: WebSocket | null = null;
   let count = 0;
-  const waiters: { pred: (m: AgentToServer) => boolean; from: number; resolve: (m: ReceivedMessage) => void }[] =
-    [];
+  const waiters: {
+    pred: (m: AgentToServer) => boolean;
+    from: number;
+    resolve: (m: ReceivedMessage) => void;
+  }[] = [];
 
   const fake: FakeControlPlane = {
     url: `http://127.0.0.1:${port}`,
     received: [],
     connections: [],
+    closes: [],
     rejected: 0,
     send(msg) {
       latest?.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
@@ -68,7 +74,10 @@ export async function startFakeControlPlane(options: {
       const found = fake.received.slice(from).find((r) => pred(r.message));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('el agente no envió el mensaje esperado')), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error('el agente no envió el mensaje esperado')),
+          timeoutMs,
+        );
         waiters.push({
           pred,
           from,
@@ -92,6 +101,7 @@ export async function startFakeControlPlane(options: {
     const conn = ++count;
     latest = ws;
     fake.connections.push({ at: Date.now(), conn });
+    ws.on('close', (code) => fake.closes.push({ conn, code }));
     ws.on('message', (data) => {
       const parsed = AgentToServer.safeParse(JSON.parse(String(data)));
       if (!parsed.success) throw new Error(`el agente envió un mensaje fuera del protocolo: ${String(data)}`);

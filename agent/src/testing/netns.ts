@@ -18,7 +18,8 @@ export function wireguardSkipReason(): string | null {
     ['ip', '-V'],
   ] as const) {
     const r = spawnSync(bin, [arg], { stdio: 'ignore' });
-    if (r.error || r.status !== 0) return `falta ${bin} (apt-get install wireguard-go wireguard-tools nftables iproute2)`;
+    if (r.error || r.status !== 0)
+      return `falta ${bin} (apt-get install wireguard-go wireguard-tools nftables iproute2)`;
   }
   return null;
 }
@@ -83,6 +84,17 @@ export class TestNet {
       await new Promise((r) => setTimeout(r, 20));
     }
     return { iface, pid: child.pid ?? 0 };
+  }
+
+  /** Starts a long-lived helper process in a namespace (killed at cleanup); resolves once it printed a line. */
+  async startProcess(ns: string, file: string, args: string[]): Promise<ChildProcess> {
+    const child = spawn('ip', ['netns', 'exec', ns, file, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`${file} terminó (${code})`)));
+    });
+    return child;
   }
 
   /** Kills what the tests started, deletes namespaces (their interfaces go with them) and sockets. */

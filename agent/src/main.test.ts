@@ -1,0 +1,140 @@
+/**
+ * The agent as an operator runs it: `npm run agent -- …` (here `node --import tsx src/main.ts`).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeControlPlane } from './testing/fakeControlPlane.ts';
+import { genKeyPair, randomKey } from './testing/keys.ts';
+import { TestNet, nsExec, sh, uniqueName, wireguardSkipReason } from './testing/netns.ts';
+import { uapiSocketPath } from './uapi.ts';
+
+const agentDir = new URL('..', import.meta.url).pathname;
+const runAgent = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: agentDir,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, ...env },
+    timeout: 30_000,
+  });
+
+describe('agent command line', () => {
+  it('exits 2 with one clear sentence on a bad argument', () => {
+    const r = runAgent(['--url', 'http://127.0.0.1:1', '--tokn', 'x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error: opción desconocida: --tokn');
+    expect(r.stderr).toContain('--help');
+  });
+
+  it('exits 2 when the URL or token is missing', () => {
+    const r = runAgent([]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('falta la URL del plano de control');
+  });
+
+  it('prints its usage with --help', () => {
+    const r = runAgent(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('--url');
+    expect(r.stdout).toContain('SIGTERM');
+  });
+});
+
+const skip = wireguardSkipReason();
+describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: ${skip}` : ''}`, () => {
+  const net = new TestNet();
+  const stateDir = mkdtempSync(join(tmpdir(), 'agent-state-'));
+  let child: ChildProcess | null = null;
+  let iface = '';
+  afterAll(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    // The daemon the agent process left running (found by its unique interface name).
+    const pids = iface
+      ? (spawnSync('pgrep', ['-f', `wireguard-go -f ${iface}$`], { encoding: 'utf8' }).stdout ?? '')
+          .split('\n')
+          .filter(Boolean)
+          .map(Number)
+      : [];
+    await net.cleanup(pids);
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM closes its connection, exits 0 and leaves the tunnel up; --down removes it', async () => {
+    const ns = net.addNamespace('vmain');
+    iface = net.track(uniqueName('wgm'));
+    const token = randomKey();
+    const server = genKeyPair();
+    const peer = {
+      public_key: genKeyPair().publicKey,
+      preshared_key: randomKey(),
+      allowed_ips: ['10.64.0.2/32'],
+    };
+    const cp = await startFakeControlPlane({
+      token,
+      onConnect: (send) => {
+        send({ type: 'welcome', protocol: 1, server_id: 3, stats_interval_ms: 5000 });
+        send({
+          type: 'snapshot',
+          revision: 12,
+          interface: {
+            name: iface,
+            private_key: server.privateKey,
+            listen_port: 51999,
+            address: '10.64.0.1/10',
+            mtu: 1420,
+            nat: true,
+          },
+          peers: [peer],
+        });
+      },
+    });
+    try {
+      child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/main.ts',
+          '--netns',
+          ns,
+          '--uplink',
+          'lo',
+          '--state-dir',
+          stateDir,
+          '--log-level',
+          'debug',
+        ],
+        {
+          cwd: agentDir,
+          env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let logs = '';
+      child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
+      await cp.waitFor((m) => m.type === 'ack' && m.revision === 12, { timeoutMs: 20_000 });
+      const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      // The agent closed its connection cleanly rather than just vanishing.
+      for (let i = 0; i < 100 && cp.closes.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(cp.closes).toEqual([{ conn: 1, code: 1000 }]);
+      expect(sh('wg', ['show', iface, 'dump'])).toContain(peer.public_key);
+      expect(nsExec(ns, 'nft', ['list', 'tables'])).toContain(`vpn_agent_${iface}`);
+      expect(JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'))).toEqual({ revision: 12 });
+      // Neither the token nor any key reached the logs.
+      for (const secret of [token, server.privateKey, peer.preshared_key]) expect(logs).not.toContain(secret);
+
+      const down = runAgent(['--down', '--interface', iface, '--netns', ns]);
+      expect(down.status).toBe(0);
+      for (let i = 0; i < 100 && existsSync(uapiSocketPath(iface)); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(uapiSocketPath(iface))).toBe(false);
+      expect(nsExec(ns, 'nft', ['list', 'tables'])).not.toContain(`vpn_agent_${iface}`);
+    } finally {
+      await cp.close();
+    }
+  });
+});
