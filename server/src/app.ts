@@ -22,6 +22,7 @@ import { customerAuthRoutes } from './routes/client/auth.ts';
 import { publicRoutes } from './routes/client/public.ts';
 import { sessionRoutes } from './routes/session/index.ts';
 import { adminServerRoutes } from './routes/admin/servers.ts';
+import { adminSettingsRoutes } from './routes/admin/settings.ts';
 import { peerRoutes } from './routes/client/peers.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
 import { realtimeRoutes } from './routes/realtime.ts';
@@ -155,6 +156,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(peerRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
   await app.register(adminServerRoutes(ctx));
+  await app.register(adminSettingsRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
