@@ -34,9 +34,7 @@ export const es = {
     backToLogin: 'Volver al inicio de sesión',
     loadError: 'Hubo un error al intentar cargar los datos.',
     loadErrorTitle: 'No se pudo cargar la información',
-    requestError: 'Hubo un error al realizar la solicitud',
     openInNewTab: '(se abre en una pestaña nueva)',
-    comingSoon: 'Próximamente',
   },
 
   nav: {
@@ -152,7 +150,6 @@ export const es = {
     registerLink: 'Regístrese',
     backToLanding: 'Volver al inicio',
     error: 'Error al iniciar sesión. Por favor, intente de nuevo.',
-    errorAlt: 'Hubo un error al intentar iniciar sesión',
   },
 
   register: {
@@ -239,7 +236,6 @@ export const es = {
     navLabel: 'Navegación del panel',
     openMenu: 'Abrir menú',
     closeMenu: 'Cerrar menú',
-    userMenu: 'Menú de usuario',
     accountSettings: 'Configuración de cuenta',
     logout: 'Cerrar sesión',
     home: {
