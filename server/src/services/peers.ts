@@ -421,6 +421,31 @@ export class PeerService {
     }
   }
 
+  /**
+   * A manager switches a peer on or off or sets its expiry; its server converges (the delta
+   * builder turns a peer that is no longer live into a removal) and the owner sees it live.
+   */
+  async adminUpdate(peerId: number, patch: { active?: boolean; expiresAt?: Date | null }): Promise<Peer> {
+    const [row] = await this.db.select().from(peers).where(eq(peers.id, peerId));
+    if (!row) throw notFound(msg.peerNotFound);
+    const revisions = await this.db.transaction(async (tx) => {
+      await tx
+        .update(peers)
+        .set({
+          ...(patch.active !== undefined ? { active: patch.active } : {}),
+          ...(patch.expiresAt !== undefined ? { expiresAt: patch.expiresAt } : {}),
+          updatedAt: sql`now()`,
+        })
+        .where(eq(peers.id, peerId));
+      return recordChanges(tx as unknown as Db, [{ serverId: row.serverId, upsertPeerIds: [row.id] }]);
+    });
+    for (const r of revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+    const peer = await this.presentOne(peerId);
+    await this.push(row.customerId, { type: 'updated_peer', peer });
+    return peer;
+  }
+
   /** Disables peers whose plan ran out; their servers drop them and the owners see it live. */
   async disableExpired(): Promise<number> {
     const expired = await this.db.transaction(async (tx) => {

@@ -191,4 +191,37 @@ export const adminServerRoutes =
         return reply.status(201).send(peer);
       },
     );
+
+    app.patch(
+      '/api/admin/peers/:id',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Activa o desactiva un peer, o cambia su fecha de expiración (null = indeterminada)',
+          security: [{ bearer: [] }],
+          params: z.object({
+            id: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1),
+          }),
+          body: z
+            .object({
+              active: z.boolean().optional(),
+              expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+            })
+            .strict(),
+          response: { 200: Peer, 400: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request) => {
+        const b = request.body;
+        return ctx.peers.adminUpdate(request.params.id, {
+          active: b.active,
+          expiresAt:
+            b.expires_at === undefined ? undefined : b.expires_at === null ? null : new Date(b.expires_at),
+        });
+      },
+    );
   };

@@ -464,6 +464,48 @@ describe('expiry', () => {
   });
 });
 
+describe('PATCH /api/admin/peers/{id}', () => {
+  it('disables and re-enables a peer: the agent drops and restores it, the owner sees each change', async () => {
+    const { peer, push, access } = await customerWithPeer(s1.server.id);
+    const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
+    await a1.until(() => a1.peers.has(row!.publicKey));
+    const off = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/peers/${peer.id}`,
+      headers: bearer(admin),
+      payload: { active: false },
+    });
+    expect(off.json().active).toBe(false);
+    await a1.until(() => !a1.peers.has(row!.publicKey));
+    await push.waitFor('updated_peer', (m) => (m.peer as { active: boolean }).active === false);
+    expect((await getConf(access, peer.id)).statusCode).toBe(400);
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/peers/${peer.id}`,
+      headers: bearer(admin),
+      payload: { active: true, expires_at: null },
+    });
+    await a1.until(() => a1.peers.has(row!.publicKey));
+    const list = (
+      await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })
+    ).json();
+    expect(list[0].expiration_date).toBeNull();
+  });
+
+  it('refuses a malformed date and unknown fields', async () => {
+    const { peer } = await customerWithPeer(s1.server.id);
+    for (const payload of [{ expires_at: 'mañana' }, { owner: 1 }]) {
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/peers/${peer.id}`,
+        headers: bearer(admin),
+        payload,
+      });
+      expect(res.statusCode).toBe(400);
+    }
+  });
+});
+
 describe('agent protocol', () => {
   it('answers error to unknown messages and keeps the connection', async () => {
     const s = await newServer('Protocolo');
