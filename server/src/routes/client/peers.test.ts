@@ -201,6 +201,7 @@ describe('GET /api/client/accounts/peers/{id}', () => {
     expect(confField(conf, 'PublicKey')).toBe(s1.server.public_key);
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
     expect(publicOf(confField(conf, 'PrivateKey')!)).toBe(row!.publicKey);
+    await a1.until(() => a1.peers.has(row!.publicKey));
     expect(a1.peers.get(row!.publicKey)?.preshared_key).toBe(confField(conf, 'PresharedKey'));
     // Only keys wg-quick and the Android app know.
     const keys = conf
