@@ -4,7 +4,8 @@
  * `N passed, M failed` (the sum over all suites) that CI reads.
  *
  * Suites: contracts, server on PGlite, server on PostgreSQL (when TEST_DATABASE_URL is set),
- * agent, web components, and browser journeys in Debian's Chromium (when /usr/bin/chromium exists).
+ * agent, the real WireGuard data plane in network namespaces (as root with wireguard-go), web
+ * components, and browser journeys in Debian's Chromium (when /usr/bin/chromium exists).
  * `--only NAME` runs one suite (names below).
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,13 @@ rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function canRunWireguard() {
+  if (process.getuid?.() !== 0) return false;
+  return ['wireguard-go', 'wg', 'nft', 'ip', 'ping'].every(
+    (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0,
+  );
+}
 const suites = [
   { name: 'contracts', dir: 'packages/contracts' },
   { name: 'server-pglite', dir: 'server', env: { TEST_DATABASE_URL: '' } },
@@ -26,6 +34,12 @@ const suites = [
     skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL no está definida',
   },
   { name: 'agent', dir: 'agent' },
+  {
+    name: 'dataplane',
+    dir: 'server',
+    args: ['--config', 'vitest.dataplane.config.ts'],
+    skip: !canRunWireguard() && 'hace falta root con wireguard-go, wireguard-tools, nftables e iputils-ping',
+  },
   { name: 'web', dir: 'web' },
   {
     name: 'e2e',

@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['test/dataplane/**', '**/node_modules/**'],
     globalSetup: ['./test/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -163,7 +163,8 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
 
   const hasWeb = existsSync(join(config.webDist, 'index.html'));
   if (hasWeb) {
-    await app.register(fastifyStatic, { root: config.webDist, wildcard: false, index: false });
+    // wildcard: files are looked up per request (a rebuilt web/dist needs no restart); misses fall to the SPA.
+    await app.register(fastifyStatic, { root: config.webDist, wildcard: true, index: false });
   }
   app.setNotFoundHandler(async (request, reply) => {
     const isApi =

@@ -1,0 +1,221 @@
+/**
+ * The product's promise, tested for real: WireGuard tunnels through wireguard-go, the real agent and
+ * nftables, in network namespaces, driven only through the public HTTP API (manager and customer).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plans } from '../../src/db/schema.ts';
+import {
+  bearer,
+  createCustomer,
+  createTestApp,
+  listen,
+  login,
+  managerToken,
+  type TestApp,
+} from '../helpers.ts';
+import { PushClient } from '../protocolAgent.ts';
+import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, uniqueName, type Host } from './network.ts';
+
+const skip = dataplaneSkipReason();
+
+describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  let lab: Lab;
+  let t: TestApp;
+  let base: string;
+  let admin: string;
+  let planId: number;
+  const srv: { host: Host; id: number; token: string; iface: string }[] = [];
+
+  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+    t.app.inject({ method, url, headers: bearer(token), payload });
+
+  async function customer() {
+    const c = await createCustomer(t);
+    const { access } = await login(t, c.username, c.password);
+    return { ...c, access };
+  }
+
+  async function grantPeer(username: string, serverId: number, name = 'Móvil'): Promise<number> {
+    const res = await api('POST', '/api/admin/peers', admin, {
+      username,
+      plan: planId,
+      name,
+      server: serverId,
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json().id as number;
+  }
+
+  const download = async (access: string, id: number) => {
+    const res = await api('GET', `/api/client/accounts/peers/${id}`, access);
+    expect(res.statusCode).toBe(200);
+    return res.body;
+  };
+  const publicKeyOf = async (access: string, id: number) => {
+    const conf = await download(access, id);
+    return { conf, privateKey: /^PrivateKey = (.+)$/m.exec(conf)![1]! };
+  };
+
+  beforeAll(async () => {
+    lab = new Lab();
+    t = await createTestApp({ scheduler: false });
+    base = await listen(t);
+    admin = await managerToken(t);
+    const [plan] = await t.ctx.db
+      .insert(plans)
+      .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
+      .returning();
+    planId = plan!.id;
+    for (const [i, address] of ['198.51.100.1', '198.51.100.2'].entries()) {
+      const host = lab.host(`dps${i}`, address);
+      const iface = uniqueName('dpwg');
+      const res = await api('POST', '/api/admin/servers', admin, {
+        name: `Servidor ${i + 1}`,
+        endpoint: `${address}:51820`,
+        ubication: 'Lab',
+        interface_name: iface,
+      });
+      expect(res.statusCode).toBe(201);
+      const { server, agent_token } = res.json();
+      srv.push({ host, id: server.id, token: agent_token, iface });
+      lab.startAgent(host, base, agent_token, iface);
+    }
+    await eventually(
+      async () => {
+        const list = (await api('GET', '/api/admin/servers', admin)).json<{ agent_online: boolean }[]>();
+        return list.every((s) => s.agent_online);
+      },
+      60_000,
+      'agentes en línea',
+    );
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await lab?.cleanup();
+  });
+
+  it('a client loads its .conf and reaches its server and the internet host (through NAT)', async () => {
+    const c = await customer();
+    const id = await grantPeer(c.username, srv[0]!.id);
+    const client = lab.host('dpc', '198.51.100.11');
+    const conf = await download(c.access, id);
+    await eventually(() => lab.peersOn(srv[0]!.iface).length > 0, 20_000, 'peer en la interfaz');
+    await lab.loadClientConf(client, conf);
+    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    // The internet host has no route back to 10.64.0.0/10: a reply proves masquerade on the server.
+    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+  });
+
+  it('two clients on one server cannot reach each other', async () => {
+    const a = await customer();
+    const b = await customer();
+    const idA = await grantPeer(a.username, srv[0]!.id, 'A');
+    const idB = await grantPeer(b.username, srv[0]!.id, 'B');
+    const ca = lab.host('dpca', '198.51.100.21');
+    const cb = lab.host('dpcb', '198.51.100.22');
+    const confA = await download(a.access, idA);
+    const confB = await download(b.access, idB);
+    await eventually(() => lab.peersOn(srv[0]!.iface).length >= 3, 20_000, 'peers en la interfaz');
+    await lab.loadClientConf(ca, confA);
+    await lab.loadClientConf(cb, confB);
+    const addrA = /^Address = (.+)\/32$/m.exec(confA)![1]!;
+    const addrB = /^Address = (.+)\/32$/m.exec(confB)![1]!;
+    expect(lab.ping(ca.ns, '10.64.0.1')).toBe(true);
+    expect(lab.ping(cb.ns, '10.64.0.1')).toBe(true);
+    expect(lab.ping(ca.ns, addrB, 2)).toBe(false);
+    expect(lab.ping(cb.ns, addrA, 2)).toBe(false);
+  });
+
+  it('regenerate: the old key no longer gets through; the new .conf works', async () => {
+    const c = await customer();
+    const id = await grantPeer(c.username, srv[0]!.id, 'Regenerar');
+    const client = lab.host('dpcr', '198.51.100.31');
+    const push = await PushClient.connect(base, c.access);
+    const old = await publicKeyOf(c.access, id);
+    await eventually(async () => lab.peersOn(srv[0]!.iface).length > 0);
+    const iface = await lab.loadClientConf(client, old.conf);
+    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    const res = await api('PATCH', `/api/client/accounts/peers/${id}`, c.access, { operation: 'regenerate' });
+    expect(res.statusCode).toBe(200);
+    await push.waitFor('success', () => true, 20_000);
+    // Same client, old keys: the server no longer knows them.
+    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+    const fresh = await publicKeyOf(c.access, id);
+    expect(fresh.privateKey).not.toBe(old.privateKey);
+    await lab.loadClientConf(client, fresh.conf, iface);
+    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+    push.close();
+  });
+
+  it('change_server: the client works through the new server and is gone from the old one', async () => {
+    const c = await customer();
+    const id = await grantPeer(c.username, srv[0]!.id, 'Mover');
+    const client = lab.host('dpcm', '198.51.100.41');
+    const push = await PushClient.connect(base, c.access);
+    const before = await download(c.access, id);
+    const before1 = lab.peersOn(srv[0]!.iface).length;
+    const iface = await lab.loadClientConf(client, before);
+    await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 20_000, 'túnel inicial');
+    const res = await api('PATCH', `/api/client/accounts/peers/${id}`, c.access, {
+      operation: 'change_server',
+      server: srv[1]!.id,
+    });
+    expect(res.statusCode).toBe(200);
+    await push.waitFor('success', () => true, 20_000);
+    expect(lab.peersOn(srv[0]!.iface)).toHaveLength(before1 - 1);
+    const after = await download(c.access, id);
+    expect(/^Endpoint = (.+)$/m.exec(after)![1]).toBe('198.51.100.2:51820');
+    await lab.loadClientConf(client, after, iface);
+    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+    push.close();
+  });
+
+  it('a disabled or expired peer disappears from the interface', async () => {
+    const c = await customer();
+    const disabled = await grantPeer(c.username, srv[1]!.id, 'Apagado');
+    const expiring = await grantPeer(c.username, srv[1]!.id, 'Caduca');
+    const client = lab.host('dpcd', '198.51.100.51');
+    const conf = await download(c.access, disabled);
+    await lab.loadClientConf(client, conf);
+    await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 20_000, 'túnel antes de desactivar');
+    const count = lab.peersOn(srv[1]!.iface).length;
+    await api('PATCH', `/api/admin/peers/${disabled}`, admin, { active: false });
+    await eventually(
+      () => lab.peersOn(srv[1]!.iface).length === count - 1,
+      20_000,
+      'peer desactivado retirado',
+    );
+    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+    await api('PATCH', `/api/admin/peers/${expiring}`, admin, {
+      expires_at: new Date(Date.now() - 1000).toISOString(),
+    });
+    await t.ctx.peers.disableExpired();
+    await eventually(() => lab.peersOn(srv[1]!.iface).length === count - 2, 20_000, 'peer expirado retirado');
+  });
+
+  it('kill the agent, change peers, restart it: it converges to the desired state', async () => {
+    const c = await customer();
+    const keep = await grantPeer(c.username, srv[0]!.id, 'Queda');
+    const drop = await grantPeer(c.username, srv[0]!.id, 'Se va');
+    await eventually(async () => lab.peersOn(srv[0]!.iface).length > 0);
+    await lab.stopAgent(srv[0]!.host.ns);
+    // While the agent is away: one new peer, one disabled, one re-keyed.
+    const added = await grantPeer(c.username, srv[0]!.id, 'Nuevo');
+    await api('PATCH', `/api/admin/peers/${drop}`, admin, { active: false });
+    const rekey = await api('PATCH', `/api/client/accounts/peers/${keep}`, c.access, {
+      operation: 'regenerate',
+    });
+    expect(rekey.statusCode).toBe(200);
+    lab.startAgent(srv[0]!.host, base, srv[0]!.token, srv[0]!.iface);
+    const client = lab.host('dpck', '198.51.100.61');
+    const conf = await download(c.access, added);
+    await lab.loadClientConf(client, conf);
+    await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 60_000, 'el agente convergió');
+    const client2 = lab.host('dpck2', '198.51.100.62');
+    await lab.loadClientConf(client2, await download(c.access, keep));
+    expect(lab.ping(client2.ns, '10.64.0.1')).toBe(true);
+  });
+});
