@@ -2,6 +2,7 @@
  * Puts the pieces together: backend (interface), reconciler (desired → live), connection (control
  * plane), optional state dir. Used by main.ts, the integration tests and the benchmark.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Backend } from './backend.ts';
 import type { AgentConfig } from './config.ts';
@@ -29,6 +30,8 @@ export class Agent {
   private readonly state: ReturnType<typeof createStateWriter> | null;
 
   constructor(private readonly opts: AgentOptions) {
+    // The state dir holds the last revision and wireguard-go's log: make it on first run.
+    if (opts.stateDir) mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
     const runner = createRunner(opts.netns ?? null);
     this.state = opts.stateDir ? createStateWriter(opts.stateDir) : null;
     this.backend = new Backend({

@@ -44,6 +44,19 @@ export const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: bool.default(false),
     SEED_DEMO: bool.optional(),
+    LOCAL_AGENT: bool.default(false),
+    LOCAL_AGENT_ENDPOINT: z
+      .string()
+      .regex(/^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, { message: 'debe tener la forma host:puerto' })
+      .optional(),
+    LOCAL_AGENT_INTERFACE: z
+      .string()
+      .regex(/^[A-Za-z0-9_=+.-]{1,15}$/, { message: 'nombre de interfaz no válido' })
+      .default('wg0'),
+    LOCAL_AGENT_UPLINK: z
+      .string()
+      .regex(/^[A-Za-z0-9_=+.@-]{1,15}$/, { message: 'nombre de interfaz no válido' })
+      .optional(),
     WEB_DIST: z.string().optional(),
   })
   .superRefine((env, ctx) => {
@@ -79,6 +92,13 @@ export interface Config {
   /** Seed demo content on an empty database: default on for PGlite, off for PostgreSQL. */
   seedDemo: boolean;
   webDist: string;
+  /** One box: also run an agent for a server on this machine (opt-in). */
+  localAgent: {
+    enabled: boolean;
+    endpoint: string | undefined;
+    interfaceName: string;
+    uplink: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -135,5 +155,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY,
     seedDemo: env.SEED_DEMO ?? !env.DATABASE_URL,
     webDist: resolve(env.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
+    localAgent: {
+      enabled: env.LOCAL_AGENT,
+      endpoint: env.LOCAL_AGENT_ENDPOINT,
+      interfaceName: env.LOCAL_AGENT_INTERFACE,
+      uplink: env.LOCAL_AGENT_UPLINK,
+    },
   };
 }

@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { deriveKeys } from './lib/crypto.ts';
 import { bootstrapManager } from './services/managers.ts';
 import { seedDemoContent } from './services/seed.ts';
+import { startLocalAgent } from './services/localAgent.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -35,11 +36,13 @@ async function main(): Promise<void> {
     app.log.info('contenido de demostración creado (planes, anuncio, servidores)');
   }
 
+  let stopLocalAgent = async () => {};
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'cerrando');
+    await stopLocalAgent();
     await app.close();
     await database.close();
     process.exit(0);
@@ -49,6 +52,14 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`${config.companyName} escuchando en http://localhost:${config.port} (${database.kind})`);
+  if (config.localAgent.enabled) {
+    stopLocalAgent = await startLocalAgent({
+      db: ctx.db,
+      config,
+      encryptionKey: ctx.keys.encryption,
+      log: app.log,
+    });
+  }
 }
 
 void main().catch((e: unknown) => {

@@ -5,7 +5,7 @@
  * namespaces that load the `.conf` downloaded from the API, as wg-quick would.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestNet, nsExec, sh, uniqueName } from '../../../agent/src/testing/netns.ts';
@@ -78,7 +78,6 @@ export class Lab {
     this.stopAgentSync(server.ns);
     if (!this.wgInterfaces.includes(iface)) this.wgInterfaces.push(iface);
     this.net.track(iface);
-    mkdirSync(join(this.stateDir, server.ns), { recursive: true });
     const child = spawn(
       TSX,
       [
