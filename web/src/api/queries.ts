@@ -6,7 +6,15 @@
  * so ending a session can drop exactly that data; public data starts with `'public'`.
  */
 import { queryOptions } from '@tanstack/react-query';
-import { CurrentManager, CurrentUser, PlanList, PublicSettings, ServiceStatus } from '@vpn/contracts';
+import {
+  AvailableServerList,
+  CurrentManager,
+  CurrentUser,
+  PeerList,
+  PlanList,
+  PublicSettings,
+  ServiceStatus,
+} from '@vpn/contracts';
 import { publicRequest } from './http';
 import { authRequest } from './session';
 
@@ -16,6 +24,8 @@ export const queryKeys = {
   plans: ['public', 'plans'] as const,
   currentUser: ['client', 'me'] as const,
   currentManager: ['manager', 'me'] as const,
+  peers: ['client', 'peers'] as const,
+  availableServers: (peerId: number) => ['client', 'network', peerId] as const,
 };
 
 /** `GET /api/client`: the public settings every public page reads first. */
@@ -60,5 +70,25 @@ export function currentManagerQuery() {
     queryKey: queryKeys.currentManager,
     queryFn: ({ signal }) => authRequest('manager', '/api/admin/verify-token', { signal }, CurrentManager),
     staleTime: 5 * 60_000,
+  });
+}
+
+/** `GET /api/client/accounts/peers`: the customer's peers (kept live by the push websocket). */
+export function peersQuery() {
+  return queryOptions({
+    queryKey: queryKeys.peers,
+    queryFn: ({ signal }) => authRequest('client', '/api/client/accounts/peers', { signal }, PeerList),
+    staleTime: 30_000,
+  });
+}
+
+/** `GET /api/client/network/{peerId}`: the servers a peer may move to (always asked afresh). */
+export function availableServersQuery(peerId: number) {
+  return queryOptions({
+    queryKey: queryKeys.availableServers(peerId),
+    queryFn: ({ signal }) =>
+      authRequest('client', `/api/client/network/${peerId}`, { signal }, AvailableServerList),
+    staleTime: 0,
+    gcTime: 0,
   });
 }

@@ -29,3 +29,14 @@ export function descriptionLines(description: string): string[] {
     .map((line) => line.trim().replace(/\.$/, ''))
     .filter((line) => line.length > 0);
 }
+
+const longDate = new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'long', year: 'numeric' });
+
+/**
+ * A date in Spanish long form ('5 de marzo de 2025'), from an ISO string. Text that is not a date is
+ * shown as it came rather than as 'Invalid Date'.
+ */
+export function formatDate(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : longDate.format(date);
+}

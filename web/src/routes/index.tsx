@@ -2,16 +2,18 @@
  * The route table (spec "Screens and routes"). Public pages sit under the public gate, the customer
  * dashboard under its own gate, the manager area under the manager gate. Each public route names
  * itself in `handle.publicPage` so the gate can apply the spec's rules without string-matching paths.
+ * The root element holds the app's one push websocket (`api/RealtimeProvider.tsx`).
  */
-import { Navigate } from 'react-router';
+import { Navigate, Outlet } from 'react-router';
 import type { RouteObject } from 'react-router';
+import { RealtimeProvider } from '../api/RealtimeProvider';
 import { RouteErrorFallback } from '../components/ErrorFallback';
 import { DashboardLayout } from './dashboard/DashboardLayout';
 import { Help } from './dashboard/Help';
 import { Home } from './dashboard/Home';
 import { Partys } from './dashboard/Partys';
 import { Payment } from './dashboard/Payment';
-import { Peers } from './dashboard/Peers';
+import { Peers } from './dashboard/peers/Peers';
 import { DashboardPlans } from './dashboard/Plans';
 import { AccountSettings } from './dashboard/Settings';
 import { ManagerHome, ManagerLayout } from './manager/ManagerLayout';
@@ -30,6 +32,12 @@ const page = (publicPage: PublicHandle['publicPage']): PublicHandle => ({ public
 
 export const routes: RouteObject[] = [
   {
+    // The live connection lives above every page: it opens and closes as the path changes.
+    element: (
+      <RealtimeProvider>
+        <Outlet />
+      </RealtimeProvider>
+    ),
     errorElement: <RouteErrorFallback />,
     children: [
       {

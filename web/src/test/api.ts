@@ -8,6 +8,8 @@ import type { Plan, PublicSettings } from '../api/types';
 export interface Reply {
   status?: number;
   body?: unknown;
+  /** A plain-text answer (a config file) instead of JSON. */
+  text?: string;
 }
 
 export interface RecordedCall {
@@ -17,7 +19,7 @@ export interface RecordedCall {
   body: unknown;
 }
 
-type Handler = Reply | ((call: RecordedCall) => Reply | Promise<Reply>);
+export type Handler = Reply | ((call: RecordedCall) => Reply | Promise<Reply>);
 
 export interface FakeApi {
   calls: RecordedCall[];
@@ -93,6 +95,12 @@ export function fakeApi(routes: Record<string, Handler> = {}): FakeApi {
     const handler = table.get(`${method} ${url.pathname}`);
     if (!handler) return jsonResponse(404, { message: `Sin ruta falsa para ${method} ${url.pathname}` });
     const reply = typeof handler === 'function' ? await handler(call) : handler;
+    if (reply.text !== undefined) {
+      return new Response(reply.text, {
+        status: reply.status ?? 200,
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+      });
+    }
     return jsonResponse(reply.status ?? 200, reply.body);
   });
   vi.stubGlobal('fetch', fetchMock);

@@ -1,7 +1,8 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { toast } from 'react-hot-toast';
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { FakeWebSocket } from './websocket';
 
 // jsdom lacks matchMedia (react-hot-toast asks for prefers-reduced-motion): answer "no match".
 if (!window.matchMedia) {
@@ -16,6 +17,12 @@ if (!window.matchMedia) {
     dispatchEvent: () => false,
   });
 }
+
+// No test opens a real socket: the app's push connection gets the fake (see `websocket.ts`).
+beforeEach(() => {
+  FakeWebSocket.instances = [];
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+});
 
 afterEach(() => {
   cleanup();

@@ -1,21 +1,156 @@
+import { useQuery } from '@tanstack/react-query';
 import { MonitorSmartphone } from 'lucide-react';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { EmptyState } from '../../components/EmptyState';
-import { ui } from '../../components/ui';
-import { es } from '../../i18n/es';
-import { PageHeader } from './PageHeader';
+import type { AvailableServer, Peer } from '../../../api/peers';
+import { peersQuery } from '../../../api/queries';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
+import { EmptyState } from '../../../components/EmptyState';
+import { ErrorPanel } from '../../../components/ErrorPanel';
+import { LoadingBlock } from '../../../components/LoadingScreen';
+import { ui } from '../../../components/ui';
+import { es } from '../../../i18n/es';
+import { useIsDesktop } from '../../../lib/useMediaQuery';
+import { useCurrentUser } from '../DashboardLayout';
+import { PageHeader } from '../PageHeader';
+import { ChangeServerView } from './ChangeServerView';
+import { PeerDetailsDialog } from './PeerDetailsDialog';
+import { PeerCards, PeerTable } from './PeerList';
+import type { PeerIntent } from './PeerList';
+import { PeerQrDialog } from './PeerQrDialog';
+import { usePeerActions } from './usePeerActions';
 
-/** `/dashboard/peers` (the peers API arrives with a later issue; until then, the empty state). */
+const t = es.dashboard.peers;
+
+/** What the page shows over the list: a question, a dialog, or the change-server view. */
+type Overlay =
+  | { kind: 'confirmMirror' | 'confirmRegenerate' | 'details' | 'qr'; peerId: number }
+  | { kind: 'confirmChange'; peerId: number; server: AvailableServer };
+
+/**
+ * `/dashboard/peers` ('Peers Wireguard'): the customer's peers as a table (≥ 768 px) or cards, with
+ * the mirror-link copy button, the config download and the actions menu; the change-server view;
+ * confirm, details and QR dialogs. The list is kept live by the push websocket (see
+ * `api/RealtimeProvider.tsx`), so every dialog reads the peer from it by id, never a stale copy.
+ */
 export function Peers() {
-  const t = es.dashboard.peers;
-  return (
-    <>
-      <PageHeader title={t.title} subtitle={t.subtitle} />
+  const user = useCurrentUser();
+  const showRooms = user.web_settings.allow_partys;
+  const isDesktop = useIsDesktop();
+  const peers = useQuery(peersQuery());
+  const actions = usePeerActions();
+  const [overlay, setOverlay] = useState<Overlay | null>(null);
+  const [changingPeerId, setChangingPeerId] = useState<number | null>(null);
+
+  const find = (id: number | null | undefined) => peers.data?.find((p) => p.id === id) ?? null;
+  const overlayPeer = find(overlay?.peerId);
+  const changingPeer = find(changingPeerId);
+  const close = () => setOverlay(null);
+
+  function onIntent(intent: PeerIntent, peer: Peer) {
+    switch (intent) {
+      case 'regenerateMirror':
+        return setOverlay({ kind: 'confirmMirror', peerId: peer.id });
+      case 'regenerate':
+        return setOverlay({ kind: 'confirmRegenerate', peerId: peer.id });
+      case 'changeServer':
+        return setChangingPeerId(peer.id);
+      case 'qr':
+        return setOverlay({ kind: 'qr', peerId: peer.id });
+      case 'mikrotik':
+        return void actions.download(peer, 'mikrotik');
+      case 'details':
+        return setOverlay({ kind: 'details', peerId: peer.id });
+    }
+  }
+
+  let body;
+  if (peers.isPending) body = <LoadingBlock label={es.common.loading} />;
+  else if (peers.isError && !peers.data)
+    body = <ErrorPanel message={es.common.loadError} onRetry={() => void peers.refetch()} />;
+  else if (peers.data.length === 0)
+    body = (
       <EmptyState icon={MonitorSmartphone} title={t.emptyTitle} text={t.emptyText}>
         <Link to="/dashboard/plans" className={ui.buttonPrimary}>
           {t.emptyCta}
         </Link>
       </EmptyState>
+    );
+  else if (changingPeerId !== null && changingPeer)
+    body = (
+      <ChangeServerView
+        peer={changingPeer}
+        showRooms={showRooms}
+        onBack={() => setChangingPeerId(null)}
+        onSelect={(server) => setOverlay({ kind: 'confirmChange', peerId: changingPeer.id, server })}
+      />
+    );
+  else {
+    const List = isDesktop ? PeerTable : PeerCards;
+    body = (
+      <List
+        peers={peers.data}
+        showRooms={showRooms}
+        onIntent={onIntent}
+        onDownload={(peer) => actions.download(peer)}
+      />
+    );
+  }
+
+  const confirm = overlay && overlayPeer ? confirmation(overlay, overlayPeer) : null;
+
+  return (
+    <>
+      <PageHeader title={t.title} subtitle={t.subtitle} />
+      {body}
+      <ConfirmDialog
+        open={confirm !== null}
+        onOpenChange={(open) => !open && close()}
+        title={confirm?.title ?? ''}
+        description={confirm?.text ?? ''}
+        confirmLabel={confirm?.confirmLabel ?? ''}
+        onConfirm={() => confirm?.run()}
+      >
+        {confirm?.note && (
+          <p className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-100">
+            {confirm.note}
+          </p>
+        )}
+      </ConfirmDialog>
+      <PeerDetailsDialog peer={overlay?.kind === 'details' ? overlayPeer : null} onClose={close} />
+      <PeerQrDialog peer={overlay?.kind === 'qr' ? overlayPeer : null} onClose={close} />
     </>
   );
+
+  function confirmation(o: Overlay, peer: Peer) {
+    switch (o.kind) {
+      case 'confirmMirror':
+        return {
+          title: t.confirmMirror.title,
+          text: t.confirmMirror.text(peer.name),
+          confirmLabel: t.confirmMirror.confirm,
+          run: () => void actions.regenerateMirror(peer),
+        };
+      case 'confirmRegenerate':
+        return {
+          title: t.confirmRegenerate.title,
+          text: t.confirmRegenerate.text(peer.name),
+          confirmLabel: t.confirmRegenerate.confirm,
+          run: () => void actions.regenerate(peer),
+        };
+      case 'confirmChange':
+        return {
+          title: t.confirmChange.title,
+          text: t.confirmChange.text(peer.name, o.server.name),
+          note: o.server.active ? null : t.confirmChange.inactiveNote,
+          confirmLabel: t.confirmChange.confirm,
+          run: () => {
+            setChangingPeerId(null);
+            void actions.changeServer(peer, o.server);
+          },
+        };
+      default:
+        return null;
+    }
+  }
 }

@@ -1,0 +1,94 @@
+/**
+ * The app's one live connection, as React sees it (rules and transport: `realtime.ts`). Mounted once
+ * at the root of the route tree, it opens the socket for the realm the current path asks for, toasts
+ * the messages meant for people, writes peer changes into the query cache, and exposes the status
+ * and the last message (reset on each path change) through {@link useRealtime}.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { Info } from 'lucide-react';
+import { createContext, useContext, useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
+import toast from 'react-hot-toast';
+import { useLocation } from 'react-router';
+import { RealtimeConnection, applyPushToCache, catchUp, realtimeRealmFor } from './realtime';
+import type { PushMessage, RealtimeStatus } from './realtime';
+import { hasSession, onSessionEnd } from './session';
+import type { Realm } from './session';
+
+export interface RealtimeState {
+  /** The realm whose socket the current path opens, or null (no socket on this path). */
+  realm: Realm | null;
+  /** 'closed' also where no socket may be open. */
+  status: RealtimeStatus;
+  /** The last push message received on this path (null after every path change). */
+  lastMessage: PushMessage | null;
+}
+
+const RealtimeContext = createContext<RealtimeState>({ realm: null, status: 'closed', lastMessage: null });
+
+export function useRealtime(): RealtimeState {
+  return useContext(RealtimeContext);
+}
+
+/** Toasts the messages written for people: success, error, and info (a blank toast with an info icon). */
+export function toastPushMessage(message: PushMessage): void {
+  switch (message.type) {
+    case 'success':
+      toast.success(message.message);
+      break;
+    case 'error':
+      toast.error(message.message);
+      break;
+    case 'info':
+      toast(message.message, { icon: <Info className="size-5 shrink-0 text-sky-300" aria-hidden="true" /> });
+      break;
+    default:
+      break;
+  }
+}
+
+export function RealtimeProvider({ children }: { children: ReactNode }) {
+  const { pathname } = useLocation();
+  const queryClient = useQueryClient();
+  const realm = realtimeRealmFor(pathname);
+  const hasToken = realm !== null && hasSession(realm);
+  const [status, setStatus] = useState<RealtimeStatus>('closed');
+  const [lastMessage, setLastMessage] = useState<PushMessage | null>(null);
+
+  // Spec: the connection's data resets on each path change.
+  const [lastPath, setLastPath] = useState(pathname);
+  if (lastPath !== pathname) {
+    setLastPath(pathname);
+    setLastMessage(null);
+  }
+
+  useEffect(() => {
+    if (!realm || !hasToken) return;
+    const connection = new RealtimeConnection({
+      realm,
+      onStatus: setStatus,
+      onReady: () => catchUp(queryClient, realm),
+      onMessage: (message) => {
+        if (realm === 'client') applyPushToCache(queryClient, message);
+        toastPushMessage(message);
+        setLastMessage(message);
+      },
+    });
+    connection.start();
+    // Logging out (or a failed refresh) ends the socket at once, before the redirect lands.
+    const unsubscribe = onSessionEnd((ended) => {
+      if (ended === realm) connection.stop();
+    });
+    return () => {
+      unsubscribe();
+      connection.stop();
+      setStatus('closed');
+    };
+  }, [realm, hasToken, queryClient]);
+
+  return (
+    <RealtimeContext.Provider value={{ realm, status: realm && hasToken ? status : 'closed', lastMessage }}>
+      {children}
+    </RealtimeContext.Provider>
+  );
+}

@@ -1,0 +1,91 @@
+import type { ReactNode } from 'react';
+import type { Peer } from '../../../api/peers';
+import { Modal } from '../../../components/Modal';
+import { es } from '../../../i18n/es';
+import { formatDate, formatPrice } from '../../../lib/format';
+import { PeerStateBadge } from './PeerList';
+
+const t = es.dashboard.peers.details;
+
+/** Creation date, expiry (or 'Indeterminado'), private IP, server, room, and the plan history. */
+export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClose: () => void }) {
+  return (
+    <Modal
+      open={peer !== null}
+      onOpenChange={(open) => !open && onClose()}
+      title={peer ? t.title(peer.name) : ''}
+      description={t.description}
+    >
+      {peer && (
+        <div className="space-y-6">
+          <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
+            <Item label={es.dashboard.peers.columns.state}>
+              <PeerStateBadge peer={peer} />
+            </Item>
+            <Item label={t.created}>{formatDate(peer.created)}</Item>
+            <Item label={t.expires}>
+              {peer.expiration_date ? formatDate(peer.expiration_date) : t.undetermined}
+            </Item>
+            <Item label={t.address}>
+              <span className="font-mono">{peer.address}</span>
+            </Item>
+            <Item label={t.server}>
+              {peer.server.name}{' '}
+              <span className="font-mono text-xs text-slate-400">({peer.server.address})</span>
+            </Item>
+            <Item label={t.room}>{peer.party?.name ?? t.noRoom}</Item>
+            <div className="sm:col-span-2">
+              <Item label={t.mirror}>
+                <span className="font-mono text-xs break-all">{peer.mirror_link}</span>
+              </Item>
+            </div>
+          </dl>
+          <section aria-labelledby="plan-history-title">
+            <h3 id="plan-history-title" className="mb-2 font-semibold text-white">
+              {t.history}
+            </h3>
+            {peer.plans_history.length === 0 ? (
+              <p className="text-sm text-slate-400">{t.noHistory}</p>
+            ) : (
+              <div className="overflow-x-auto rounded-xl border border-slate-800">
+                <table className="w-full text-left text-sm">
+                  <thead className="bg-white/5 text-xs text-slate-400 uppercase">
+                    <tr>
+                      <th scope="col" className="px-3 py-2">
+                        {t.plan}
+                      </th>
+                      <th scope="col" className="px-3 py-2">
+                        {t.price}
+                      </th>
+                      <th scope="col" className="px-3 py-2">
+                        {t.date}
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody className="divide-y divide-slate-800 text-slate-200">
+                    {peer.plans_history.map((entry, i) => (
+                      <tr key={`${entry.created}-${i}`}>
+                        <td className="px-3 py-2">{entry.plan_name}</td>
+                        <td className="px-3 py-2 whitespace-nowrap">{formatPrice(entry.plan_price)}</td>
+                        <td className="px-3 py-2">{formatDate(entry.created)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        </div>
+      )}
+    </Modal>
+  );
+}
+
+function Item({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt className="text-slate-400">{label}</dt>
+      <dd className="mt-0.5 text-slate-100">{children}</dd>
+    </div>
+  );
+}
