@@ -213,6 +213,10 @@ export const peers = pgTable(
     index('peers_customer').on(t.customerId),
     index('peers_server').on(t.serverId),
     index('peers_party').on(t.partyId),
+    // Few peers are busy at once: acks look them up through this small partial index.
+    index('peers_pending')
+      .on(t.serverId)
+      .where(sql`${t.pendingOperation} is not null`),
   ],
 );
 

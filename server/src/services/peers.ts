@@ -257,7 +257,6 @@ export class PeerService {
     }
     for (const r of revisions)
       await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-    const peer = await this.presentOne(row.id);
     if (offline.length > 0) {
       await this.push(row.customerId, {
         type: 'info',
@@ -266,11 +265,13 @@ export class PeerService {
       });
     }
     if (waits.length === 0) {
+      const peer = await this.presentOne(row.id);
       await this.push(row.customerId, { type: 'updated_peer', peer });
+      return peer;
     }
     // Acks may already have arrived (fast agents); settle now rather than wait for the next one.
     for (const w of waits) await this.settleAcks(w.s);
-    return waits.length === 0 ? peer : this.presentOne(row.id);
+    return this.presentOne(row.id);
   }
 
   async push(customerId: number, message: PushMessage): Promise<void> {

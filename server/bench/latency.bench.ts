@@ -1,0 +1,210 @@
+/**
+ * `npm run bench:agent` (part 2): API call → websocket `success` latency with a real agent on a
+ * wireguard-go interface carrying 10,000 peers (in a network namespace; needs root). Each sample is
+ * one `regenerate` by a customer: the request, the change log, the delta to the agent, the UAPI
+ * write, the ack, and the push back to the customer's socket.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrateDatabase, openDatabase } from '../src/db/client.ts';
+import { customers, peers, planHistory, plans, servers } from '../src/db/schema.ts';
+import {
+  encrypt,
+  generatePresharedKey,
+  generateWireguardKeyPair,
+  hashPassword,
+  randomToken,
+} from '../src/lib/crypto.ts';
+import { ipv4FromIndex, FIRST_PEER_INDEX } from '../src/services/addresses.ts';
+import { createServer } from '../src/services/servers.ts';
+import { PushClient } from '../test/protocolAgent.ts';
+
+const PEERS = Number(process.env.BENCH_PEERS ?? 10_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const AGENT_MAIN = new URL('../../agent/src/main.ts', import.meta.url).pathname;
+const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
+
+if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v wireguard-go']).status !== 0) {
+  console.log('latencia API → websocket: omitida (hace falta root y wireguard-go)');
+  process.exit(0);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vpn-latency-'));
+const ns = `vlat${randomToken(3)
+  .replace(/[^a-z0-9]/gi, '')
+  .slice(0, 6)}`;
+const iface = `wgl${randomToken(3)
+  .replace(/[^a-z0-9]/gi, '')
+  .slice(0, 6)}`;
+spawnSync('ip', ['netns', 'add', ns]);
+spawnSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+
+const config = loadConfig({ ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' });
+const database = await openDatabase({ dataDir: join(dir, 'pglite') });
+await migrateDatabase(database);
+const unlimited = { max: 1e9, windowSeconds: 60 };
+const { app, ctx } = await buildApp({
+  config,
+  database,
+  logger: false,
+  scheduler: false,
+  rateLimits: { loginPerIp: unlimited, loginPerUsername: unlimited },
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+let agent: ReturnType<typeof spawn> | undefined;
+
+try {
+  const { server, agentToken } = await createServer(ctx.db, ctx.keys.encryption, {
+    name: 'Bench',
+    endpoint: '192.0.2.1:51820',
+    ubication: 'Lab',
+    interface_name: iface,
+  });
+  const [plan] = await ctx.db
+    .insert(plans)
+    .values({ name: 'Bench', description: 'x', price: '1.00', validity: '30 days' })
+    .returning();
+  const [owner] = await ctx.db
+    .insert(customers)
+    .values({ username: 'bench', passwordHash: await hashPassword('clave-de-bench') })
+    .returning();
+  console.log(`Creando ${PEERS} peers…`);
+  for (let i = 0; i < PEERS; i += 1000) {
+    const rows = Array.from({ length: Math.min(1000, PEERS - i) }, (_, k) => {
+      const keys = generateWireguardKeyPair();
+      const index = FIRST_PEER_INDEX + i + k;
+      return {
+        customerId: owner!.id,
+        serverId: server.id,
+        name: `peer-${index}`,
+        addressIndex: index,
+        address: ipv4FromIndex(index),
+        publicKey: keys.publicKey,
+        privateKeyEnc: encrypt(ctx.keys.encryption, keys.privateKey),
+        presharedKeyEnc: encrypt(ctx.keys.encryption, generatePresharedKey()),
+        mirrorToken: randomToken(32),
+        expiresAt: sql`now() + interval '30 days'`,
+        manualPayment: true,
+      };
+    });
+    const inserted = await ctx.db.insert(peers).values(rows).returning({ id: peers.id });
+    await ctx.db
+      .insert(planHistory)
+      .values(
+        inserted.map((p) => ({
+          peerId: p.id,
+          planId: plan!.id,
+          planName: 'Bench',
+          planPrice: '1.00',
+          validity: '30 days',
+        })),
+      );
+  }
+
+  const coldStart = performance.now();
+  agent = spawn(
+    TSX,
+    [
+      AGENT_MAIN,
+      '--url',
+      base,
+      '--netns',
+      ns,
+      '--state-dir',
+      join(dir, 'agent'),
+      '--log-level',
+      'error',
+      '--no-firewall',
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, AGENT_TOKEN: agentToken },
+    },
+  );
+  const acked = async () => {
+    const [row] = await ctx.db
+      .select({ acked: servers.ackedRevision, revision: servers.revision, seen: servers.lastSeenAt })
+      .from(servers);
+    return row!.seen !== null && row!.acked >= row!.revision;
+  };
+  const wgCount = () =>
+    spawnSync('wg', ['show', iface, 'peers'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).length;
+  while (!(await acked()) || wgCount() < PEERS) {
+    if (performance.now() - coldStart > 300_000) throw new Error('el agente no convergió');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  console.log(
+    `convergencia en frío de ${PEERS} peers (agente real, arranque incluido): ${((performance.now() - coldStart) / 1000).toFixed(2)} s`,
+  );
+
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/client/login',
+    payload: { username: 'bench', password: 'clave-de-bench' },
+  });
+  const { access } = login.json<{ access: string }>();
+  const push = await PushClient.connect(base, access);
+  const ids = (await ctx.db.select({ id: peers.id }).from(peers).limit(SAMPLES)).map((p) => p.id);
+  const latencies: number[] = [];
+  const patchTimes: number[] = [];
+  for (const id of ids) {
+    const before = push.messages.length;
+    const start = performance.now();
+    const res = await fetch(`${base}/api/client/accounts/peers/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+      body: JSON.stringify({ operation: 'regenerate' }),
+    });
+    if (res.status !== 200) throw new Error(`PATCH ${res.status}`);
+    patchTimes.push(performance.now() - start);
+    while (!push.messages.slice(before).some((m) => m.type === 'success' && m.peer_id === id)) {
+      await new Promise((r) => setImmediate(r));
+    }
+    latencies.push(performance.now() - start);
+  }
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  patchTimes.sort((a, b) => a - b);
+  console.log(
+    `  (respuesta HTTP del PATCH: p50 ${patchTimes[Math.floor(patchTimes.length / 2)]!.toFixed(1)} ms, p99 ${patchTimes[Math.floor(patchTimes.length * 0.99)]!.toFixed(1)} ms)`,
+  );
+  console.log(
+    `API → websocket success con ${PEERS} peers (${SAMPLES} muestras): p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms (objetivo p99 ≤ 100 ms)`,
+  );
+  const rss = (pid: number) =>
+    Number(
+      /VmRSS:\s+(\d+)/.exec(spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout)?.[1] ?? 0,
+    ) / 1024;
+  const wgPid = Number(
+    spawnSync('pgrep', ['-f', `wireguard-go -f ${iface}$`], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')[0],
+  );
+  console.log(
+    `memoria: plano de control ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB, wireguard-go ${rss(wgPid).toFixed(0)} MiB`,
+  );
+  push.close();
+} finally {
+  if (agent && agent.exitCode === null) {
+    await new Promise<void>((r) => {
+      agent!.once('exit', () => r());
+      agent!.kill('SIGTERM');
+    });
+  }
+  for (const pid of spawnSync('pgrep', ['-f', `wireguard-go -f ${iface}$`], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean))
+    process.kill(Number(pid), 'SIGTERM');
+  await app.close();
+  await database.close();
+  spawnSync('ip', ['netns', 'del', ns]);
+  rmSync(`/var/run/wireguard/${iface}.sock`, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+}

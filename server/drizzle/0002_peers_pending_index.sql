@@ -1,0 +1,1 @@
+CREATE INDEX "peers_pending" ON "peers" USING btree ("server_id") WHERE "peers"."pending_operation" is not null;
