@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descriptionLines, formatPrice, formatValidity } from './format';
+import { descriptionLines, formatDate, formatPrice, formatValidity } from './format';
 
 describe('formatValidity', () => {
   it('names single units in the singular', () => {
@@ -33,5 +33,15 @@ describe('descriptionLines', () => {
       'Soporte 24/7',
     ]);
     expect(descriptionLines('')).toEqual([]);
+  });
+});
+
+describe('formatDate', () => {
+  it('writes dates in Spanish long form', () => {
+    expect(formatDate('2025-03-05T10:00:00.000Z')).toBe('5 de marzo de 2025');
+    expect(formatDate('2024-12-31T12:00:00Z')).toBe('31 de diciembre de 2024');
+  });
+  it('keeps text that is not a date as it came', () => {
+    expect(formatDate('pronto')).toBe('pronto');
   });
 });

@@ -161,10 +161,13 @@ describe('dashboard layout', () => {
 describe('dashboard pages', () => {
   it("shows the peers page's empty state", async () => {
     signIn();
-    fakeApi({ 'GET /api/client/verify-token': { body: sampleUser } });
+    fakeApi({
+      'GET /api/client/verify-token': { body: sampleUser },
+      'GET /api/client/accounts/peers': { body: [] },
+    });
     renderApp('/dashboard/peers');
     expect(await screen.findByRole('heading', { name: 'Peers Wireguard' })).toBeInTheDocument();
-    expect(screen.getByText('Aún no tienes peers.')).toBeInTheDocument();
+    expect(await screen.findByText('Aún no tienes peers.')).toBeInTheDocument();
   });
 
   it('sends /dashboard/partys home when rooms are not allowed', async () => {

@@ -325,6 +325,15 @@ describe('Peers page: regenerate peer and the busy state', () => {
     await expectBusy(false);
   });
 
+  it('takes the answer as it is when no socket is open (no push could end the busy state)', async () => {
+    const { socket } = await openPeers([samplePeer()], {
+      routes: { [PATCH_MOVIL]: { body: settled(samplePeer()) } },
+    });
+    socket.drop(1000);
+    await confirmRegenerate();
+    await waitFor(() => expect(downloadButton('movil')).toBeEnabled());
+  });
+
   it('shows a peer the server reports as processing as busy from the start', async () => {
     await openPeers([samplePeer({ processing: 'change_server' })]);
     expect(within(rowOf('movil')).getByRole('status')).toHaveTextContent('Cambiando de servidor...');
