@@ -4,17 +4,24 @@
  * would "update" the same peers forever.
  */
 
+/** Dotted quad to 4 bytes (no leading zeros beyond one digit group of up to 3), or null. */
 function parseIpv4(text: string): number[] | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
   const bytes: number[] = [];
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p)) return null;
-    const n = Number(p);
-    if (n > 255) return null;
-    bytes.push(n);
+  let value = -1;
+  let digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 46; // a virtual trailing '.'
+    if (c === 46) {
+      if (digits === 0 || value > 255) return null;
+      bytes.push(value);
+      value = -1;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (++digits > 3) return null;
+      value = (value < 0 ? 0 : value * 10) + (c - 48);
+    } else return null;
   }
-  return bytes;
+  return bytes.length === 4 ? bytes : null;
 }
 
 function parseIpv6(text: string): number[] | null {
@@ -130,5 +137,10 @@ export function parseCidr(cidr: string): ParsedCidr | null {
  * is returned unchanged so the comparison still works (and WireGuard will reject it loudly).
  */
 export function normalizeCidr(cidr: string): string {
+  // Fast path for the common case, an IPv4 host route already in canonical form.
+  if (cidr.endsWith('/32') && !cidr.includes(':')) {
+    const bytes = parseIpv4(cidr.slice(0, -3));
+    if (bytes) return `${bytes.join('.')}/32`;
+  }
   return parseCidr(cidr)?.network ?? cidr;
 }

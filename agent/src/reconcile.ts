@@ -41,7 +41,17 @@ export function toPeerState(p: AgentPeer): PeerState {
 }
 
 function normalizeIps(ips: readonly string[]): string[] {
+  if (ips.length === 1) return [normalizeCidr(ips[0] ?? '')];
   return [...new Set(ips.map(normalizeCidr))].sort();
+}
+
+/**
+ * Whether live allowed IPs equal the desired (normalised, sorted) ones. WireGuard already prints
+ * them normalised, so the exact comparison almost always decides; normalising is the fallback.
+ */
+function liveIpsMatch(desired: readonly string[], live: readonly string[]): boolean {
+  if (desired.length === 1 && live.length === 1 && desired[0] === live[0]) return true;
+  return sameIps(desired, normalizeIps(live));
 }
 
 function sameIps(a: readonly string[], b: readonly string[]): boolean {
@@ -62,7 +72,7 @@ export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonl
     seen.add(l.publicKey);
     const d = desired.get(l.publicKey);
     if (!d) diff.remove.push(l.publicKey);
-    else if (d.presharedKey !== l.presharedKey || !sameIps(d.allowedIps, normalizeIps(l.allowedIps)))
+    else if (d.presharedKey !== l.presharedKey || !liveIpsMatch(d.allowedIps, l.allowedIps))
       diff.update.push(d);
   }
   for (const d of desired.values()) if (!seen.has(d.publicKey)) diff.add.push(d);
@@ -103,6 +113,8 @@ export interface ApplyResult {
   removed: number;
   /** Device settings changed (private key or listen port). */
   device: boolean;
+  /** Where a full pass spent its time, ms: interface + firewall, reading live, diff, writing. */
+  timings?: { prepare: number; read: number; diff: number; write: number };
 }
 
 /** The part of the Backend the reconciler uses (tests substitute an in-memory one). */
@@ -360,6 +372,7 @@ export class Reconciler {
     const d = this.desired;
     if (!d) throw new Error('sin estado deseado');
     const backend = this.opts.backend;
+    const t0 = performance.now();
     await backend.ensureInterface({ name: d.name, address: d.address, mtu: d.mtu });
     if (this.opts.firewall ?? true) {
       this.uplink ??= await defaultUplink(backend.runner);
@@ -367,7 +380,9 @@ export class Reconciler {
       await applyFirewall(backend.runner, { iface: d.name, uplink: this.uplink, pool, nat: d.nat });
     }
     const driver = backend.driver();
+    const t1 = performance.now();
     const live: UapiDeviceState = await driver.get();
+    const t2 = performance.now();
     const livePeers: PeerState[] = live.peers.map((p) => ({
       publicKey: p.publicKey,
       presharedKey: p.presharedKey,
@@ -378,13 +393,16 @@ export class Reconciler {
     const device = live.privateKey !== d.privateKey || live.listenPort !== d.listenPort;
     if (live.privateKey !== d.privateKey) req.privateKey = d.privateKey;
     if (live.listenPort !== d.listenPort) req.listenPort = d.listenPort;
+    const t3 = performance.now();
     if (device || !isEmptyDiff(diff)) await driver.set(req);
+    const t4 = performance.now();
     const result: ApplyResult = {
       revision: d.revision,
       added: diff.add.length,
       updated: diff.update.length,
       removed: diff.remove.length,
       device,
+      timings: { prepare: t1 - t0, read: t2 - t1, diff: t3 - t2, write: t4 - t3 },
     };
     if (device || !isEmptyDiff(diff))
       this.opts.log.info('interfaz reconciliada', {
@@ -394,6 +412,7 @@ export class Reconciler {
         updated: result.updated,
         removed: result.removed,
         device_changed: device,
+        ms: Math.round(t4 - t0),
       });
     this.markApplied(d.revision);
     return result;

@@ -135,62 +135,81 @@ function splitAnswer(text: string): string[] {
   return lines;
 }
 
-/** Parses the answer to `get=1` (including its `errno=` line). */
+/**
+ * Parses the answer to `get=1` (including its `errno=` line). Written as one pass over the text
+ * without splitting it: at 50,000 peers the answer is ~15 MB and ~500,000 lines.
+ */
 export function parseGet(text: string): UapiDeviceState {
   const dev: UapiDeviceState = { privateKey: null, listenPort: 0, fwmark: 0, peers: [] };
   let peer: UapiPeerState | null = null;
-  for (const line of splitAnswer(text)) {
-    const eq = line.indexOf('=');
-    if (eq < 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1);
-    if (key === 'public_key') {
-      peer = {
-        publicKey: keyFromHex(value),
-        presharedKey: null,
-        allowedIps: [],
-        endpoint: null,
-        lastHandshakeSec: 0,
-        rxBytes: 0,
-        txBytes: 0,
-        persistentKeepalive: 0,
-      };
-      dev.peers.push(peer);
+  let errno: number | null = null;
+  let pos = 0;
+  const end = text.length;
+  while (pos < end) {
+    let nl = text.indexOf('\n', pos);
+    if (nl < 0) nl = end;
+    const eq = text.indexOf('=', pos);
+    if (eq < 0 || eq > nl) {
+      pos = nl + 1;
       continue;
     }
-    if (!peer) {
-      if (key === 'private_key') dev.privateKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
-      else if (key === 'listen_port') dev.listenPort = Number(value);
-      else if (key === 'fwmark') dev.fwmark = Number(value);
-      continue;
-    }
+    const key = text.slice(pos, eq);
+    const value = text.slice(eq + 1, nl);
+    pos = nl + 1;
     switch (key) {
-      case 'preshared_key':
-        peer.presharedKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+      case 'public_key':
+        peer = {
+          publicKey: keyFromHex(value),
+          presharedKey: null,
+          allowedIps: [],
+          endpoint: null,
+          lastHandshakeSec: 0,
+          rxBytes: 0,
+          txBytes: 0,
+          persistentKeepalive: 0,
+        };
+        dev.peers.push(peer);
         break;
       case 'allowed_ip':
-        peer.allowedIps.push(value);
+        peer?.allowedIps.push(value);
         break;
-      case 'endpoint':
-        peer.endpoint = value;
-        break;
-      case 'last_handshake_time_sec':
-        peer.lastHandshakeSec = Number(value);
+      case 'preshared_key':
+        if (peer) peer.presharedKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
         break;
       case 'rx_bytes':
-        peer.rxBytes = Number(value);
+        if (peer) peer.rxBytes = Number(value);
         break;
       case 'tx_bytes':
-        peer.txBytes = Number(value);
+        if (peer) peer.txBytes = Number(value);
+        break;
+      case 'last_handshake_time_sec':
+        if (peer) peer.lastHandshakeSec = Number(value);
+        break;
+      case 'endpoint':
+        if (peer) peer.endpoint = value;
         break;
       case 'persistent_keepalive_interval':
-        peer.persistentKeepalive = Number(value);
+        if (peer) peer.persistentKeepalive = Number(value);
+        break;
+      case 'private_key':
+        dev.privateKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+        break;
+      case 'listen_port':
+        dev.listenPort = Number(value);
+        break;
+      case 'fwmark':
+        dev.fwmark = Number(value);
+        break;
+      case 'errno':
+        errno = Number(value);
         break;
       default:
         // protocol_version, last_handshake_time_nsec, and keys of future versions: not needed.
         break;
     }
   }
+  if (errno === null) throw new Error('respuesta UAPI sin errno');
+  if (errno !== 0) throw new UapiError(errno);
   return dev;
 }
 

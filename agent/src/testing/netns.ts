@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { uapiSocketPath } from '../uapi.ts';
 
 /** Why WireGuard integration tests cannot run here, or null when they can. */
@@ -36,6 +36,16 @@ export function sh(file: string, args: string[], input?: string): string {
 /** Runs in a namespace. */
 export function nsExec(ns: string, file: string, args: string[], input?: string): string {
   return sh('ip', ['netns', 'exec', ns, file, ...args], input);
+}
+
+/** True while `pid` runs (a zombie counts as gone). */
+export function pidAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 export class TestNet {
@@ -106,6 +116,11 @@ export class TestNet {
       } catch {
         // already gone
       }
+    }
+    // A daemon with many peers takes a moment to shut down; don't leave it behind.
+    for (const pid of extraPids) {
+      for (let i = 0; i < 100 && pidAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+      if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await Promise.all(
       this.children.map((c) =>
