@@ -95,17 +95,15 @@ try {
       };
     });
     const inserted = await ctx.db.insert(peers).values(rows).returning({ id: peers.id });
-    await ctx.db
-      .insert(planHistory)
-      .values(
-        inserted.map((p) => ({
-          peerId: p.id,
-          planId: plan!.id,
-          planName: 'Bench',
-          planPrice: '1.00',
-          validity: '30 days',
-        })),
-      );
+    await ctx.db.insert(planHistory).values(
+      inserted.map((p) => ({
+        peerId: p.id,
+        planId: plan!.id,
+        planName: 'Bench',
+        planPrice: '1.00',
+        validity: '30 days',
+      })),
+    );
   }
 
   const coldStart = performance.now();

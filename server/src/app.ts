@@ -31,6 +31,10 @@ import { createBus, type Bus } from './realtime/bus.ts';
 import { SocketRegistry } from './realtime/sockets.ts';
 import { PeerService } from './services/peers.ts';
 import { startScheduler } from './services/scheduler.ts';
+import { AccountService } from './services/account.ts';
+import { Mailer } from './services/mailer.ts';
+import { accountRoutes } from './routes/client/account.ts';
+import { adminContentRoutes } from './routes/admin/content.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
 import { SessionService } from './services/sessions.ts';
@@ -44,6 +48,7 @@ export interface AppOptions {
   logger?: boolean | { level: string };
   /** An existing bus (tests share one between two app instances); default: made from the database. */
   bus?: Bus;
+  mailer?: Mailer;
   /** Run the periodic tasks (expiry, busy timeouts); tests call them directly. Default true. */
   scheduler?: boolean;
 }
@@ -83,18 +88,22 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
 
+  const sessions = new SessionService(database.db, keys.jwt);
+  const mailer = opts.mailer ?? new Mailer(config.mail, app.log);
   const ctx: AppContext = {
     config,
     database,
     db: database.db,
     keys,
-    sessions: new SessionService(database.db, keys.jwt),
+    sessions,
     captcha: opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha),
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits },
     bus,
     peers,
     agents: new AgentHub({ db: database.db, bus, encryptionKey: keys.encryption, peers, log: app.log }),
     sockets: new SocketRegistry(bus),
+    mailer,
+    account: new AccountService({ db: database.db, sessions, mailer, companyName: config.companyName }),
   };
   const stopScheduler =
     opts.scheduler === false
@@ -104,6 +113,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     stopScheduler();
     ctx.agents.close();
     ctx.sockets.close();
+    ctx.mailer.close();
     if (ownBus) await bus.close();
   });
 
@@ -154,9 +164,11 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(sessionRoutes(ctx));
   await app.register(adminAuthRoutes(ctx));
   await app.register(peerRoutes(ctx));
+  await app.register(accountRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
   await app.register(adminServerRoutes(ctx));
   await app.register(adminSettingsRoutes(ctx));
+  await app.register(adminContentRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());

@@ -44,6 +44,11 @@ export const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: bool.default(false),
     SEED_DEMO: bool.optional(),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, { message: 'debe empezar por smtp:// o smtps://' })
+      .optional(),
+    MAIL_FROM: z.string().min(3).max(200).optional(),
     LOCAL_AGENT: bool.default(false),
     LOCAL_AGENT_ENDPOINT: z
       .string()
@@ -92,6 +97,8 @@ export interface Config {
   /** Seed demo content on an empty database: default on for PGlite, off for PostgreSQL. */
   seedDemo: boolean;
   webDist: string;
+  /** Outgoing mail; null when SMTP_URL is unset (mail off). */
+  mail: { url: string; from: string } | null;
   /** One box: also run an agent for a server on this machine (opt-in). */
   localAgent: {
     enabled: boolean;
@@ -155,6 +162,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY,
     seedDemo: env.SEED_DEMO ?? !env.DATABASE_URL,
     webDist: resolve(env.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
+    mail: env.SMTP_URL
+      ? {
+          url: env.SMTP_URL,
+          from: env.MAIL_FROM ?? `${env.COMPANY_NAME} <no-reply@${new URL(env.SMTP_URL).hostname}>`,
+        }
+      : null,
     localAgent: {
       enabled: env.LOCAL_AGENT,
       endpoint: env.LOCAL_AGENT_ENDPOINT,

@@ -8,6 +8,8 @@ import type { CaptchaService } from './services/captcha.ts';
 import type { PeerService } from './services/peers.ts';
 import type { RateLimitPolicy } from './services/rateLimit.ts';
 import type { SessionService } from './services/sessions.ts';
+import type { AccountService } from './services/account.ts';
+import type { Mailer } from './services/mailer.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
 export interface AppContext {
@@ -22,4 +24,6 @@ export interface AppContext {
   peers: PeerService;
   agents: AgentHub;
   sockets: SocketRegistry;
+  mailer: Mailer;
+  account: AccountService;
 }

@@ -7,3 +7,4 @@ export * from './validity.ts';
 export * from './agent.ts';
 export * from './peers.ts';
 export * from './realtime.ts';
+export * from './account.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PushMessage } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { bearerToken } from '../plugins/auth.ts';
-import { findServerByAgentToken } from '../services/servers.ts';
+import { findServerByAgentToken, type ServerRow } from '../services/servers.ts';
 import { unauthorized } from '../lib/errors.ts';
 import type { Principal } from '../services/sessions.ts';
 
@@ -43,6 +43,9 @@ export const realtimeRoutes =
       },
     );
 
+    // The agent's server is looked up before the upgrade: the socket's message handler must be
+    // attached synchronously in the handler, or the agent's first message (hello) could be lost.
+    const agentServers = new WeakMap<object, ServerRow>();
     app.get(
       '/api/agent/ws',
       {
@@ -52,11 +55,11 @@ export const realtimeRoutes =
           const token = bearerToken(request);
           const server = token ? await findServerByAgentToken(ctx.db, token) : undefined;
           if (!server) throw unauthorized();
+          agentServers.set(request.raw, server);
         },
       },
-      async (socket, request) => {
-        const token = bearerToken(request) ?? '';
-        const server = await findServerByAgentToken(ctx.db, token);
+      (socket, request) => {
+        const server = agentServers.get(request.raw);
         if (!server) return socket.close(4401, 'unauthorized');
         ctx.agents.attach(socket, server);
       },

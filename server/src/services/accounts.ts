@@ -42,7 +42,7 @@ const isUniqueViolation = (e: unknown): boolean => {
 export async function registerCustomer(
   db: Db,
   body: RegisterBody,
-): Promise<{ id: number; emailGiven: boolean }> {
+): Promise<{ id: number; email: string | null }> {
   const site = await getSiteSettings(db);
   if (!site.allow_registration) throw forbidden(msg.registrationClosed);
   const username = body.username.trim();
@@ -60,7 +60,7 @@ export async function registerCustomer(
       .insert(customers)
       .values({ username, passwordHash, email })
       .returning({ id: customers.id });
-    return { id: row!.id, emailGiven: email !== null };
+    return { id: row!.id, email };
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
     const [clash] = await db

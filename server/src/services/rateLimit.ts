@@ -16,6 +16,8 @@ export interface RateLimitPolicy {
   registerPerIp: Limit;
   refreshPerIp: Limit;
   mirrorPerIp: Limit;
+  recoveryPerIp: Limit;
+  recoveryPerUsername: Limit;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
@@ -24,6 +26,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   registerPerIp: { max: 10, windowSeconds: 3600 },
   refreshPerIp: { max: 120, windowSeconds: 60 },
   mirrorPerIp: { max: 60, windowSeconds: 60 },
+  recoveryPerIp: { max: 20, windowSeconds: 3600 },
+  recoveryPerUsername: { max: 5, windowSeconds: 3600 },
 };
 
 /**

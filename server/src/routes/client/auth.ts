@@ -5,6 +5,7 @@ import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/accounts.ts';
 import { consume } from '../../services/rateLimit.ts';
 import { badRequest } from '../../lib/errors.ts';
+import { originOf } from '../origin.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -29,7 +30,9 @@ export const customerAuthRoutes =
         if (!body.captcha_token) throw badRequest(msg.captchaRequired);
         if (!body.username.trim() || !body.password) throw badRequest(msg.credentialsRequired);
         await ctx.captcha.verify(body.captcha_token, request.ip);
-        await registerCustomer(ctx.db, body);
+        const created = await registerCustomer(ctx.db, body);
+        if (created.email)
+          await ctx.account.sendVerification(created.id, created.email, originOf(request, ctx));
         return reply.status(201).send({ message: msg.registered });
       },
     );

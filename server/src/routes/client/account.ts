@@ -1,0 +1,169 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { desc, eq } from 'drizzle-orm';
+import {
+  AdvertisementList,
+  ClientVersion,
+  ErrorBody,
+  MessageBody,
+  RecoveryBody,
+  ResetPasswordBody,
+  SettingsAnswer,
+  SettingsPatchBody,
+  VerifyEmailBody,
+  msg,
+} from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { announcements, clientVersions } from '../../db/schema.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { badRequest, forbidden } from '../../lib/errors.ts';
+import { consume } from '../../services/rateLimit.ts';
+import { getSiteSettings } from '../../services/settings.ts';
+import { originOf } from '../origin.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
+
+/** Dashboard home data, account settings, e-mail verification and password recovery. */
+export const accountRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/api/client/advertisements',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Anuncios',
+          security: [{ bearer: [] }],
+          response: { 200: AdvertisementList },
+        },
+      },
+      async () => {
+        const rows = await ctx.db
+          .select()
+          .from(announcements)
+          .where(eq(announcements.active, true))
+          .orderBy(desc(announcements.createdAt), desc(announcements.id));
+        return rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          message: r.message,
+          created: r.createdAt.toISOString(),
+        }));
+      },
+    );
+
+    app.get(
+      '/api/client/agent',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Versión más reciente de la app cliente',
+          security: [{ bearer: [] }],
+          response: { 200: ClientVersion },
+        },
+      },
+      async () => {
+        const [row] = await ctx.db
+          .select()
+          .from(clientVersions)
+          .orderBy(desc(clientVersions.createdAt), desc(clientVersions.id))
+          .limit(1);
+        return { version: row?.version ?? null, url: row?.url ?? null };
+      },
+    );
+
+    app.patch(
+      '/api/client/settings',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Cambia el email, el alias o la contraseña (uno por vez)',
+          security: [{ bearer: [] }],
+          body: SettingsPatchBody,
+          response: { 200: SettingsAnswer, ...errors },
+        },
+      },
+      async (request) => {
+        const me = principalOf(request).id;
+        const body = request.body;
+        if ('email' in body) return ctx.account.changeEmail(me, body.email, originOf(request, ctx));
+        if ('alias' in body) return ctx.account.setAlias(me, body.alias);
+        return ctx.account.changePassword(me, body.old_password, body.new_password, {
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
+      },
+    );
+
+    app.delete(
+      '/api/client/settings',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Elimina el email de la cuenta',
+          security: [{ bearer: [] }],
+          response: { 200: SettingsAnswer, ...errors },
+        },
+      },
+      async (request) => ctx.account.deleteEmail(principalOf(request).id),
+    );
+
+    app.post(
+      '/api/client/password-recovery',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['account'],
+          summary:
+            'Envía un enlace de restablecimiento al email verificado (misma respuesta exista o no la cuenta)',
+          body: RecoveryBody,
+          response: { 200: MessageBody, ...errors },
+        },
+      },
+      async (request) => {
+        const site = await getSiteSettings(ctx.db);
+        if (!site.allow_password_recovery) throw forbidden(msg.recoveryDisabled);
+        const username = request.body.username.trim();
+        if (!username) throw badRequest(msg.credentialsRequired);
+        await consume(ctx.db, `recovery:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
+        await consume(ctx.db, `recovery:user:${username.toLowerCase()}`, ctx.rateLimits.recoveryPerUsername);
+        await ctx.account.requestRecovery(username, originOf(request, ctx));
+        return { message: msg.recoverySent };
+      },
+    );
+
+    app.post(
+      '/api/client/reset-password',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['account'],
+          summary: 'Fija una contraseña nueva con el enlace recibido por email',
+          body: ResetPasswordBody,
+          response: { 200: MessageBody, ...errors },
+        },
+      },
+      async (request) => {
+        await consume(ctx.db, `reset:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
+        await ctx.account.resetPassword(request.body.token, request.body.password);
+        return { message: msg.resetDone };
+      },
+    );
+
+    app.post(
+      '/api/client/verify-email',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['account'],
+          summary: 'Confirma el email con el enlace recibido',
+          body: VerifyEmailBody,
+          response: { 200: MessageBody, ...errors },
+        },
+      },
+      async (request) => {
+        await consume(ctx.db, `verify:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
+        if (!(await ctx.account.verifyEmail(request.body.token))) throw badRequest(msg.resetInvalid);
+        return { message: msg.emailVerified };
+      },
+    );
+  };
