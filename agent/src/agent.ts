@@ -52,6 +52,8 @@ export class Agent {
       healthIntervalMs: opts.healthIntervalMs,
       initialRevision: opts.stateDir ? loadState(opts.stateDir).revision : 0,
       onApplied: (revision) => this.state?.write({ revision }),
+      onApplyFailed: (revision, message) =>
+        this.connection.notify({ type: 'apply_error', revision, message }),
     });
     const r = this.reconciler;
     const handler: AgentHandler = {

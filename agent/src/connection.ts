@@ -111,6 +111,11 @@ export class AgentConnection extends EventEmitter {
     this.url = agentWsUrl(opts.url);
   }
 
+  /** Sends a message now if connected (dropped otherwise: the next hello and snapshot cover it). */
+  notify(msg: AgentToServer): void {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
   /** Dials and keeps dialing until `stop()`. */
   start(): void {
     this.stopped = false;

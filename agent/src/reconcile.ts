@@ -138,6 +138,8 @@ export interface ReconcilerOptions {
   healthIntervalMs?: number;
   /** Called after each successful apply with the revision now live (persisted by the caller). */
   onApplied?: (revision: number) => void;
+  /** Called once per failing snapshot/repair (retries go on): the control plane ends busy states with an error. */
+  onApplyFailed?: (revision: number, message: string) => void;
   /** First revision known (from the state dir), reported in `hello` until a snapshot arrives. */
   initialRevision?: number;
 }
@@ -349,11 +351,16 @@ export class Reconciler {
 
   private async convergeWithRetry(generation: number): Promise<ApplyResult | null> {
     let delay = 1000;
+    let reported = false;
     for (;;) {
       if (this.closed.signal.aborted || generation !== this.generation) return null;
       try {
         return await this.converge();
       } catch (err) {
+        if (!reported && this.desired) {
+          reported = true;
+          this.opts.onApplyFailed?.(this.desired.revision, errorMessage(err));
+        }
         this.opts.log.error('no se pudo aplicar el estado deseado; se reintentará', {
           error: errorMessage(err),
           retry_ms: delay,

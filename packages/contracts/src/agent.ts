@@ -60,6 +60,7 @@ export const AgentStats = z.object({
   type: z.literal('stats'),
   /** Unix milliseconds at the agent. */
   at: z.number().int(),
+  /** The first report after each connection lists every peer; later ones only peers whose numbers changed. */
   peers: z.array(AgentPeerStats).max(200_000),
 });
 
@@ -67,6 +68,15 @@ export const Heartbeat = z.object({ type: z.literal('heartbeat'), at: z.number()
 /** Asks the control plane for a fresh snapshot (the agent lost track of revisions). */
 export const AgentResync = z.object({ type: z.literal('resync') });
 export const ProtocolError = z.object({ type: z.literal('error'), message: z.string().max(1000) });
+/**
+ * The agent could not apply a revision (it keeps retrying). Lets the control plane end busy states
+ * with an error instead of waiting for the timeout.
+ */
+export const AgentApplyError = z.object({
+  type: z.literal('apply_error'),
+  revision: z.number().int().min(0),
+  message: z.string().max(1000),
+});
 
 /** Everything an agent may send. */
 export const AgentToServer = z.discriminatedUnion('type', [
@@ -76,6 +86,7 @@ export const AgentToServer = z.discriminatedUnion('type', [
   Heartbeat,
   AgentResync,
   ProtocolError,
+  AgentApplyError,
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 

@@ -200,6 +200,12 @@ class AgentConnection {
       case 'error':
         this.deps.log.warn({ serverId: this.server.id, message: parsed.message }, 'agent reported an error');
         return;
+      case 'apply_error':
+        this.deps.log.error(
+          { serverId: this.server.id, revision: parsed.revision, message: parsed.message },
+          'agent could not apply a revision',
+        );
+        return this.deps.peers.failPending(this.server.id, parsed.revision);
     }
   }
 

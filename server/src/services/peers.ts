@@ -311,8 +311,33 @@ export class PeerService {
     }
   }
 
+  /**
+   * The agent of a server could not apply up to `revision`: peers waiting on it stop being busy
+   * with an `error` push (the change stays desired; the agent keeps retrying).
+   */
+  async failPending(serverId: number, revision: number): Promise<void> {
+    const candidates = await this.db
+      .select()
+      .from(peers)
+      .where(
+        and(
+          isNotNull(peers.pendingOperation),
+          sql`${peers.pendingRevision} -> 'waits' @> ${JSON.stringify([{ s: serverId }])}::jsonb`,
+        ),
+      );
+    for (const c of candidates) {
+      const pending = c.pendingRevision as Pending;
+      if (pending.waits.some((w) => w.s === serverId && w.r <= revision))
+        await this.finish(c, pending, 'error');
+    }
+  }
+
   /** Ends a busy state once (of two instances racing, one wins) and tells the owner. */
-  private async finish(row: PeerRow, pending: Pending, outcome: 'success' | 'timeout'): Promise<void> {
+  private async finish(
+    row: PeerRow,
+    pending: Pending,
+    outcome: 'success' | 'timeout' | 'error',
+  ): Promise<void> {
     const cleared = await this.db
       .update(peers)
       .set({ pendingOperation: null, pendingRevision: null })
@@ -327,6 +352,12 @@ export class PeerService {
         type: 'success',
         peer_id: row.id,
         message: fill(text, { name: row.name, server: peer.server.name }),
+      });
+    } else if (outcome === 'error') {
+      await this.push(row.customerId, {
+        type: 'error',
+        peer_id: row.id,
+        message: fill(msg.peerOpFailed, { name: row.name }),
       });
     } else {
       const [server] = await this.db.select().from(servers).where(eq(servers.id, cleared[0]!.serverId));

@@ -337,6 +337,26 @@ describe('PATCH regenerate', () => {
     expect(confField(after, 'PresharedKey')).not.toBe(confField(before, 'PresharedKey'));
   });
 
+  it('ends the busy state with an error push when the agent cannot apply the change', async () => {
+    const { access, peer, push } = await customerWithPeer(s1.server.id, 'Falla');
+    a1.autoAck = false;
+    const res = await patch(access, peer.id, { operation: 'regenerate' });
+    expect(res.json().processing).toBe('regenerate');
+    const [rekeyed] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
+    await a1.until(() => a1.peers.has(rekeyed!.publicKey));
+    a1.send({ type: 'apply_error', revision: a1.revision, message: 'wireguard-go no responde' });
+    const error = await push.waitFor('error', (m) => m.peer_id === peer.id);
+    expect(error.message).toBe('No se pudo aplicar el cambio del peer Falla. Inténtelo de nuevo.');
+    await push.waitFor(
+      'updated_peer',
+      (m) =>
+        (m.peer as { id: number; processing: unknown }).id === peer.id &&
+        (m.peer as { processing: unknown }).processing === null,
+    );
+    a1.autoAck = true;
+    a1.ack();
+  });
+
   it("refuses an inactive peer: 'Peer no activo'", async () => {
     const { access, peer } = await customerWithPeer(s1.server.id);
     await t.ctx.db
