@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descriptionLines, formatDate, formatPrice, formatValidity } from './format';
+import { absoluteUrl, descriptionLines, formatDate, formatPrice, formatValidity } from './format';
 
 describe('formatValidity', () => {
   it('names single units in the singular', () => {
@@ -43,5 +43,16 @@ describe('formatDate', () => {
   });
   it('keeps text that is not a date as it came', () => {
     expect(formatDate('pronto')).toBe('pronto');
+  });
+});
+
+describe('absoluteUrl', () => {
+  it('completes a bare path with the origin and keeps absolute links', () => {
+    expect(absoluteUrl('/api/mirror/abc', 'https://vpn.example.com')).toBe(
+      'https://vpn.example.com/api/mirror/abc',
+    );
+    expect(absoluteUrl('https://m.example.com/api/mirror/abc', 'https://vpn.example.com')).toBe(
+      'https://m.example.com/api/mirror/abc',
+    );
   });
 });

@@ -40,3 +40,16 @@ export function formatDate(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : longDate.format(date);
 }
+
+/**
+ * A link as an absolute URL. The control plane writes mirror links from its PUBLIC_URL or the
+ * request's origin; where it has neither (answers built outside a request, e.g. pushes) the link is a
+ * bare path, which the WireGuard apps cannot fetch, so it is completed with the page's own origin.
+ */
+export function absoluteUrl(link: string, origin: string = window.location.origin): string {
+  try {
+    return new URL(link, origin).href;
+  } catch {
+    return link;
+  }
+}

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { Modal } from '../../../components/Modal';
 import { es } from '../../../i18n/es';
-import { formatDate, formatPrice } from '../../../lib/format';
+import { absoluteUrl, formatDate, formatPrice } from '../../../lib/format';
 import { PeerStateBadge } from './PeerList';
 
 const t = es.dashboard.peers.details;
@@ -36,7 +36,7 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
             <Item label={t.room}>{peer.party?.name ?? t.noRoom}</Item>
             <div className="sm:col-span-2">
               <Item label={t.mirror}>
-                <span className="font-mono text-xs break-all">{peer.mirror_link}</span>
+                <span className="font-mono text-xs break-all">{absoluteUrl(peer.mirror_link)}</span>
               </Item>
             </div>
           </dl>

@@ -16,6 +16,7 @@ import { CopyButton } from '../../../components/CopyButton';
 import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
+import { absoluteUrl } from '../../../lib/format';
 
 const t = es.dashboard.peers;
 
@@ -73,7 +74,7 @@ function BusyIndicator({ peer }: { peer: Peer }) {
 function MirrorCopy({ peer }: { peer: Peer }) {
   return (
     <CopyButton
-      text={peer.mirror_link}
+      text={absoluteUrl(peer.mirror_link)}
       label={t.copy}
       copiedLabel={t.copied}
       ariaLabel={t.copyLabel(peer.name)}

@@ -187,6 +187,16 @@ describe('Peers page: mirror link copy', () => {
     );
   });
 
+  it('copies a bare mirror path (as some pushes carry it) as a full URL of this site', async () => {
+    await openPeers([samplePeer({ mirror_link: '/api/mirror/relativo' })]);
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    fireEvent.click(screen.getByRole('button', { name: 'Copiar el mirror link del peer movil' }));
+    await waitFor(() =>
+      expect(writeText).toHaveBeenCalledWith(`${window.location.origin}/api/mirror/relativo`),
+    );
+  });
+
   it('says so when the clipboard refuses', async () => {
     await openPeers([samplePeer()]);
     const writeText = vi.fn().mockRejectedValue(new Error('denied'));

@@ -1,0 +1,124 @@
+/**
+ * The control plane's HTTP API as the browser journeys use it to set the stage: the manager API
+ * (servers, granted peers, site settings) and a customer registered through the public API, its
+ * ALTCHA proof of work solved here (the register form itself is covered by `journeys.e2e.test.ts`).
+ */
+import { createHash } from 'node:crypto';
+import type { Peer, SiteSettings } from '@vpn/contracts';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
+
+async function call<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<T> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...JSON_HEADERS, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+export interface CreatedServer {
+  server: { id: number; name: string; endpoint: string; ubication: string };
+  agent_token: string;
+}
+
+/** A manager session on the control plane. */
+export class ManagerApi {
+  private constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  static async login(baseUrl: string, username: string, password: string): Promise<ManagerApi> {
+    const pair = await call<{ access: string }>(baseUrl, 'POST', '/api/admin/login', {
+      username,
+      password,
+      remember: false,
+    });
+    return new ManagerApi(baseUrl, pair.access);
+  }
+
+  request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return call<T>(this.baseUrl, method, path, body, this.token);
+  }
+
+  createServer(body: { name: string; endpoint: string; ubication: string; allow_partys?: boolean }) {
+    return this.request<CreatedServer>('POST', '/api/admin/servers', body);
+  }
+
+  /** Grants a customer a peer with a plan (manual payment), as a manager does before purchases exist. */
+  grantPeer(body: { username: string; plan: number; name: string; server?: number }) {
+    return this.request<Peer>('POST', '/api/admin/peers', body);
+  }
+
+  updatePeer(id: number, body: { active?: boolean; expires_at?: string | null }) {
+    return this.request<Peer>('PATCH', `/api/admin/peers/${id}`, body);
+  }
+
+  settings(body: Partial<SiteSettings>) {
+    return this.request<SiteSettings>('PATCH', '/api/admin/settings', body);
+  }
+}
+
+export async function firstPlanId(baseUrl: string): Promise<number> {
+  const plans = await call<{ id: number }[]>(baseUrl, 'GET', '/api/client/plans');
+  if (!plans[0]) throw new Error('no plans: the e2e server is started with SEED_DEMO=true');
+  return plans[0].id;
+}
+
+/** Registers a customer through `PUT /api/client/register`, solving the server's ALTCHA challenge. */
+export async function registerCustomer(baseUrl: string, username: string, password: string): Promise<void> {
+  const challenge = await call<{
+    algorithm: string;
+    challenge: string;
+    salt: string;
+    signature: string;
+    maxnumber: number;
+  }>(baseUrl, 'GET', '/api/client/captcha');
+  const number = solveAltcha(challenge);
+  const captcha_token = Buffer.from(
+    JSON.stringify({
+      algorithm: challenge.algorithm,
+      challenge: challenge.challenge,
+      number,
+      salt: challenge.salt,
+      signature: challenge.signature,
+    }),
+  ).toString('base64');
+  await call(baseUrl, 'PUT', '/api/client/register', { username, password, captcha_token });
+}
+
+/** ALTCHA's proof of work: the number whose SHA-256 with the salt is the challenge. */
+function solveAltcha({
+  algorithm,
+  challenge,
+  salt,
+  maxnumber,
+}: {
+  algorithm: string;
+  challenge: string;
+  salt: string;
+  maxnumber: number;
+}): number {
+  const hash = algorithm.toLowerCase().replace('-', '');
+  for (let n = 0; n <= maxnumber; n++) {
+    if (
+      createHash(hash)
+        .update(salt + n)
+        .digest('hex') === challenge
+    )
+      return n;
+  }
+  throw new Error('captcha sin resolver');
+}
+
+export const uniqueName = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
