@@ -197,7 +197,7 @@ export function PeerTable({ peers, showRooms, onIntent, onDownload }: PeerListPr
         <tbody className="divide-y divide-slate-800">
           {peers.map((peer) => (
             <tr key={peer.id} aria-busy={peer.processing !== null} className="align-middle">
-              <th scope="row" className="px-4 py-3 font-semibold text-white">
+              <th scope="row" className="min-w-36 px-4 py-3 font-semibold text-white">
                 <div className="flex flex-col gap-1">
                   {peer.name}
                   <BusyIndicator peer={peer} />
