@@ -177,6 +177,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   if (hasWeb) {
     // wildcard: files are looked up per request (a rebuilt web/dist needs no restart); misses fall to the SPA.
     await app.register(fastifyStatic, { root: config.webDist, wildcard: true, index: false });
+    // The wildcard route would answer "/" as a directory listing request; the SPA shell it is.
+    app.get('/', { schema: { hide: true } }, (_req, reply) =>
+      reply.header('cache-control', 'no-cache').sendFile('index.html'),
+    );
   }
   app.setNotFoundHandler(async (request, reply) => {
     const isApi =

@@ -21,6 +21,8 @@ type PeerRow = typeof peers.$inferSelect;
 /** What a peer waits for: each server's agent acknowledging at least that revision. */
 interface Pending {
   op: PeerOperation;
+  /** Origin of the request that started it, for the mirror link in the pushes that end it. */
+  origin?: string;
   waits: { s: number; r: number }[];
   since: number;
 }
@@ -181,7 +183,7 @@ export class PeerService {
   }
 
   /** New key pair and preshared key; the address stays. Asynchronous: the peer is busy until the agent acks. */
-  async regenerate(customerId: number, peerId: number): Promise<Peer> {
+  async regenerate(customerId: number, peerId: number, origin?: string): Promise<Peer> {
     const row = await this.getOwned(customerId, peerId);
     this.assertActionable(row);
     const keys = generateWireguardKeyPair();
@@ -199,11 +201,11 @@ export class PeerService {
         { serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] },
       ]);
     });
-    return this.afterChange(row, 'regenerate', revisions);
+    return this.afterChange(row, 'regenerate', revisions, origin);
   }
 
   /** Moves the peer to another active server; keys and address stay, so only the server part of the `.conf` changes. */
-  async changeServer(customerId: number, peerId: number, serverId: number): Promise<Peer> {
+  async changeServer(customerId: number, peerId: number, serverId: number, origin?: string): Promise<Peer> {
     const row = await this.getOwned(customerId, peerId);
     this.assertActionable(row);
     if (serverId === row.serverId) throw badRequest(msg.sameServer);
@@ -220,7 +222,7 @@ export class PeerService {
         { serverId, upsertPeerIds: [row.id] },
       ]);
     });
-    return this.afterChange(row, 'change_server', revisions);
+    return this.afterChange(row, 'change_server', revisions, origin);
   }
 
   private assertActionable(row: PeerRow): void {
@@ -232,7 +234,12 @@ export class PeerService {
    * After a change is committed: tell the agents (bus), and either mark the peer busy until the
    * online agents ack, or — when an involved agent is offline — tell the owner it is queued.
    */
-  private async afterChange(row: PeerRow, op: PeerOperation, revisions: Revision[]): Promise<Peer> {
+  private async afterChange(
+    row: PeerRow,
+    op: PeerOperation,
+    revisions: Revision[],
+    origin?: string,
+  ): Promise<Peer> {
     const serverRows = await this.db
       .select()
       .from(servers)
@@ -249,7 +256,7 @@ export class PeerService {
     // With an agent offline the change is queued for it and the owner told so: nothing to wait for.
     const waits = offline.length > 0 ? [] : revisions.map((r) => ({ s: r.serverId, r: r.revision }));
     if (waits.length > 0) {
-      const pending: Pending = { op, waits, since: Date.now() };
+      const pending: Pending = { op, origin, waits, since: Date.now() };
       await this.db
         .update(peers)
         .set({ pendingOperation: op, pendingRevision: pending })
@@ -265,13 +272,13 @@ export class PeerService {
       });
     }
     if (waits.length === 0) {
-      const peer = await this.presentOne(row.id);
+      const peer = await this.presentOne(row.id, origin);
       await this.push(row.customerId, { type: 'updated_peer', peer });
       return peer;
     }
     // Acks may already have arrived (fast agents); settle now rather than wait for the next one.
     for (const w of waits) await this.settleAcks(w.s);
-    return this.presentOne(row.id);
+    return this.presentOne(row.id, origin);
   }
 
   async push(customerId: number, message: PushMessage): Promise<void> {
@@ -344,7 +351,7 @@ export class PeerService {
       .where(and(eq(peers.id, row.id), sql`${peers.pendingRevision} = ${JSON.stringify(pending)}::jsonb`))
       .returning({ id: peers.id, serverId: peers.serverId });
     if (cleared.length === 0) return;
-    const peer = await this.presentOne(row.id);
+    const peer = await this.presentOne(row.id, pending.origin);
     await this.push(row.customerId, { type: 'updated_peer', peer });
     if (outcome === 'success') {
       const text = pending.op === 'regenerate' ? msg.peerRegenerated : msg.peerMoved;
@@ -394,6 +401,7 @@ export class PeerService {
     server: ServerRow;
     manualPayment: boolean;
     invoiceId?: string;
+    origin?: string;
   }): Promise<Peer> {
     const name = input.name.trim();
     if (!name) throw badRequest(msg.peerNameRequired, { name: msg.peerNameRequired });
@@ -442,7 +450,7 @@ export class PeerService {
         });
         for (const r of revisions)
           await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-        const peer = await this.presentOne(id);
+        const peer = await this.presentOne(id, input.origin);
         await this.push(input.customerId, { type: 'created_peer', peer });
         return peer;
       } catch (e) {
@@ -457,7 +465,11 @@ export class PeerService {
    * A manager switches a peer on or off or sets its expiry; its server converges (the delta
    * builder turns a peer that is no longer live into a removal) and the owner sees it live.
    */
-  async adminUpdate(peerId: number, patch: { active?: boolean; expiresAt?: Date | null }): Promise<Peer> {
+  async adminUpdate(
+    peerId: number,
+    patch: { active?: boolean; expiresAt?: Date | null },
+    origin?: string,
+  ): Promise<Peer> {
     const [row] = await this.db.select().from(peers).where(eq(peers.id, peerId));
     if (!row) throw notFound(msg.peerNotFound);
     const revisions = await this.db.transaction(async (tx) => {
@@ -473,7 +485,7 @@ export class PeerService {
     });
     for (const r of revisions)
       await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-    const peer = await this.presentOne(peerId);
+    const peer = await this.presentOne(peerId, origin);
     await this.push(row.customerId, { type: 'updated_peer', peer });
     return peer;
   }

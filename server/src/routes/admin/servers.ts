@@ -3,6 +3,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ErrorBody, Peer, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
+import { originOf } from '../origin.ts';
 import { customers, servers } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import {
@@ -187,6 +188,7 @@ export const adminServerRoutes =
           name: b.name,
           server,
           manualPayment: true,
+          origin: originOf(request, ctx),
         });
         return reply.status(201).send(peer);
       },
@@ -217,11 +219,15 @@ export const adminServerRoutes =
       },
       async (request) => {
         const b = request.body;
-        return ctx.peers.adminUpdate(request.params.id, {
-          active: b.active,
-          expiresAt:
-            b.expires_at === undefined ? undefined : b.expires_at === null ? null : new Date(b.expires_at),
-        });
+        return ctx.peers.adminUpdate(
+          request.params.id,
+          {
+            active: b.active,
+            expiresAt:
+              b.expires_at === undefined ? undefined : b.expires_at === null ? null : new Date(b.expires_at),
+          },
+          originOf(request, ctx),
+        );
       },
     );
   };

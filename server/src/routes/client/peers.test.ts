@@ -138,7 +138,10 @@ describe('manager API for servers and manual peers', () => {
 
   it('creates a peer for a customer: the agent gets it, the owner gets created_peer', async () => {
     const { push, peer } = await customerWithPeer(s1.server.id);
-    await push.waitFor('created_peer');
+    const created = await push.waitFor('created_peer');
+    expect((created.peer as { mirror_link: string }).mirror_link).toMatch(
+      /^http:\/\/localhost(:\d+)?\/api\/mirror\//,
+    );
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
     await a1.until(() => a1.peers.has(row!.publicKey));
     expect(a1.peers.get(row!.publicKey)!.allowed_ips).toEqual([`${peer.address}/32`]);

@@ -83,9 +83,9 @@ export const peerRoutes =
           case 'regenerate_token':
             return ctx.peers.regenerateMirror(me, request.params.id, originOf(request, ctx));
           case 'regenerate':
-            return ctx.peers.regenerate(me, request.params.id);
+            return ctx.peers.regenerate(me, request.params.id, originOf(request, ctx));
           case 'change_server':
-            return ctx.peers.changeServer(me, request.params.id, body.server);
+            return ctx.peers.changeServer(me, request.params.id, body.server, originOf(request, ctx));
         }
       },
     );

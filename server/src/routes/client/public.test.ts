@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { plans } from '../../db/schema.ts';
 import { invalidatePlans } from '../../services/plans.ts';
@@ -158,6 +161,26 @@ describe('unknown API paths and malformed input', () => {
       expect(res.statusCode).toBeLessThan(500);
       expect(typeof res.json().message).toBe('string');
     }
+  });
+});
+
+describe('the SPA', () => {
+  it('serves index.html at /, files as they are, and index.html for client-side routes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vpn-web-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>SPA</title>');
+    writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+    const web = await createTestApp({ database: t.database, env: { WEB_DIST: dir } });
+    for (const url of ['/', '/login', '/dashboard/peers', '/no-existe']) {
+      const res = await web.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toContain('<title>SPA</title>');
+    }
+    expect((await web.app.inject({ method: 'GET', url: '/assets/app.js' })).body).toBe('console.log(1)');
+    const api = await web.app.inject({ method: 'GET', url: '/api/nada' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json().message).toBe('Recurso no encontrado');
+    await web.app.close();
   });
 });
 
