@@ -34,6 +34,8 @@ import { startScheduler } from './services/scheduler.ts';
 import { AccountService } from './services/account.ts';
 import { Mailer } from './services/mailer.ts';
 import { accountRoutes } from './routes/client/account.ts';
+import { partyRoutes } from './routes/client/parties.ts';
+import { PartyService } from './services/parties.ts';
 import { adminContentRoutes } from './routes/admin/content.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
@@ -104,7 +106,9 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     sockets: new SocketRegistry(bus),
     mailer,
     account: new AccountService({ db: database.db, sessions, mailer, companyName: config.companyName }),
+    parties: new PartyService({ db: database.db, encryptionKey: keys.encryption, bus, peers }),
   };
+  peers.onSettled = () => ctx.parties.settle();
   const stopScheduler =
     opts.scheduler === false
       ? () => {}
@@ -165,6 +169,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(adminAuthRoutes(ctx));
   await app.register(peerRoutes(ctx));
   await app.register(accountRoutes(ctx));
+  await app.register(partyRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
   await app.register(adminServerRoutes(ctx));
   await app.register(adminSettingsRoutes(ctx));

@@ -6,6 +6,7 @@ import type { Bus } from './realtime/bus.ts';
 import type { SocketRegistry } from './realtime/sockets.ts';
 import type { CaptchaService } from './services/captcha.ts';
 import type { PeerService } from './services/peers.ts';
+import type { PartyService } from './services/parties.ts';
 import type { RateLimitPolicy } from './services/rateLimit.ts';
 import type { SessionService } from './services/sessions.ts';
 import type { AccountService } from './services/account.ts';
@@ -26,4 +27,5 @@ export interface AppContext {
   sockets: SocketRegistry;
   mailer: Mailer;
   account: AccountService;
+  parties: PartyService;
 }

@@ -18,6 +18,9 @@ export const AgentPeer = z.object({
   public_key: Key,
   preshared_key: Key,
   allowed_ips: z.array(Cidr).min(1),
+  /** Only for mesh links to other VPN servers (rooms across servers): where that server listens. */
+  endpoint: z.string().max(300).optional(),
+  persistent_keepalive: z.number().int().min(0).max(65535).optional(),
 });
 export type AgentPeer = z.infer<typeof AgentPeer>;
 
@@ -90,11 +93,19 @@ export const AgentToServer = z.discriminatedUnion('type', [
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
+const Ipv4 = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'IPv4 no válida');
+
 export const ServerSnapshot = z.object({
   type: z.literal('snapshot'),
   revision: z.number().int().min(0),
   interface: AgentInterface,
+  /** Customers' peers on this server, then mesh links to the servers of their room mates. */
   peers: z.array(AgentPeer),
+  /**
+   * Rooms: address pairs (source, destination) allowed to cross the tunnel, both directions
+   * listed. Everything else peer-to-peer stays dropped.
+   */
+  room_pairs: z.array(z.tuple([Ipv4, Ipv4])).optional(),
 });
 export type ServerSnapshot = z.infer<typeof ServerSnapshot>;
 

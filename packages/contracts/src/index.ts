@@ -8,3 +8,4 @@ export * from './agent.ts';
 export * from './peers.ts';
 export * from './realtime.ts';
 export * from './account.ts';
+export * from './parties.ts';

@@ -155,6 +155,8 @@ export const serverChanges = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
+    /** Rooms changed: the agent gets a full snapshot (room pairs and mesh links are recomputed). */
+    full: boolean('full').notNull().default(false),
     createdAt: created(),
   },
   (t) => [primaryKey({ columns: [t.serverId, t.revision] })],
@@ -171,6 +173,8 @@ export const parties = pgTable(
     /** Shown to the owner, so kept encrypted (AES-256-GCM), not hashed. */
     passwordEnc: text('password_enc').notNull(),
     processing: boolean('processing').notNull().default(false),
+    /** Server revisions the room waits for (while processing): [{ s, r }]. */
+    pendingRevision: jsonb('pending_revision'),
     createdAt: created(),
   },
   (t) => [uniqueIndex('parties_name_lower').on(sql`lower(${t.name})`), index('parties_owner').on(t.ownerId)],

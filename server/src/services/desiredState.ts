@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { createHmac } from 'node:crypto';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AgentPeer, ServerDelta, ServerSnapshot } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { peers, serverChanges, servers } from '../db/schema.ts';
@@ -15,6 +16,8 @@ export interface Change {
   serverId: number;
   upsertPeerIds?: number[];
   removeKeys?: string[];
+  /** Rooms changed on this server: send a full snapshot (room pairs and mesh links recomputed). */
+  full?: boolean;
 }
 
 export interface Revision {
@@ -38,6 +41,7 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
       revision: row.revision,
       upsertPeerIds: change.upsertPeerIds ?? [],
       removeKeys: change.removeKeys ?? [],
+      full: change.full ?? false,
     });
     out.push({ serverId: change.serverId, revision: row.revision });
   }
@@ -74,6 +78,7 @@ export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Pro
     .from(peers)
     .where(liveOnServer(server.id))
     .orderBy(asc(peers.id));
+  const rooms = await roomsForServer(db, server, key);
   return {
     type: 'snapshot',
     revision: current?.revision ?? server.revision,
@@ -85,8 +90,69 @@ export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Pro
       mtu: server.mtu,
       nat: true,
     },
-    peers: rows.map((p) => toAgentPeer(key, p)),
+    peers: [...rows.map((p) => toAgentPeer(key, p)), ...rooms.mesh],
+    room_pairs: rooms.pairs,
   };
+}
+
+/** The preshared key of the mesh link between two servers: the same on both sides, never stored. */
+export function meshPresharedKey(key: Buffer, a: number, b: number): string {
+  return createHmac('sha256', key)
+    .update(`mesh:${Math.min(a, b)}:${Math.max(a, b)}`)
+    .digest('base64');
+}
+
+/**
+ * Rooms as one server must enforce them: every (local member, room mate) address pair in both
+ * directions, and one mesh link per other server that hosts mates of local members, carrying
+ * exactly those mates' addresses (architecture decision 5).
+ */
+export async function roomsForServer(
+  db: Db,
+  server: ServerRow,
+  key: Buffer,
+): Promise<{ pairs: [string, string][]; mesh: AgentPeer[] }> {
+  const locals = await db
+    .select({ id: peers.id, partyId: peers.partyId, address: peers.address })
+    .from(peers)
+    .where(and(eq(peers.serverId, server.id), isNotNull(peers.partyId)));
+  if (locals.length === 0) return { pairs: [], mesh: [] };
+  const partyIds = [...new Set(locals.map((l) => l.partyId!))];
+  const members = await db
+    .select({ id: peers.id, partyId: peers.partyId, address: peers.address, serverId: peers.serverId })
+    .from(peers)
+    .where(inArray(peers.partyId, partyIds));
+  const host = (a: string) => a.replace(/\/\d+$/, '');
+  const pairs = new Map<string, [string, string]>();
+  const remote = new Map<number, Set<string>>();
+  for (const l of locals) {
+    for (const m of members) {
+      if (m.partyId !== l.partyId || m.id === l.id) continue;
+      const a = host(l.address);
+      const b = host(m.address);
+      pairs.set(`${a}>${b}`, [a, b]);
+      pairs.set(`${b}>${a}`, [b, a]);
+      if (m.serverId !== server.id) {
+        const set = remote.get(m.serverId) ?? new Set<string>();
+        set.add(`${b}/32`);
+        remote.set(m.serverId, set);
+      }
+    }
+  }
+  const others = remote.size
+    ? await db
+        .select()
+        .from(servers)
+        .where(inArray(servers.id, [...remote.keys()]))
+    : [];
+  const mesh = others.map((o) => ({
+    public_key: o.publicKey,
+    preshared_key: meshPresharedKey(key, server.id, o.id),
+    allowed_ips: [...remote.get(o.id)!].sort(),
+    endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
+    persistent_keepalive: 25,
+  }));
+  return { pairs: [...pairs.values()], mesh };
 }
 
 /**
@@ -105,7 +171,7 @@ export async function buildDelta(
     .where(and(eq(serverChanges.serverId, serverId), gt(serverChanges.revision, after)))
     .orderBy(asc(serverChanges.revision));
   if (changes.length === 0) return null;
-  if (changes[0]!.revision !== after + 1) return 'resync';
+  if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full)) return 'resync';
   const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
   const live = ids.length
     ? await db

@@ -47,6 +47,9 @@ export interface PeerServiceDeps {
 
 /** Everything a customer (and a manager) can do to peers; every lookup goes through the owner. */
 export class PeerService {
+  /** Also run after every ack (rooms waiting on agents settle there). */
+  onSettled: (serverId: number) => Promise<void> = async () => {};
+
   constructor(private readonly deps: PeerServiceDeps) {}
 
   private get db() {
@@ -212,14 +215,27 @@ export class PeerService {
     const [target] = await this.db.select().from(servers).where(eq(servers.id, serverId));
     if (!target) throw notFound(msg.serverNotFound);
     if (!target.active) throw badRequest(msg.serverUnavailable);
+    // A peer in a room keeps its room: only to a server that allows rooms, and every server of its
+    // room mates recomputes its mesh links.
+    if (row.partyId !== null && !target.allowPartys) throw badRequest(msg.partyPeerServer);
+    const mates =
+      row.partyId !== null
+        ? (await this.db.select({ s: peers.serverId }).from(peers).where(eq(peers.partyId, row.partyId))).map(
+            (m) => m.s,
+          )
+        : [];
     const revisions = await this.db.transaction(async (tx) => {
       await tx
         .update(peers)
         .set({ serverId, updatedAt: sql`now()` })
         .where(eq(peers.id, row.id));
+      const full = row.partyId !== null;
       return recordChanges(tx as unknown as Db, [
-        { serverId: row.serverId, removeKeys: [row.publicKey] },
-        { serverId, upsertPeerIds: [row.id] },
+        { serverId: row.serverId, removeKeys: [row.publicKey], full },
+        { serverId, upsertPeerIds: [row.id], full },
+        ...[...new Set(mates)]
+          .filter((s) => s !== serverId && s !== row.serverId)
+          .map((s) => ({ serverId: s, full: true })),
       ]);
     });
     return this.afterChange(row, 'change_server', revisions, origin);
@@ -290,6 +306,7 @@ export class PeerService {
    * stop being busy, and their owners get `updated_peer` then `success`.
    */
   async settleAcks(serverId: number): Promise<void> {
+    await this.onSettled(serverId);
     const candidates = await this.db
       .select()
       .from(peers)

@@ -1,0 +1,295 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { customers, peers, plans } from '../../db/schema.ts';
+import {
+  bearer,
+  createCustomer,
+  createTestApp,
+  listen,
+  login,
+  managerToken,
+  setSettings,
+  type TestApp,
+} from '../../../test/helpers.ts';
+import { ProtocolAgent, PushClient } from '../../../test/protocolAgent.ts';
+
+let t: TestApp;
+let base: string;
+let admin: string;
+let planId: number;
+let rooms1: { id: number; token: string; publicKey: string };
+let rooms2: { id: number; token: string; publicKey: string };
+let noRooms: { id: number };
+const agents: ProtocolAgent[] = [];
+const sockets: PushClient[] = [];
+
+async function newServer(name: string, allow: boolean) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/servers',
+    headers: bearer(admin),
+    payload: { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X', allow_partys: allow },
+  });
+  const body = res.json();
+  return {
+    id: body.server.id as number,
+    token: body.agent_token as string,
+    publicKey: body.server.public_key as string,
+  };
+}
+
+async function member(alias: string | null, serverId: number, peerName = 'PC') {
+  const c = await createCustomer(t);
+  if (alias) await t.ctx.db.update(customers).set({ alias }).where(eq(customers.id, c.id));
+  const { access } = await login(t, c.username, c.password);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/peers',
+    headers: bearer(admin),
+    payload: { username: c.username, plan: planId, name: peerName, server: serverId },
+  });
+  const push = await PushClient.connect(base, access);
+  sockets.push(push);
+  return { ...c, access, push, peer: res.json() as { id: number; address: string } };
+}
+
+const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, access: string, payload?: object) =>
+  t.app.inject({ method, url, headers: bearer(access), payload });
+
+beforeAll(async () => {
+  t = await createTestApp({ scheduler: false });
+  base = await listen(t);
+  admin = await managerToken(t);
+  const [plan] = await t.ctx.db
+    .insert(plans)
+    .values({ name: 'P', description: 'x', price: '1.00', validity: '30 days' })
+    .returning();
+  planId = plan!.id;
+  rooms1 = await newServer('Salas1', true);
+  rooms2 = await newServer('Salas2', true);
+  noRooms = await newServer('SinSalas', false);
+  for (const s of [rooms1, rooms2]) agents.push(await ProtocolAgent.connect(base, s.token));
+});
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const a of agents) await a.close();
+  await t.close();
+});
+beforeEach(() => setSettings(t, { allow_partys: true }));
+
+const snapshotOf = (a: ProtocolAgent) =>
+  [...a.received].reverse().find((m) => m.type === 'snapshot') as
+    | {
+        peers: { public_key: string; allowed_ips: string[]; endpoint?: string }[];
+        room_pairs?: [string, string][];
+      }
+    | undefined;
+
+describe('rooms', () => {
+  it('creates a room, another customer joins with name and password, and both servers link the pair', async () => {
+    const owner = await member('Ana', rooms1.id);
+    const guest = await member('Luis', rooms2.id);
+    const created = await api('POST', '/api/client/network/partys', owner.access, {
+      name: 'Counter Strike',
+      peer: owner.peer.id,
+    });
+    expect(created.statusCode).toBe(201);
+    const room = created.json();
+    expect(room).toMatchObject({
+      name: 'Counter Strike',
+      user: 'Ana',
+      peers: [{ id: owner.peer.id, user: 'Ana', private_ip: owner.peer.address }],
+    });
+    expect(room.password).toMatch(/^[A-Za-z0-9]{10}$/);
+
+    const joined = await api('PATCH', '/api/client/network/partys', guest.access, {
+      operation: 'join',
+      name: 'counter strike',
+      password: room.password,
+      peer: guest.peer.id,
+    });
+    expect(joined.statusCode).toBe(200);
+    expect(joined.json().password).toBeNull();
+    expect(joined.json().peers.map((p: { user: string }) => p.user)).toEqual(['Ana', 'Luis']);
+
+    const [a1, a2] = agents as [ProtocolAgent, ProtocolAgent];
+    await a1.until(() =>
+      (snapshotOf(a1)?.room_pairs ?? []).some(
+        ([x, y]) => x === owner.peer.address && y === guest.peer.address,
+      ),
+    );
+    const s1 = snapshotOf(a1)!;
+    expect(s1.room_pairs).toContainEqual([guest.peer.address, owner.peer.address]);
+    // The mesh link to server 2 carries exactly the guest's address.
+    expect(s1.peers.find((p) => p.public_key === rooms2.publicKey)).toMatchObject({
+      allowed_ips: [`${guest.peer.address}/32`],
+      endpoint: 'salas2.example:51820',
+    });
+    await a2.until(() => snapshotOf(a2)?.peers.some((p) => p.public_key === rooms1.publicKey) ?? false);
+    expect(snapshotOf(a2)!.peers.find((p) => p.public_key === rooms1.publicKey)!.allowed_ips).toEqual([
+      `${owner.peer.address}/32`,
+    ]);
+    // Same mesh key on both sides.
+    const psk1 = (
+      snapshotOf(a1)!.peers.find((p) => p.public_key === rooms2.publicKey) as { preshared_key?: string }
+    ).preshared_key;
+    const psk2 = (
+      snapshotOf(a2)!.peers.find((p) => p.public_key === rooms1.publicKey) as { preshared_key?: string }
+    ).preshared_key;
+    expect(psk1).toBe(psk2);
+
+    await owner.push.waitFor('updated_owner_party');
+    await guest.push.waitFor('updated_guest_party');
+    const lists = (await api('GET', '/api/client/network/partys', guest.access)).json();
+    expect(lists.owned_partys).toEqual([]);
+    expect(lists.guest_partys[0]).toMatchObject({ name: 'Counter Strike', user: 'Ana', password: null });
+    const peersOfGuest = (await api('GET', '/api/client/accounts/peers', guest.access)).json();
+    expect(peersOfGuest[0].party).toEqual({ id: room.id, name: 'Counter Strike' });
+
+    // The guest leaves: the pairs and the mesh link go away.
+    const left = await api('PATCH', `/api/client/network/partys/${room.id}`, guest.access, {
+      operation: 'leave',
+      peer: guest.peer.id,
+    });
+    expect(left.statusCode).toBe(200);
+    await guest.push.waitFor('deleted_guest_party');
+    await a1.until(
+      () =>
+        (snapshotOf(a1)?.room_pairs ?? []).length === 0 &&
+        !snapshotOf(a1)!.peers.some((p) => p.public_key === rooms2.publicKey),
+    );
+  });
+
+  it('applies the spec’s rules and messages', async () => {
+    const noAlias = await member(null, rooms1.id);
+    expect(
+      (
+        await api('POST', '/api/client/network/partys', noAlias.access, { name: 'X', peer: noAlias.peer.id })
+      ).json().message,
+    ).toBe('Configure un alias en su cuenta antes de usar las salas');
+    const owner = await member('Pedro', rooms1.id);
+    expect(
+      (
+        await api('POST', '/api/client/network/partys', owner.access, { name: ' ', peer: owner.peer.id })
+      ).json().message,
+    ).toBe('Por favor, ingrese un nombre para la sala');
+    expect(
+      (await api('POST', '/api/client/network/partys', owner.access, { name: 'Sin peer' })).json().message,
+    ).toBe('Por favor, selecciona un peer para añadir');
+    expect(
+      (
+        await api('PATCH', '/api/client/network/partys', owner.access, {
+          operation: 'join',
+          name: 'x',
+          password: '',
+        })
+      ).json().message,
+    ).toBe('Por favor, complete todos los campos');
+    const wrongServer = await member('Rosa', noRooms.id);
+    expect(
+      (
+        await api('POST', '/api/client/network/partys', wrongServer.access, {
+          name: 'R',
+          peer: wrongServer.peer.id,
+        })
+      ).json().message,
+    ).toBe('El servidor del peer no permite salas. Cámbielo a uno que las permita.');
+
+    // Five owned rooms at most, each needs a free peer.
+    for (let i = 0; i < 5; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/peers',
+        headers: bearer(admin),
+        payload: { username: owner.username, plan: planId, name: `p${i}`, server: rooms1.id },
+      });
+      const created = await api('POST', '/api/client/network/partys', owner.access, {
+        name: `Sala ${owner.username} ${i}`,
+        peer: res.json().id,
+      });
+      expect(created.statusCode).toBe(201);
+    }
+    const sixth = await api('POST', '/api/client/network/partys', owner.access, {
+      name: 'Sexta',
+      peer: owner.peer.id,
+    });
+    expect(sixth.statusCode).toBe(400);
+    expect(sixth.json().message).toBe('No se pueden crear más de 5 salas');
+
+    const busy = (await api('GET', '/api/client/network/partys', owner.access)).json().owned_partys[0];
+    const again = await api('PATCH', '/api/client/network/partys', noAlias.access, {
+      operation: 'join',
+      name: busy.name,
+      password: 'incorrecta',
+      peer: noAlias.peer.id,
+    });
+    expect(again.json().message).toBe('Configure un alias en su cuenta antes de usar las salas');
+    const intruder = await member('Intruso', rooms1.id);
+    const wrong = await api('PATCH', '/api/client/network/partys', intruder.access, {
+      operation: 'join',
+      name: busy.name,
+      password: 'incorrecta',
+      peer: intruder.peer.id,
+    });
+    expect(wrong.json().message).toBe('Nombre de sala o contraseña incorrectos');
+    // Someone else's room is simply not found.
+    expect((await api('DELETE', `/api/client/network/partys/${busy.id}`, intruder.access)).statusCode).toBe(
+      404,
+    );
+  });
+
+  it('lets the owner regenerate the password, remove peers and delete the room; guests only remove their own', async () => {
+    const owner = await member('Marta', rooms1.id);
+    const guest = await member('Jose', rooms2.id);
+    const room = (
+      await api('POST', '/api/client/network/partys', owner.access, {
+        name: 'Minecraft',
+        peer: owner.peer.id,
+      })
+    ).json();
+    await api('PATCH', '/api/client/network/partys', guest.access, {
+      operation: 'join',
+      name: 'Minecraft',
+      password: room.password,
+      peer: guest.peer.id,
+    });
+    const regen = await api('PATCH', `/api/client/network/partys/${room.id}`, owner.access, {
+      operation: 'regenerate_password',
+    });
+    expect(regen.json().password).not.toBe(room.password);
+    expect(
+      (
+        await api('PATCH', `/api/client/network/partys/${room.id}`, guest.access, {
+          operation: 'regenerate_password',
+        })
+      ).statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await api('PATCH', `/api/client/network/partys/${room.id}`, guest.access, {
+          operation: 'remove_peer',
+          peer: owner.peer.id,
+        })
+      ).json().message,
+    ).toBe('Solo el administrador de la sala puede hacer esto');
+    const removed = await api('PATCH', `/api/client/network/partys/${room.id}`, owner.access, {
+      operation: 'remove_peer',
+      peer: guest.peer.id,
+    });
+    expect(removed.json().peers, removed.body).toHaveLength(1);
+    await guest.push.waitFor('deleted_guest_party');
+    const deleted = await api('DELETE', `/api/client/network/partys/${room.id}`, owner.access);
+    expect(deleted.json().message).toBe('Party eliminada');
+    await owner.push.waitFor('deleted_owner_party');
+    const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, owner.peer.id));
+    expect(row!.partyId).toBeNull();
+  });
+
+  it('is closed when rooms are off', async () => {
+    const c = await member('Off', rooms1.id);
+    await setSettings(t, { allow_partys: false });
+    const res = await api('GET', '/api/client/network/partys', c.access);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().message).toBe('Las salas no están habilitadas');
+  });
+});

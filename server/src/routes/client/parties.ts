@@ -1,0 +1,140 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CreatePartyBody,
+  ErrorBody,
+  JoinPartyBody,
+  MessageBody,
+  Party,
+  PartyLists,
+  PartyPatchBody,
+  msg,
+} from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { forbidden } from '../../lib/errors.ts';
+import { getSiteSettings } from '../../services/settings.ts';
+
+const IdParams = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1),
+});
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+
+/** Rooms (Salas), only while the site allows them. */
+export const partyRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.addHook('preHandler', async (request) => {
+      if (
+        request.routeOptions.url?.startsWith('/api/client/network/partys') &&
+        !(await getSiteSettings(ctx.db)).allow_partys
+      ) {
+        throw forbidden(msg.aliasDisabled);
+      }
+    });
+
+    app.get(
+      '/api/client/network/partys',
+      {
+        schema: {
+          tags: ['rooms'],
+          summary: 'Salas propias y como invitado',
+          security: [{ bearer: [] }],
+          response: { 200: PartyLists, ...errors },
+        },
+      },
+      async (request) => ctx.parties.list(principalOf(request).id),
+    );
+
+    app.post(
+      '/api/client/network/partys',
+      {
+        schema: {
+          tags: ['rooms'],
+          summary: 'Crea una sala con un peer libre',
+          security: [{ bearer: [] }],
+          body: CreatePartyBody,
+          response: { 201: Party, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .status(201)
+          .send(await ctx.parties.create(principalOf(request).id, request.body.name, request.body.peer)),
+    );
+
+    app.patch(
+      '/api/client/network/partys',
+      {
+        schema: {
+          tags: ['rooms'],
+          summary: 'Unirse a una sala (nombre, contraseña y peer)',
+          security: [{ bearer: [] }],
+          body: JoinPartyBody,
+          response: { 200: Party, ...errors },
+        },
+      },
+      async (request) =>
+        ctx.parties.join(
+          principalOf(request).id,
+          request.body.name,
+          request.body.password,
+          request.body.peer,
+        ),
+    );
+
+    app.patch(
+      '/api/client/network/partys/:id',
+      {
+        schema: {
+          tags: ['rooms'],
+          summary: 'regenerate_password, leave, remove_peer o add_peer',
+          security: [{ bearer: [] }],
+          params: IdParams,
+          body: PartyPatchBody,
+          response: { 200: z.union([Party, z.object({ password: z.string() }), MessageBody]), ...errors },
+        },
+      },
+      async (request) => {
+        const me = principalOf(request).id;
+        const body = request.body;
+        switch (body.operation) {
+          case 'regenerate_password':
+            return { password: await ctx.parties.regeneratePassword(me, request.params.id) };
+          case 'add_peer':
+            return ctx.parties.addPeer(me, request.params.id, body.peer);
+          case 'leave':
+          case 'remove_peer': {
+            const party = await ctx.parties.removePeer(
+              me,
+              request.params.id,
+              body.peer,
+              body.operation === 'leave',
+            );
+            return party ?? { message: msg.partyLeft };
+          }
+        }
+      },
+    );
+
+    app.delete(
+      '/api/client/network/partys/:id',
+      {
+        schema: {
+          tags: ['rooms'],
+          summary: 'Elimina la sala (solo su administrador)',
+          security: [{ bearer: [] }],
+          params: IdParams,
+          response: { 200: MessageBody, ...errors },
+        },
+      },
+      async (request) => {
+        await ctx.parties.delete(principalOf(request).id, request.params.id);
+        return { message: msg.partyDeleted };
+      },
+    );
+  };
