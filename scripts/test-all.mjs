@@ -38,6 +38,7 @@ const suites = [
     name: 'dataplane',
     dir: 'server',
     args: ['--config', 'vitest.dataplane.config.ts'],
+    env: { TEST_DATABASE_URL: '' },
     skip: !canRunWireguard() && 'hace falta root con wireguard-go, wireguard-tools, nftables e iputils-ping',
   },
   { name: 'web', dir: 'web' },

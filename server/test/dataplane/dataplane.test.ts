@@ -102,9 +102,9 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const conf = await download(c.access, id);
     await eventually(() => lab.peersOn(srv[0]!.iface).length > 0, 20_000, 'peer en la interfaz');
     await lab.loadClientConf(client, conf);
-    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
     // The internet host has no route back to 10.64.0.0/10: a reply proves masquerade on the server.
-    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+    expect(await lab.reaches(client.ns, INTERNET_HOST)).toBe(true);
   });
 
   it('two clients on one server cannot reach each other', async () => {
@@ -121,8 +121,8 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await lab.loadClientConf(cb, confB);
     const addrA = /^Address = (.+)\/32$/m.exec(confA)![1]!;
     const addrB = /^Address = (.+)\/32$/m.exec(confB)![1]!;
-    expect(lab.ping(ca.ns, '10.64.0.1')).toBe(true);
-    expect(lab.ping(cb.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(ca.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(cb.ns, '10.64.0.1')).toBe(true);
     expect(lab.ping(ca.ns, addrB, 2)).toBe(false);
     expect(lab.ping(cb.ns, addrA, 2)).toBe(false);
   });
@@ -135,7 +135,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const old = await publicKeyOf(c.access, id);
     await eventually(async () => lab.peersOn(srv[0]!.iface).length > 0);
     const iface = await lab.loadClientConf(client, old.conf);
-    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
     const res = await api('PATCH', `/api/client/accounts/peers/${id}`, c.access, { operation: 'regenerate' });
     expect(res.statusCode).toBe(200);
     await push.waitFor('success', () => true, 20_000);
@@ -144,8 +144,8 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const fresh = await publicKeyOf(c.access, id);
     expect(fresh.privateKey).not.toBe(old.privateKey);
     await lab.loadClientConf(client, fresh.conf, iface);
-    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
-    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(client.ns, INTERNET_HOST)).toBe(true);
     push.close();
   });
 
@@ -168,8 +168,8 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const after = await download(c.access, id);
     expect(/^Endpoint = (.+)$/m.exec(after)![1]).toBe('198.51.100.2:51820');
     await lab.loadClientConf(client, after, iface);
-    expect(lab.ping(client.ns, '10.64.0.1')).toBe(true);
-    expect(lab.ping(client.ns, INTERNET_HOST)).toBe(true);
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(client.ns, INTERNET_HOST)).toBe(true);
     push.close();
   });
 
@@ -216,6 +216,6 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 60_000, 'el agente convergió');
     const client2 = lab.host('dpck2', '198.51.100.62');
     await lab.loadClientConf(client2, await download(c.access, keep));
-    expect(lab.ping(client2.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(client2.ns, '10.64.0.1')).toBe(true);
   });
 });

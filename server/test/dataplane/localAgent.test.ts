@@ -66,7 +66,12 @@ describe.skipIf(skip !== null)('one box (LOCAL_AGENT)', () => {
       60_000,
       'interfaz local',
     );
-    expect(spawnSync('wg', ['show', iface, 'listen-port'], { encoding: 'utf8' }).stdout.trim()).toBe('51820');
+    // wireguard-go starts on a random port; the agent then sets the server's.
+    await eventually(
+      () => spawnSync('wg', ['show', iface, 'listen-port'], { encoding: 'utf8' }).stdout.trim() === '51820',
+      30_000,
+      'puerto 51820',
+    );
     const { access } = JSON.parse(
       curl([
         '-X',

@@ -165,6 +165,16 @@ export class Lab {
     return false;
   }
 
+  /** Whether a ping gets through within a few seconds (handshakes and a busy CI machine take time). */
+  async reaches(ns: string, target: string, timeoutMs = 15_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.ping(ns, target, 1)) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  }
+
   async cleanup(): Promise<void> {
     for (const ns of [...this.agents.keys()]) await this.stopAgent(ns);
     // The agent leaves wireguard-go running on purpose (traffic survives agent restarts): stop it here.
