@@ -301,7 +301,11 @@ export class AgentConnection extends EventEmitter {
         hooks.onWelcome?.(msg.stats_interval_ms);
         return;
       case 'snapshot': {
-        log.info('snapshot recibido', { revision: msg.revision, peers: msg.peers.length });
+        log.info('snapshot recibido', {
+          revision: msg.revision,
+          peers: msg.peers.length,
+          room_pairs: msg.room_pairs?.length ?? 0,
+        });
         try {
           const revision = await this.opts.handler.applySnapshot(msg);
           if (revision !== null) send({ type: 'ack', revision });

@@ -1,6 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRunner } from './exec.ts';
-import { applyFirewall, defaultUplink, firewallTable, removeFirewall, renderFirewall } from './firewall.ts';
+import {
+  applyFirewall,
+  defaultUplink,
+  firewallTable,
+  normalizeRoomPairs,
+  removeFirewall,
+  renderFirewall,
+  type RoomPair,
+} from './firewall.ts';
 import { TestNet, nsExec, wireguardSkipReason } from './testing/netns.ts';
 
 describe('renderFirewall', () => {
@@ -33,6 +41,81 @@ describe('renderFirewall', () => {
     );
   });
 
+  it('leaves room_pairs without elements when there are no pairs', () => {
+    expect(script).not.toContain('elements');
+    expect(script).not.toContain('add element');
+    expect(
+      renderFirewall({ iface: 'wg0', uplink: 'eth0', pool: '10.64.0.0/10', nat: true, roomPairs: [] }),
+    ).toBe(script);
+  });
+
+  it('renders room pairs into the set, in the same script that recreates the table', () => {
+    const withPairs = renderFirewall({
+      iface: 'wg0',
+      uplink: 'eth0',
+      pool: '10.64.0.0/10',
+      nat: true,
+      roomPairs: [
+        ['10.64.0.2', '10.64.1.2'],
+        ['10.64.1.2', '10.64.0.2'],
+        ['10.64.0.2', '10.64.1.2'],
+      ],
+    });
+    expect(withPairs).toContain(
+      '    type ipv4_addr . ipv4_addr\n    elements = {\n      10.64.0.2 . 10.64.1.2,\n      10.64.1.2 . 10.64.0.2\n    }\n  }',
+    );
+    // The IPv6 set stays empty; everything else is unchanged.
+    expect(withPairs.replace(/\n {4}elements = \{[^}]*\}/, '')).toBe(script);
+  });
+
+  it('splits thousands of pairs into chunks of add element after the table', () => {
+    const pairs: RoomPair[] = [];
+    for (let i = 0; i < 1250; i++) {
+      const a = `10.64.${i >> 8}.${i & 255}`;
+      const b = `10.65.${i >> 8}.${i & 255}`;
+      pairs.push([a, b], [b, a]);
+    }
+    const text = renderFirewall({
+      iface: 'wg0',
+      uplink: 'eth0',
+      pool: '10.64.0.0/10',
+      nat: false,
+      roomPairs: pairs,
+    });
+    expect(text.match(/^ +\d+\.\d+\.\d+\.\d+ \. \d+\.\d+\.\d+\.\d+,?$/gm)).toHaveLength(2500);
+    expect(text.match(/^add element inet vpn_agent_wg0 room_pairs \{$/gm)).toHaveLength(2);
+    expect(text.indexOf('add element')).toBeGreaterThan(text.indexOf('chain forward'));
+  });
+
+  it('validates pair addresses: canonical, deduplicated, nothing else reaches the script', () => {
+    expect(
+      normalizeRoomPairs([
+        ['10.64.000.002', '10.64.1.2'],
+        ['10.64.0.2', '10.64.1.2'],
+        ['10.64.0.2', '10.64.0.2'],
+        ['10.64.0.256', '10.64.1.2'],
+        ['10.64.0.2 . 0.0.0.0/0', '10.64.1.2'],
+      ]),
+    ).toEqual({
+      pairs: [['10.64.0.2', '10.64.1.2']],
+      invalid: [
+        ['10.64.0.2', '10.64.0.2'],
+        ['10.64.0.256', '10.64.1.2'],
+        ['10.64.0.2 . 0.0.0.0/0', '10.64.1.2'],
+      ],
+    });
+    for (const bad of ['10.64.0.2 }; flush ruleset; #', 'fd00::2', '10.64.0.2\n', '1.2.3'])
+      expect(() =>
+        renderFirewall({
+          iface: 'wg0',
+          uplink: 'eth0',
+          pool: '10.64.0.0/10',
+          nat: true,
+          roomPairs: [[bad, '10.64.1.2']],
+        }),
+      ).toThrow(/par de sala/);
+  });
+
   it('refuses interface names that could break out of the script', () => {
     expect(() =>
       renderFirewall({ iface: 'wg0"; flush ruleset', uplink: 'eth0', pool: '10.64.0.0/10', nat: true }),
@@ -62,6 +145,33 @@ describe.skipIf(skip !== null)(`nftables in a namespace${skip ? ` — omitido: $
     await removeFirewall(runner, 'wgfw0');
     await removeFirewall(runner, 'wgfw0');
     expect(nsExec(ns, 'nft', ['list', 'ruleset'])).not.toContain('vpn_agent_wgfw0');
+  });
+
+  it('loads room pairs (thousands too), replaces them on the next apply, empties them', async () => {
+    const ns = net.addNamespace('vfwr');
+    const runner = createRunner(ns);
+    const spec = { iface: 'wgfwr0', uplink: 'lo', pool: '10.64.0.0/10', nat: false };
+    const elements = () =>
+      nsExec(ns, 'nft', ['-j', 'list', 'set', 'inet', 'vpn_agent_wgfwr0', 'room_pairs']).match(/"concat"/g)
+        ?.length ?? 0;
+    const pairs: RoomPair[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const a = `10.64.${i >> 8}.${i & 255}`;
+      const b = `10.65.${i >> 8}.${i & 255}`;
+      pairs.push([a, b], [b, a]);
+    }
+    await applyFirewall(runner, { ...spec, roomPairs: pairs });
+    expect(elements()).toBe(3000);
+    const first = nsExec(ns, 'nft', ['list', 'ruleset']);
+    await applyFirewall(runner, { ...spec, roomPairs: pairs });
+    expect(nsExec(ns, 'nft', ['list', 'ruleset'])).toBe(first);
+    await applyFirewall(runner, { ...spec, roomPairs: [['10.64.0.2', '10.64.0.3']] });
+    const set = nsExec(ns, 'nft', ['list', 'set', 'inet', 'vpn_agent_wgfwr0', 'room_pairs']);
+    expect(set).toContain('10.64.0.2 . 10.64.0.3');
+    expect(elements()).toBe(1);
+    await applyFirewall(runner, spec);
+    expect(elements()).toBe(0);
+    await removeFirewall(runner, 'wgfwr0');
   });
 
   it('says what to do when there is no default route', async () => {

@@ -5,8 +5,11 @@
  * left alone, and chains keep policy accept: only traffic that touches the tunnel is judged here.
  *
  * Policy (architecture decision 5): a peer reaches the internet through the uplink (masqueraded) and
- * nothing else; peer-to-peer traffic is dropped unless the address pair is in `room_pairs`
- * (`room_pairs6` for IPv6), which rooms will fill later with `nft add element` (both directions).
+ * nothing else; peer-to-peer traffic is dropped unless the (source, destination) address pair is in
+ * `room_pairs` (`room_pairs6` for IPv6, unused so far). The pairs come with every snapshot (the
+ * control plane lists both directions) and are rendered into the script, so they change in the same
+ * atomic replacement as the rest of the table. That covers mesh links too: traffic between a local
+ * peer and a room mate on another server also enters and leaves through the tunnel interface.
  */
 import { parseCidr } from './cidr.ts';
 import type { CommandRunner } from './exec.ts';
@@ -20,6 +23,52 @@ export interface FirewallSpec {
   pool: string;
   /** Masquerade the pool's sources out of the uplink. */
   nat: boolean;
+  /** Rooms: IPv4 (source, destination) pairs allowed across the tunnel. */
+  roomPairs?: readonly RoomPair[];
+}
+
+/** An IPv4 (source, destination) pair, as the control plane sends it. */
+export type RoomPair = readonly [string, string];
+
+/** Elements per `elements`/`add element` statement: keeps each one a reasonable size for nft. */
+const PAIR_CHUNK = 1000;
+
+/** Canonical dotted quad, or null: the only form an address reaches the nft script in. */
+function ipv4(text: string): string | null {
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return null;
+  const p = parseCidr(`${text}/32`);
+  return p && p.family === 4 ? p.address : null;
+}
+
+/**
+ * Validates and deduplicates room pairs: canonical addresses, first occurrence kept, in order.
+ * Pairs with an address that is not an IPv4 (or a pair of one address with itself) go to `invalid`.
+ */
+export function normalizeRoomPairs(pairs: readonly RoomPair[]): {
+  pairs: RoomPair[];
+  invalid: RoomPair[];
+} {
+  const out: RoomPair[] = [];
+  const invalid: RoomPair[] = [];
+  const seen = new Set<string>();
+  for (const pair of pairs) {
+    const a = ipv4(pair[0]);
+    const b = ipv4(pair[1]);
+    if (a === null || b === null || a === b) {
+      invalid.push(pair);
+      continue;
+    }
+    const key = `${a} . ${b}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push([a, b]);
+  }
+  return { pairs: out, invalid };
+}
+
+/** `a . b` elements of normalised pairs, one per line. */
+function renderElements(pairs: readonly RoomPair[], indent: string): string {
+  return pairs.map(([a, b]) => `${indent}${a} . ${b}`).join(',\n');
 }
 
 /** The agent's table name for an interface (nft identifiers: letters, digits, underscore). */
@@ -41,13 +90,20 @@ export function renderFirewall(spec: FirewallSpec): string {
   const wg = q(spec.iface);
   const up = q(spec.uplink);
   const saddr = pool.family === 4 ? 'ip saddr' : 'ip6 saddr';
+  // Addresses reach the script only as re-formatted from parsed bytes; anything else is refused.
+  const { pairs, invalid } = normalizeRoomPairs(spec.roomPairs ?? []);
+  if (invalid.length > 0) throw new Error(`par de sala no válido: ${JSON.stringify(invalid[0])}`);
+  const first = pairs.slice(0, PAIR_CHUNK);
+  let more = '';
+  for (let i = PAIR_CHUNK; i < pairs.length; i += PAIR_CHUNK)
+    more += `add element inet ${table} room_pairs {\n${renderElements(pairs.slice(i, i + PAIR_CHUNK), '  ')}\n}\n`;
   return `# vpn-agent: generated, replaced as a whole on every apply
 table inet ${table}
 delete table inet ${table}
 table inet ${table} {
   # Address pairs (source . destination) allowed to talk across the tunnel: rooms.
   set room_pairs {
-    type ipv4_addr . ipv4_addr
+    type ipv4_addr . ipv4_addr${first.length ? `\n    elements = {\n${renderElements(first, '      ')}\n    }` : ''}
   }
   set room_pairs6 {
     type ipv6_addr . ipv6_addr
@@ -73,7 +129,7 @@ ${
 `
     : ''
 }}
-`;
+${more}`;
 }
 
 /** Applies the table atomically (script on stdin). */

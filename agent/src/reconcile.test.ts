@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentPeer, ServerSnapshot } from '@vpn/contracts';
 import type { InterfaceSpec } from './backend.ts';
-import { createRunner } from './exec.ts';
-import { silentLogger } from './log.ts';
+import { createRunner, type CommandRunner } from './exec.ts';
+import { silentLogger, type Logger } from './log.ts';
 import {
   Reconciler,
   diffPeers,
@@ -87,6 +87,53 @@ describe('diffPeers (plain data)', () => {
     expect(isEmptyDiff(d2)).toBe(true);
   });
 
+  it('updates a mesh link whose desired endpoint or keepalive changed', () => {
+    const mesh: PeerState = {
+      ...toPeerState(peer(2)),
+      endpoint: '192.0.2.2:51821',
+      persistentKeepalive: 25,
+    };
+    const same = diffPeers(new Map([[mesh.publicKey, mesh]]), [{ ...mesh }]);
+    expect(isEmptyDiff(same)).toBe(true);
+    const moved = { ...mesh, endpoint: '192.0.2.9:51821' };
+    expect(diffPeers(new Map([[moved.publicKey, moved]]), [mesh]).update).toEqual([moved]);
+    const slower = { ...mesh, persistentKeepalive: 60 };
+    expect(diffPeers(new Map([[slower.publicKey, slower]]), [mesh]).update).toEqual([slower]);
+    // IPv6 as UAPI prints it equals the same address written longhand.
+    const v6 = { ...mesh, endpoint: '[2001:db8::7]:51821' };
+    expect(
+      isEmptyDiff(diffPeers(new Map([[v6.publicKey, v6]]), [{ ...mesh, endpoint: '[2001:db8:0::7]:51821' }])),
+    ).toBe(true);
+  });
+
+  it('never fights roaming: without a desired endpoint the live one is not compared', () => {
+    const a = peer(2);
+    const d = diffPeers(desiredMap([a]), [{ ...toPeerState(a), endpoint: '198.51.100.2:40000' }]);
+    expect(isEmptyDiff(d)).toBe(true);
+    // A name that resolved to several addresses: the live endpoint may be on any of them.
+    const named: PeerState = {
+      ...toPeerState(peer(3, { endpoint: 'vpn2.example.com:51820' })),
+      endpoint: '192.0.2.2:51820',
+      endpointCandidates: ['192.0.2.2:51820', '192.0.2.3:51820'],
+    };
+    expect(
+      isEmptyDiff(
+        diffPeers(new Map([[named.publicKey, named]]), [{ ...named, endpoint: '192.0.2.3:51820' }]),
+      ),
+    ).toBe(true);
+    expect(
+      diffPeers(new Map([[named.publicKey, named]]), [{ ...named, endpoint: '192.0.2.4:51820' }]).update,
+    ).toHaveLength(1);
+  });
+
+  it('switches off a keepalive that is on live but not desired', () => {
+    const a = peer(2);
+    const d = diffPeers(desiredMap([a]), [{ ...toPeerState(a), persistentKeepalive: 25 }]);
+    expect(d.update).toHaveLength(1);
+    expect(diffToOps(d)[0]).toMatchObject({ publicKey: a.public_key, persistentKeepalive: 0 });
+    expect(diffToOps(d)[0]).not.toHaveProperty('endpoint');
+  });
+
   it('orders removals first so a freed address can be reused in the same transaction', () => {
     const old = peer(2);
     const successor = peer(2);
@@ -95,7 +142,29 @@ describe('diffPeers (plain data)', () => {
   });
 });
 
-function fakeBackend() {
+/** A runner that records nft scripts instead of running them. */
+function recordingRunner() {
+  const scripts: string[] = [];
+  const runner: CommandRunner = {
+    netns: null,
+    run: async (file, _args, options) => {
+      if (file === 'nft') scripts.push(options?.input ?? '');
+      return { stdout: '', stderr: '' };
+    },
+    spawn: () => {
+      throw new Error('no se lanzan procesos en esta prueba');
+    },
+  };
+  return { scripts, runner };
+}
+
+function recordingLogger() {
+  const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const log: Logger = { ...silentLogger, warn: (msg, fields) => warnings.push({ msg, fields }) };
+  return { warnings, log };
+}
+
+function fakeBackend(runner: CommandRunner = createRunner(null)) {
   const device = new FakeDevice();
   const driver = new FakeDriver(device);
   const ensured: InterfaceSpec[] = [];
@@ -111,14 +180,14 @@ function fakeBackend() {
     get interfaceName() {
       return name;
     },
-    runner: createRunner(null),
+    runner,
     isAlive: async () => true,
   };
   return { device, driver, ensured, backend };
 }
 
 const serverKey = randomKey();
-const snapshot = (revision: number, peers: AgentPeer[]): ServerSnapshot => ({
+const snapshot = (revision: number, peers: AgentPeer[], roomPairs?: [string, string][]): ServerSnapshot => ({
   type: 'snapshot',
   revision,
   interface: {
@@ -130,6 +199,7 @@ const snapshot = (revision: number, peers: AgentPeer[]): ServerSnapshot => ({
     nat: true,
   },
   peers,
+  ...(roomPairs ? { room_pairs: roomPairs } : {}),
 });
 
 describe('Reconciler on an in-memory device', () => {
@@ -237,6 +307,117 @@ describe('Reconciler on an in-memory device', () => {
       },
     ]);
     expect(await r.collectStats(true)).toEqual([]);
+    await r.close();
+  });
+});
+
+describe('Reconciler: mesh links and rooms', () => {
+  const mesh = (host: string, n: number): AgentPeer =>
+    peer(n, { endpoint: `${host}:51821`, persistent_keepalive: 25, allowed_ips: [`10.64.1.${n}/32`] });
+
+  it('writes a mesh link with its resolved endpoint and keepalive; the same snapshot again changes nothing', async () => {
+    const f = fakeBackend();
+    const lookups: string[] = [];
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      resolveHost: async (host) => {
+        lookups.push(host);
+        return ['192.0.2.2'];
+      },
+    });
+    const customer = peer(2);
+    const link = mesh('vpn2.example.com', 3);
+    const peers = [customer, link];
+    expect(await r.applySnapshot(snapshot(1, peers))).toMatchObject({ added: 2 });
+    expect(lookups).toEqual(['vpn2.example.com']);
+    expect(f.device.peer(link.public_key)).toMatchObject({ endpoint: '192.0.2.2:51821', keepalive: 25 });
+    expect(f.device.peer(customer.public_key)).toMatchObject({ endpoint: null, keepalive: 0 });
+    expect(f.driver.sets[0]).not.toContain('vpn2.example.com');
+    expect(await r.applySnapshot(snapshot(2, peers))).toMatchObject({ added: 0, updated: 0, removed: 0 });
+    // The customer roams: left alone. The mesh link drifts: put back by the repair.
+    Object.assign(f.device.peer(customer.public_key) ?? {}, { endpoint: '198.51.100.9:4444' });
+    expect(await r.repair()).toMatchObject({ updated: 0 });
+    Object.assign(f.device.peer(link.public_key) ?? {}, { endpoint: '203.0.113.5:51821' });
+    expect(await r.repair()).toMatchObject({ updated: 1 });
+    expect(f.device.peer(link.public_key)?.endpoint).toBe('192.0.2.2:51821');
+    // A new endpoint or keepalive in the next snapshot is an update.
+    const moved = { ...link, endpoint: '[2001:db8::2]:51821', persistent_keepalive: 15 };
+    expect(await r.applySnapshot(snapshot(3, [customer, moved]))).toMatchObject({ updated: 1 });
+    expect(f.device.peer(link.public_key)).toMatchObject({ endpoint: '[2001:db8::2]:51821', keepalive: 15 });
+    // A mesh link dropped from the snapshot is removed.
+    expect(await r.applySnapshot(snapshot(4, [customer]))).toMatchObject({ removed: 1 });
+    expect(f.device.publicKeys()).toEqual([customer.public_key]);
+    await r.close();
+  });
+
+  it('keeps the peer, without endpoint, when its host name does not resolve (and says so)', async () => {
+    const f = fakeBackend();
+    const { warnings, log } = recordingLogger();
+    const r = new Reconciler({
+      backend: f.backend,
+      log,
+      firewall: false,
+      resolveHost: () => Promise.reject(new Error('getaddrinfo ENOTFOUND gone.example.com')),
+    });
+    const link = mesh('gone.example.com', 3);
+    expect(await r.applySnapshot(snapshot(1, [link]))).toMatchObject({ revision: 1, added: 1 });
+    expect(f.device.peer(link.public_key)).toMatchObject({ endpoint: null, keepalive: 25 });
+    expect(f.device.peer(link.public_key)?.allowedIps).toEqual(['10.64.1.3/32']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields).toMatchObject({ endpoint: 'gone.example.com:51821' });
+    expect(String(warnings[0]?.fields?.error)).toContain('ENOTFOUND');
+    // Whatever endpoint the peer learns meanwhile (the other server dialled in) is not fought.
+    Object.assign(f.device.peer(link.public_key) ?? {}, { endpoint: '192.0.2.2:51821' });
+    expect(await r.repair()).toMatchObject({ updated: 0 });
+    await r.close();
+  });
+
+  it('keeps the last good address while a host name that resolved before fails', async () => {
+    const f = fakeBackend();
+    let fail = false;
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      resolveHost: async () => {
+        if (fail) throw new Error('SERVFAIL');
+        return ['192.0.2.2'];
+      },
+    });
+    const link = mesh('vpn2.example.com', 3);
+    await r.applySnapshot(snapshot(1, [link]));
+    fail = true;
+    Object.assign(f.device.peer(link.public_key) ?? {}, { endpoint: '203.0.113.5:51821' });
+    expect(await r.repair()).toMatchObject({ updated: 1 });
+    expect(f.device.peer(link.public_key)?.endpoint).toBe('192.0.2.2:51821');
+    await r.close();
+  });
+
+  it('renders room pairs into the firewall on each snapshot; deltas keep them; repairs re-apply them', async () => {
+    const { scripts, runner } = recordingRunner();
+    const f = fakeBackend(runner);
+    const { warnings, log } = recordingLogger();
+    const r = new Reconciler({ backend: f.backend, log, uplink: 'eth0' });
+    const pairs: [string, string][] = [
+      ['10.64.0.2', '10.64.1.2'],
+      ['10.64.1.2', '10.64.0.2'],
+      ['10.64.0.999', '10.64.0.2'],
+    ];
+    await r.applySnapshot(snapshot(1, [peer(2)], pairs));
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain(
+      'elements = {\n      10.64.0.2 . 10.64.1.2,\n      10.64.1.2 . 10.64.0.2\n    }',
+    );
+    expect(scripts[0]).not.toContain('999');
+    expect(warnings.map((w) => w.msg)).toEqual(['pares de sala con direcciones no válidas: se ignoran']);
+    await r.applyDelta({ type: 'delta', revision: 2, upsert: [peer(3)], remove: [] });
+    expect(scripts).toHaveLength(1);
+    await r.repair();
+    expect(scripts[1]).toBe(scripts[0]);
+    await r.applySnapshot(snapshot(3, [peer(2)]));
+    expect(scripts[2]).not.toContain('elements');
     await r.close();
   });
 });

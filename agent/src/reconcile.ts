@@ -13,7 +13,14 @@
 import type { AgentPeer, AgentPeerStats, ServerDelta, ServerSnapshot } from '@vpn/contracts';
 import type { Backend, BackendKind } from './backend.ts';
 import { normalizeCidr, parseCidr } from './cidr.ts';
-import { applyFirewall, defaultUplink } from './firewall.ts';
+import {
+  canonicalEndpoint,
+  dnsResolver,
+  resolveEndpoint,
+  type HostResolver,
+  type ResolvedEndpoint,
+} from './endpoint.ts';
+import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiDeviceState, UapiPeerOp, UapiSetRequest } from './uapi.ts';
 
@@ -22,6 +29,17 @@ export interface PeerState {
   publicKey: string;
   presharedKey: string | null;
   allowedIps: string[];
+  /**
+   * Desired: `address:port` to send to (mesh links), resolved from `endpointSpec`; absent = leave
+   * whatever the peer roamed to (customers), never compared. Live: what the interface reports.
+   */
+  endpoint?: string | null;
+  /** Desired only: the endpoint as the control plane wrote it (`host:port`), before resolution. */
+  endpointSpec?: string;
+  /** Desired only: every address the host name resolved to; the live endpoint may be any of them. */
+  endpointCandidates?: readonly string[];
+  /** Seconds; absent (desired) = 0, i.e. off. */
+  persistentKeepalive?: number;
 }
 
 export interface PeerDiff {
@@ -33,11 +51,14 @@ export interface PeerDiff {
 
 /** Normalises a protocol peer for comparison with the live interface. */
 export function toPeerState(p: AgentPeer): PeerState {
-  return {
+  const state: PeerState = {
     publicKey: p.public_key,
     presharedKey: p.preshared_key,
     allowedIps: normalizeIps(p.allowed_ips),
   };
+  if (p.endpoint !== undefined) state.endpointSpec = p.endpoint;
+  if (p.persistent_keepalive !== undefined) state.persistentKeepalive = p.persistent_keepalive;
+  return state;
 }
 
 function normalizeIps(ips: readonly string[]): string[] {
@@ -61,9 +82,21 @@ function sameIps(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
+ * Whether the live endpoint is where the desired one points. A peer without a desired endpoint
+ * (customers) may roam freely: its endpoint is never compared.
+ */
+function endpointMatches(d: PeerState, live: string | null | undefined): boolean {
+  if (d.endpoint === undefined || d.endpoint === null) return true;
+  if (live === d.endpoint) return true;
+  const canonical = canonicalEndpoint(live);
+  if (canonical === null) return false;
+  return canonical === d.endpoint || (d.endpointCandidates?.includes(canonical) ?? false);
+}
+
+/**
  * Computes what must change on the live interface to match `desired`: peers to add, peers whose
- * preshared key or allowed IPs differ, and peers to remove. Pure; `live` allowed IPs may be in any
- * order or form.
+ * preshared key, allowed IPs, desired endpoint or keepalive differ, and peers to remove. Pure;
+ * `live` allowed IPs may be in any order or form.
  */
 export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonly PeerState[]): PeerDiff {
   const diff: PeerDiff = { add: [], update: [], remove: [] };
@@ -72,8 +105,18 @@ export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonl
     seen.add(l.publicKey);
     const d = desired.get(l.publicKey);
     if (!d) diff.remove.push(l.publicKey);
-    else if (d.presharedKey !== l.presharedKey || !liveIpsMatch(d.allowedIps, l.allowedIps))
-      diff.update.push(d);
+    else if (
+      d.presharedKey !== l.presharedKey ||
+      !liveIpsMatch(d.allowedIps, l.allowedIps) ||
+      !endpointMatches(d, l.endpoint) ||
+      (d.persistentKeepalive ?? 0) !== (l.persistentKeepalive ?? 0)
+    )
+      // A keepalive left on live but not desired must be switched off explicitly.
+      diff.update.push(
+        d.persistentKeepalive === undefined && (l.persistentKeepalive ?? 0) !== 0
+          ? { ...d, persistentKeepalive: 0 }
+          : d,
+      );
   }
   for (const d of desired.values()) if (!seen.has(d.publicKey)) diff.add.push(d);
   return diff;
@@ -85,12 +128,15 @@ export function isEmptyDiff(d: PeerDiff): boolean {
 
 /** The UAPI operation that makes one peer exactly `p` (created when missing). */
 export function upsertOp(p: PeerState): UapiPeerOp {
-  return {
+  const op: Extract<UapiPeerOp, { remove?: false }> = {
     publicKey: p.publicKey,
     presharedKey: p.presharedKey,
     replaceAllowedIps: true,
     allowedIps: p.allowedIps,
   };
+  if (p.endpoint) op.endpoint = p.endpoint;
+  if (p.persistentKeepalive !== undefined) op.persistentKeepalive = p.persistentKeepalive;
+  return op;
 }
 
 /**
@@ -142,6 +188,8 @@ export interface ReconcilerOptions {
   onApplyFailed?: (revision: number, message: string) => void;
   /** First revision known (from the state dir), reported in `hello` until a snapshot arrives. */
   initialRevision?: number;
+  /** Resolves mesh endpoints' host names (default: node:dns lookup). */
+  resolveHost?: HostResolver;
 }
 
 interface Desired {
@@ -153,6 +201,8 @@ interface Desired {
   mtu: number;
   nat: boolean;
   peers: Map<string, PeerState>;
+  /** Rooms: validated `source . destination` pairs for the firewall (kept across deltas). */
+  roomPairs: RoomPair[];
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -182,6 +232,8 @@ export class Reconciler {
   private repairQueued = false;
   private uplink: string | null;
   private lastStats = new Map<string, string>();
+  /** Last successful resolution of each endpoint text: used while its host name fails to resolve. */
+  private resolved = new Map<string, ResolvedEndpoint>();
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.applied = opts.initialRevision ?? 0;
@@ -234,6 +286,13 @@ export class Reconciler {
     this.superseded = new AbortController();
     const peers = new Map<string, PeerState>();
     for (const p of s.peers) peers.set(p.public_key, toPeerState(p));
+    const rooms = normalizeRoomPairs(s.room_pairs ?? []);
+    if (rooms.invalid.length > 0)
+      this.opts.log.warn('pares de sala con direcciones no válidas: se ignoran', {
+        revision: s.revision,
+        count: rooms.invalid.length,
+        first: rooms.invalid[0]?.join(' → '),
+      });
     const desired: Desired = {
       revision: s.revision,
       name: this.opts.interfaceName ?? s.interface.name,
@@ -243,6 +302,7 @@ export class Reconciler {
       mtu: s.interface.mtu,
       nat: s.interface.nat,
       peers,
+      roomPairs: rooms.pairs,
     };
     return this.enqueue(async () => {
       this.desired = desired;
@@ -264,8 +324,10 @@ export class Reconciler {
         desired.peers.delete(key);
         ops.push({ publicKey: key, remove: true });
       }
-      for (const p of d.upsert) {
-        const state = toPeerState(p);
+      const states = d.upsert.map(toPeerState);
+      // Deltas carry customers (no endpoint); resolve anyway should one ever carry a mesh link.
+      if (states.some((p) => p.endpointSpec !== undefined)) await this.resolveEndpoints(states);
+      for (const state of states) {
         desired.peers.set(state.publicKey, state);
         ops.push(upsertOp(state));
       }
@@ -338,6 +400,41 @@ export class Reconciler {
     return out;
   }
 
+  /**
+   * Resolves the desired endpoints of mesh links in place. One that does not resolve keeps its last
+   * good address, or else is left unset (the peer is still written, without an endpoint: the other
+   * server can still reach it, and the next repair tries again).
+   */
+  private async resolveEndpoints(peers: Iterable<PeerState>): Promise<void> {
+    const resolver = this.opts.resolveHost ?? dnsResolver;
+    const pending: Promise<void>[] = [];
+    for (const p of peers) {
+      const spec = p.endpointSpec;
+      if (spec === undefined) continue;
+      pending.push(
+        resolveEndpoint(spec, resolver).then(
+          (r) => {
+            this.resolved.set(spec, r);
+            p.endpoint = r.endpoint;
+            p.endpointCandidates = r.candidates;
+          },
+          (err: unknown) => {
+            const last = this.resolved.get(spec);
+            this.opts.log.warn(
+              last
+                ? 'no se pudo resolver el endpoint del enlace: se mantiene la última dirección'
+                : 'no se pudo resolver el endpoint del enlace: el par se configura sin endpoint',
+              { peer: p.publicKey, endpoint: spec, error: errorMessage(err) },
+            );
+            p.endpoint = last?.endpoint;
+            p.endpointCandidates = last?.candidates;
+          },
+        ),
+      );
+    }
+    await Promise.all(pending);
+  }
+
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
@@ -384,8 +481,15 @@ export class Reconciler {
     if (this.opts.firewall ?? true) {
       this.uplink ??= await defaultUplink(backend.runner);
       const pool = parseCidr(d.address)?.network ?? d.address;
-      await applyFirewall(backend.runner, { iface: d.name, uplink: this.uplink, pool, nat: d.nat });
+      await applyFirewall(backend.runner, {
+        iface: d.name,
+        uplink: this.uplink,
+        pool,
+        nat: d.nat,
+        roomPairs: d.roomPairs,
+      });
     }
+    await this.resolveEndpoints(d.peers.values());
     const driver = backend.driver();
     const t1 = performance.now();
     const live: UapiDeviceState = await driver.get();
@@ -394,6 +498,8 @@ export class Reconciler {
       publicKey: p.publicKey,
       presharedKey: p.presharedKey,
       allowedIps: p.allowedIps,
+      endpoint: p.endpoint,
+      persistentKeepalive: p.persistentKeepalive,
     }));
     const diff = diffPeers(d.peers, livePeers);
     const req: UapiSetRequest = { peers: diffToOps(diff) };

@@ -4,41 +4,17 @@
  * host through NAT, but never each other. Traffic is checked with small TCP servers (no ping
  * needed). Skipped with the reason in its title when not root or the tools are missing.
  */
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from './agent.ts';
 import { silentLogger } from './log.ts';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';
 import { genKeyPair, randomKey, type KeyPair } from './testing/keys.ts';
 import { TestNet, nsExec, sh, uniqueName, wireguardSkipReason } from './testing/netns.ts';
+import { ECHO_ADDRESS_SERVER as SERVER, tcpGet, tcpGetRetry } from './testing/tcp.ts';
 import { withSecretFile } from './wgtool.ts';
 
 const skip = wireguardSkipReason();
 const title = `tunnel through the agent-managed server${skip ? ` — omitido: ${skip}` : ''}`;
-
-/** Answers every connection with the address it came from, then closes. Prints once listening. */
-const SERVER = `const net=require('node:net');net.createServer(s=>s.end(s.remoteAddress)).listen(+process.argv[1],process.argv[2]||'0.0.0.0',()=>console.log('ready'))`;
-/** Connects and prints what the server said; exits 2 on timeout. */
-const CLIENT = `const net=require('node:net');const s=net.connect(+process.argv[2],process.argv[1]);let d='';s.on('data',c=>d+=c);s.on('end',()=>{console.log(d);process.exit(0)});s.on('error',e=>{console.error(e.message);process.exit(1)});setTimeout(()=>process.exit(2),+process.argv[3])`;
-
-function tcpGet(ns: string, host: string, port: number, timeoutMs = 3000): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(
-      'ip',
-      ['netns', 'exec', ns, process.execPath, '-e', CLIENT, host, String(port), String(timeoutMs)],
-      (err, stdout) => resolve(err ? null : stdout.trim()),
-    );
-  });
-}
-
-/** A TCP exchange through a fresh tunnel may need a handshake first: retry a few times. */
-async function tcpGetRetry(ns: string, host: string, port: number): Promise<string | null> {
-  for (let i = 0; i < 5; i++) {
-    const r = await tcpGet(ns, host, port, 2000);
-    if (r !== null) return r;
-  }
-  return null;
-}
 
 describe.skipIf(skip !== null)(title, () => {
   const net = new TestNet();

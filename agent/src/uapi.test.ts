@@ -76,6 +76,56 @@ describe('UAPI text', () => {
     expect(text).not.toContain('replace_peers');
   });
 
+  it('serialises a mesh link: endpoint (canonical address) and keepalive, before the allowed IPs', () => {
+    expect(
+      serializeSet({
+        peers: [
+          {
+            publicKey: pub,
+            presharedKey: psk,
+            endpoint: '[2001:db8:0::7]:51820',
+            persistentKeepalive: 25,
+            replaceAllowedIps: true,
+            allowedIps: ['10.64.1.2/32'],
+          },
+          { publicKey: psk, endpoint: '192.0.2.2:51821', persistentKeepalive: 0 },
+        ],
+      }),
+    ).toBe(
+      [
+        `public_key=${keyToHex(pub)}`,
+        `preshared_key=${keyToHex(psk)}`,
+        'endpoint=[2001:db8::7]:51820',
+        'persistent_keepalive_interval=25',
+        'replace_allowed_ips=true',
+        'allowed_ip=10.64.1.2/32',
+        `public_key=${keyToHex(psk)}`,
+        'endpoint=192.0.2.2:51821',
+        'persistent_keepalive_interval=0',
+        '',
+      ].join('\n'),
+    );
+    const dev = new FakeDevice();
+    expect(
+      dev.applySet(
+        serializeSet({ peers: [{ publicKey: pub, endpoint: '192.0.2.2:51821', persistentKeepalive: 25 }] }),
+      ),
+    ).toBe(0);
+    expect(parseGet(dev.getText()).peers[0]).toMatchObject({
+      endpoint: '192.0.2.2:51821',
+      persistentKeepalive: 25,
+    });
+  });
+
+  it('refuses an endpoint that is not an address (unresolved names, injected lines) and a bad keepalive', () => {
+    for (const endpoint of ['vpn2.example.com:51820', '192.0.2.2:51821\nremove=true', '2001:db8::1:51820'])
+      expect(() => serializeSet({ peers: [{ publicKey: pub, endpoint }] }), endpoint).toThrow(
+        /endpoint no válido/,
+      );
+    for (const persistentKeepalive of [-1, 65536, 2.5])
+      expect(() => serializeSet({ peers: [{ publicKey: pub, persistentKeepalive }] })).toThrow(/keepalive/);
+  });
+
   it('refuses an allowed IP that would inject another UAPI line', () => {
     expect(() =>
       serializeSet({ peers: [{ publicKey: pub, allowedIps: ['10.0.0.1/32\nprivate_key=00'] }] }),

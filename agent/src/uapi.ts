@@ -11,6 +11,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { canonicalEndpoint } from './endpoint.ts';
 import { ZERO_KEY_HEX, keyFromHex, keyToHex } from './keys.ts';
 
 export const UAPI_SOCKET_DIR = '/var/run/wireguard';
@@ -52,7 +53,9 @@ export type UapiPeerOp =
       /** When true, the peer's allowed IPs become exactly `allowedIps`. */
       replaceAllowedIps?: boolean;
       allowedIps?: readonly string[];
+      /** `address:port` or `[v6]:port` (a host name must be resolved first). */
       endpoint?: string;
+      /** Seconds; 0 = off. */
       persistentKeepalive?: number;
     };
 
@@ -89,6 +92,19 @@ export class UapiTimeoutError extends Error {
   }
 }
 
+/** An endpoint as UAPI takes it (`address:port`, canonical), or an error: never raw text. */
+export function checkEndpoint(endpoint: string): string {
+  const canonical = canonicalEndpoint(endpoint);
+  if (canonical === null) throw new Error(`endpoint no válido: ${JSON.stringify(endpoint.slice(0, 80))}`);
+  return canonical;
+}
+
+export function checkKeepalive(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 65535)
+    throw new Error(`keepalive no válido: ${seconds}`);
+  return seconds;
+}
+
 /** Serialises a `set` transaction (without the `set=1` header line). Keys are converted to hex. */
 export function serializeSet(req: UapiSetRequest): string {
   const lines: string[] = [];
@@ -102,9 +118,9 @@ export function serializeSet(req: UapiSetRequest): string {
     }
     if (p.presharedKey !== undefined)
       lines.push(`preshared_key=${p.presharedKey === null ? ZERO_KEY_HEX : keyToHex(p.presharedKey)}`);
-    if (p.endpoint !== undefined) lines.push(`endpoint=${p.endpoint}`);
+    if (p.endpoint !== undefined) lines.push(`endpoint=${checkEndpoint(p.endpoint)}`);
     if (p.persistentKeepalive !== undefined)
-      lines.push(`persistent_keepalive_interval=${p.persistentKeepalive}`);
+      lines.push(`persistent_keepalive_interval=${checkKeepalive(p.persistentKeepalive)}`);
     if (p.replaceAllowedIps) lines.push('replace_allowed_ips=true');
     for (const ip of p.allowedIps ?? []) {
       // A newline inside a value would inject UAPI commands; CIDRs never contain one.

@@ -55,4 +55,23 @@ describe('wg tool driver text', () => {
     ).toBe(`[Peer]\nPublicKey = ${pub}\nPresharedKey = ${psk}\nAllowedIPs = 10.64.0.2/32, fd00::2/128\n\n`);
     expect(() => renderPeersConf([{ publicKey: 'nope' }])).toThrow(/clave/);
   });
+
+  it('renders a mesh link with Endpoint and PersistentKeepalive, refusing unresolved or injected endpoints', () => {
+    const [pub, psk] = [randomKey(), randomKey()];
+    expect(
+      renderPeersConf([
+        {
+          publicKey: pub,
+          presharedKey: psk,
+          endpoint: '[2001:db8::7]:51820',
+          persistentKeepalive: 25,
+          replaceAllowedIps: true,
+          allowedIps: ['10.64.1.2/32'],
+        },
+      ]),
+    ).toBe(
+      `[Peer]\nPublicKey = ${pub}\nPresharedKey = ${psk}\nEndpoint = [2001:db8::7]:51820\nPersistentKeepalive = 25\nAllowedIPs = 10.64.1.2/32\n\n`,
+    );
+    expect(() => renderPeersConf([{ publicKey: pub, endpoint: '192.0.2.1:1\n[Peer]' }])).toThrow(/endpoint/);
+  });
 });

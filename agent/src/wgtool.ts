@@ -14,7 +14,14 @@ import { join } from 'node:path';
 import type { WgDriver } from './driver.ts';
 import type { CommandRunner } from './exec.ts';
 import { isBase64Key } from './keys.ts';
-import type { UapiDeviceState, UapiPeerOp, UapiPeerState, UapiSetRequest } from './uapi.ts';
+import {
+  checkEndpoint,
+  checkKeepalive,
+  type UapiDeviceState,
+  type UapiPeerOp,
+  type UapiPeerState,
+  type UapiSetRequest,
+} from './uapi.ts';
 
 /** `wg set … peer K remove` per invocation: keeps the argument list far below ARG_MAX. */
 const REMOVE_CHUNK = 1000;
@@ -60,8 +67,9 @@ export function renderPeersConf(ops: readonly UapiPeerOp[]): string {
     out += `[Peer]\nPublicKey = ${checkKey(op.publicKey)}\n`;
     if (op.presharedKey === null) throw new Error('el driver wg no puede quitar una clave precompartida');
     if (op.presharedKey !== undefined) out += `PresharedKey = ${checkKey(op.presharedKey)}\n`;
-    if (op.endpoint !== undefined) out += `Endpoint = ${op.endpoint}\n`;
-    if (op.persistentKeepalive !== undefined) out += `PersistentKeepalive = ${op.persistentKeepalive}\n`;
+    if (op.endpoint !== undefined) out += `Endpoint = ${checkEndpoint(op.endpoint)}\n`;
+    if (op.persistentKeepalive !== undefined)
+      out += `PersistentKeepalive = ${checkKeepalive(op.persistentKeepalive)}\n`;
     if (op.allowedIps !== undefined || op.replaceAllowedIps) {
       if (!op.replaceAllowedIps) throw new Error('el driver wg solo reemplaza las IPs permitidas');
       out += `AllowedIPs = ${(op.allowedIps ?? []).join(', ')}\n`;

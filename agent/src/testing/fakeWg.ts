@@ -16,6 +16,7 @@ interface FakePeer {
   tx: number;
   handshake: number;
   endpoint: string | null;
+  keepalive: number;
 }
 
 export class FakeDevice {
@@ -45,6 +46,7 @@ export class FakeDevice {
           tx: 0,
           handshake: 0,
           endpoint: null,
+          keepalive: 0,
         };
         this.peers.set(value, current);
         currentKey = value;
@@ -58,9 +60,14 @@ export class FakeDevice {
         const ip = normalizeCidr(value);
         for (const p of this.peers.values()) p.allowedIps = p.allowedIps.filter((x) => x !== ip);
         current.allowedIps.push(ip);
-      } else if (key === 'endpoint') current.endpoint = value;
-      else if (key === 'persistent_keepalive_interval') continue;
-      else return 22;
+      } else if (key === 'endpoint') {
+        // wireguard-go takes an address, not a host name (netip.ParseAddrPort).
+        if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(value)) return 22;
+        current.endpoint = value;
+      } else if (key === 'persistent_keepalive_interval') {
+        if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return 22;
+        current.keepalive = Number(value);
+      } else return 22;
     }
     return 0;
   }
@@ -78,7 +85,7 @@ export class FakeDevice {
         'last_handshake_time_nsec=0',
         `tx_bytes=${p.tx}`,
         `rx_bytes=${p.rx}`,
-        'persistent_keepalive_interval=0',
+        `persistent_keepalive_interval=${p.keepalive}`,
       );
       for (const ip of p.allowedIps) lines.push(`allowed_ip=${ip}`);
     }
