@@ -7,7 +7,9 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 import {
+  AdvertisementList,
   AvailableServerList,
+  ClientVersion,
   CurrentManager,
   CurrentUser,
   PeerList,
@@ -26,6 +28,8 @@ export const queryKeys = {
   currentManager: ['manager', 'me'] as const,
   peers: ['client', 'peers'] as const,
   availableServers: (peerId: number) => ['client', 'network', peerId] as const,
+  advertisements: ['client', 'advertisements'] as const,
+  clientVersion: ['client', 'client-version'] as const,
 };
 
 /** `GET /api/client`: the public settings every public page reads first. */
@@ -90,5 +94,24 @@ export function availableServersQuery(peerId: number) {
       authRequest('client', `/api/client/network/${peerId}`, { signal }, AvailableServerList),
     staleTime: 0,
     gcTime: 0,
+  });
+}
+
+/** `GET /api/client/advertisements`: the announcements of the dashboard home, newest first. */
+export function advertisementsQuery() {
+  return queryOptions({
+    queryKey: queryKeys.advertisements,
+    queryFn: ({ signal }) =>
+      authRequest('client', '/api/client/advertisements', { signal }, AdvertisementList),
+    staleTime: 60_000,
+  });
+}
+
+/** `GET /api/client/agent`: the newest client-app release managers published (nulls when none). */
+export function clientVersionQuery() {
+  return queryOptions({
+    queryKey: queryKeys.clientVersion,
+    queryFn: ({ signal }) => authRequest('client', '/api/client/agent', { signal }, ClientVersion),
+    staleTime: 5 * 60_000,
   });
 }

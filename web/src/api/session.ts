@@ -92,6 +92,21 @@ export function storeTokens(realm: Realm, pair: TokenPair, remember: boolean): v
   }
 }
 
+/** Whether this session was opened with "Recordarme" (only those keep a refresh token). */
+export function isRemembered(realm: Realm): boolean {
+  return getRefreshToken(realm) !== null;
+}
+
+/**
+ * Replaces the tokens of a running session with a pair the server issued mid-session (a password
+ * change closes every session and hands this device a new pair). The session's remember-me choice
+ * is kept: the refresh token is stored only if the session already had one.
+ */
+export function renewTokens(realm: Realm, pair: { access: string; refresh?: string }): void {
+  const remember = isRemembered(realm) && Boolean(pair.refresh);
+  storeTokens(realm, { access: pair.access, refresh: pair.refresh ?? '' }, remember);
+}
+
 type SessionListener = (realm: Realm) => void;
 const endListeners = new Set<SessionListener>();
 

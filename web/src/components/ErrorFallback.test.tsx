@@ -1,9 +1,9 @@
-import { render, screen } from '@testing-library/react';
+import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { routes } from '../routes';
-import { AppErrorBoundary, RouteErrorFallback } from './ErrorFallback';
+import { AppErrorBoundary, RouteErrorFallback, showFatalError } from './ErrorFallback';
 
 function Boom(): never {
   throw new Error('fallo de prueba');
@@ -41,5 +41,22 @@ describe('error fallback', () => {
       </AppErrorBoundary>,
     );
     expect(screen.getByRole('heading', { name: 'Ha ocurrido un error inesperado' })).toBeInTheDocument();
+  });
+
+  it('shows the screen when the app cannot even start (no React tree left to catch it)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const root = document.createElement('div');
+    root.id = 'root';
+    root.textContent = 'restos de una página rota';
+    document.body.appendChild(root);
+    try {
+      await act(async () => showFatalError(new Error('no arrancó')));
+      expect(root).not.toHaveTextContent('restos de una página rota');
+      expect(screen.getByRole('heading', { name: 'Ha ocurrido un error inesperado' })).toBeInTheDocument();
+      expect(screen.getByRole('button', { name: 'Reintentar' })).toBeInTheDocument();
+      expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/');
+    } finally {
+      root.remove();
+    }
   });
 });

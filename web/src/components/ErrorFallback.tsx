@@ -3,6 +3,7 @@ import type { ErrorInfo, ReactNode } from 'react';
 import { RefreshCw, House, OctagonAlert } from 'lucide-react';
 import { useRouteError } from 'react-router';
 import { useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
 import { es } from '../i18n/es';
 import { ui } from './ui';
 
@@ -69,4 +70,17 @@ export class AppErrorBoundary extends Component<{ children: ReactNode }, Boundar
     if (this.state.hasError) return <ErrorFallback error={this.state.error} />;
     return this.props.children;
   }
+}
+
+/**
+ * Last resort, outside React's boundaries: the app could not start (or React gave up on the tree
+ * after an error no boundary caught, which unmounts it). Renders the fallback screen in a fresh
+ * root so the page is never left blank.
+ */
+export function showFatalError(error: unknown, doc: Document = document): void {
+  console.error(error);
+  const host = doc.getElementById('root') ?? doc.body;
+  const container = doc.createElement('div');
+  host.replaceChildren(container);
+  createRoot(container).render(<ErrorFallback error={error} />);
 }

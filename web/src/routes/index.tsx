@@ -27,6 +27,8 @@ import { PasswordRecovery } from './public/PasswordRecovery';
 import { Plans } from './public/Plans';
 import { PublicLayout } from './public/PublicLayout';
 import { Register } from './public/Register';
+import { ResetPassword } from './public/ResetPassword';
+import { VerifyEmail } from './public/VerifyEmail';
 
 const page = (publicPage: PublicHandle['publicPage']): PublicHandle => ({ publicPage });
 
@@ -73,6 +75,8 @@ export const routes: RouteObject[] = [
           { path: '/login', element: <Login />, handle: page('login') },
           { path: '/register', element: <Register />, handle: page('register') },
           { path: '/password-recovery', element: <PasswordRecovery />, handle: page('recovery') },
+          { path: '/reset-password', element: <ResetPassword />, handle: page('resetPassword') },
+          { path: '/verify-email', element: <VerifyEmail />, handle: page('verifyEmail') },
           { path: '/maintenance', element: <Maintenance />, handle: page('maintenance') },
           { path: '*', element: <NotFound />, handle: page('notFound') },
         ],

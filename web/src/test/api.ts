@@ -72,11 +72,16 @@ function headersOf(init: RequestInit | undefined): Record<string, string> {
   return out;
 }
 
-/** Stubs `fetch` with the given routes (public settings and status answer by default). */
+/**
+ * Stubs `fetch` with the given routes (public settings, status, and an empty dashboard home — no
+ * announcements, no client release — answer by default).
+ */
 export function fakeApi(routes: Record<string, Handler> = {}): FakeApi {
   const table = new Map<string, Handler>([
     ['GET /api/client', { body: defaultSettings }],
     ['GET /api/client/status', { body: { maintenance: false } }],
+    ['GET /api/client/advertisements', { body: [] }],
+    ['GET /api/client/agent', { body: { version: null, url: null } }],
     ...Object.entries(routes),
   ]);
   const calls: RecordedCall[] = [];

@@ -1,11 +1,14 @@
-import { Download, HelpCircle, MonitorCog, Users } from 'lucide-react';
+import { Download, HelpCircle, Link2, MonitorCog, Users } from 'lucide-react';
 import type { LucideIcon } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useRef, useState } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
 import { WIREGUARD_INSTALL_URL } from '../public/Landing';
 import { useCurrentUser } from './DashboardLayout';
 import { PageHeader } from './PageHeader';
+
+const t = es.dashboard.help;
 
 function Section({
   id,
@@ -37,23 +40,104 @@ function Steps({ steps }: { steps: readonly string[] }) {
           <span className="grid size-7 shrink-0 place-items-center rounded-full bg-emerald-500/15 text-sm font-semibold text-emerald-300">
             {i + 1}
           </span>
-          <span className="pt-0.5">{step}</span>
+          <span className="pt-0.5 break-words">{step}</span>
         </li>
       ))}
     </ol>
   );
 }
 
-/** `/dashboard/help`: VPN setup, room usage (only where rooms are allowed) and the FAQ. */
+/**
+ * The setup guides, one tab per platform (WAI-ARIA tabs: arrow keys, Home and End move between
+ * them, only the chosen guide is shown).
+ */
+function PlatformGuides() {
+  const [selected, setSelected] = useState(0);
+  const tabs = useRef<(HTMLButtonElement | null)[]>([]);
+  const platforms = t.platforms;
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    const last = platforms.length - 1;
+    const moves: Record<string, number> = {
+      ArrowRight: selected === last ? 0 : selected + 1,
+      ArrowLeft: selected === 0 ? last : selected - 1,
+      Home: 0,
+      End: last,
+    };
+    const next = moves[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    setSelected(next);
+    tabs.current[next]?.focus();
+  }
+
+  const current = platforms[selected] ?? platforms[0];
+  return (
+    <div>
+      <div
+        role="tablist"
+        aria-label={t.platformsLabel}
+        className="flex flex-wrap gap-2"
+        onKeyDown={onKeyDown}
+      >
+        {platforms.map((platform, i) => (
+          <button
+            key={platform.id}
+            ref={(el) => {
+              tabs.current[i] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`help-tab-${platform.id}`}
+            aria-selected={i === selected}
+            aria-controls={`help-panel-${platform.id}`}
+            tabIndex={i === selected ? 0 : -1}
+            onClick={() => setSelected(i)}
+            className={`rounded-lg px-3 py-1.5 text-sm font-medium transition ${
+              i === selected
+                ? 'bg-emerald-500/15 text-emerald-300'
+                : 'text-slate-300 hover:bg-white/5 hover:text-white'
+            }`}
+          >
+            {platform.name}
+          </button>
+        ))}
+      </div>
+      <div
+        role="tabpanel"
+        id={`help-panel-${current.id}`}
+        aria-labelledby={`help-tab-${current.id}`}
+        tabIndex={0}
+        className="mt-5 rounded-xl border border-slate-800 bg-navy-950/40 p-5"
+      >
+        <Steps steps={current.steps} />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * `/dashboard/help` (spec "Help centre"): VPN setup step by step for each platform — using the
+ * `.conf` ('Descargar'), the QR code ('Código QR'), the RouterOS script ('Script MikroTik') and the
+ * mirror link ('Copiar'), the Peers page's own labels —, room usage (only where rooms are allowed)
+ * and the FAQ.
+ */
 export function Help() {
   const user = useCurrentUser();
-  const t = es.dashboard.help;
   return (
     <>
       <PageHeader title={t.title} subtitle={t.subtitle} />
       <div className="space-y-6">
         <Section id="help-setup" icon={MonitorCog} title={t.setupTitle}>
-          <Steps steps={t.setupSteps} />
+          <p className="mb-5 text-slate-300">{t.setupIntro}</p>
+          <PlatformGuides />
+          <div className="mt-6 rounded-xl border border-slate-800 p-5">
+            <h3 className="flex items-center gap-2 font-semibold text-white">
+              <Link2 className="size-4 text-emerald-400" aria-hidden="true" />
+              {t.mirrorTitle}
+            </h3>
+            <p className="mt-2 text-slate-400">{t.mirrorText}</p>
+          </div>
           <a
             href={WIREGUARD_INSTALL_URL}
             target="_blank"
@@ -68,6 +152,7 @@ export function Help() {
         {user.web_settings.allow_partys && (
           <Section id="help-rooms" icon={Users} title={t.roomsTitle}>
             <Steps steps={t.roomsSteps} />
+            <p className="mt-4 text-sm text-slate-400">{t.roomsNote}</p>
           </Section>
         )}
         <Section id="help-faq" icon={HelpCircle} title={t.faqTitle}>

@@ -2,27 +2,43 @@ import { ArrowLeft, MailCheck } from 'lucide-react';
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
+import { requestPasswordRecovery } from '../../api/account';
+import { errorMessage } from '../../api/http';
 import { AuthCard } from '../../components/AuthCard';
 import { TextField } from '../../components/Field';
+import { FormError } from '../../components/FormError';
+import { Spinner } from '../../components/Spinner';
 import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
 import { useDocumentTitle } from '../../lib/title';
 import { usePublicSettings } from './PublicLayout';
 
 /**
- * `/password-recovery`. For now (spec) submitting sends nothing: it only logs locally and shows the
- * 'Email enviado' confirmation; a later issue connects it to the server.
+ * `/password-recovery` (spec "Password recovery", made real): a username field only; submitting
+ * sends `POST /api/client/password-recovery`, whose answer is the same sentence whether or not the
+ * account exists or has a verified e-mail (no account enumeration), shown under 'Email enviado'
+ * with a link to try again. Refusals (recovery switched off, too many attempts) show in the red box.
  */
 export function PasswordRecovery() {
   useDocumentTitle(es.titles.recovery);
   const settings = usePublicSettings();
   const [username, setUsername] = useState('');
-  const [sent, setSent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
 
-  function submit(event: FormEvent<HTMLFormElement>) {
+  async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    console.info('Recuperación de contraseña solicitada para', username.trim());
-    setSent(true);
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setSent((await requestPasswordRecovery(username.trim())) || es.recovery.sentText);
+    } catch (err) {
+      setError(errorMessage(err, es.common.requestError));
+    } finally {
+      setBusy(false);
+    }
   }
 
   const footer = (
@@ -40,17 +56,22 @@ export function PasswordRecovery() {
       <AuthCard title={es.recovery.sentTitle} brandTo={brandTo} footer={footer}>
         <div className="flex flex-col items-center gap-4 text-center">
           <MailCheck className="size-14 text-emerald-400" aria-hidden="true" />
-          <p className="text-slate-200">{es.recovery.sentText}</p>
-          <button
-            type="button"
-            className={ui.buttonSecondary}
-            onClick={() => {
-              setSent(false);
+          <p className="text-slate-200" role="status">
+            {sent}
+          </p>
+          <p className="text-sm text-slate-400">{es.recovery.sentHint}</p>
+          <a
+            href="/password-recovery"
+            className={ui.link}
+            onClick={(e) => {
+              // Back to the form in place (the page is already at this address).
+              e.preventDefault();
+              setSent(null);
               setUsername('');
             }}
           >
             {es.recovery.tryAgain}
-          </button>
+          </a>
         </div>
       </AuthCard>
     );
@@ -58,7 +79,8 @@ export function PasswordRecovery() {
 
   return (
     <AuthCard title={es.recovery.title} subtitle={es.recovery.subtitle} brandTo={brandTo} footer={footer}>
-      <form onSubmit={submit} className="space-y-4">
+      <form onSubmit={(e) => void submit(e)} className="space-y-4">
+        <FormError message={error} />
         <TextField
           label={es.auth.username}
           name="username"
@@ -67,9 +89,11 @@ export function PasswordRecovery() {
           autoFocus
           value={username}
           onChange={(e) => setUsername(e.target.value)}
+          disabled={busy}
         />
-        <button type="submit" className={`${ui.buttonPrimary} w-full`}>
-          {es.recovery.submit}
+        <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>
+          {busy && <Spinner className="size-4" />}
+          {busy ? es.auth.processing : es.recovery.submit}
         </button>
       </form>
     </AuthCard>

@@ -1,7 +1,22 @@
 import type { PublicSettings } from '../../api/types';
 
 /** Which public page a route is (declared in the route's `handle`), for the gating rules. */
-export type PublicPage = 'landing' | 'plans' | 'login' | 'register' | 'recovery' | 'maintenance' | 'notFound';
+export type PublicPage =
+  | 'landing'
+  | 'plans'
+  | 'login'
+  | 'register'
+  | 'recovery'
+  | 'resetPassword'
+  | 'verifyEmail'
+  | 'maintenance'
+  | 'notFound';
+
+/**
+ * Pages reached from an e-mailed link. They obey maintenance but not the landing-off redirect: a
+ * link the customer was mailed must open whatever the landing switch says.
+ */
+const MAILED_LINK_PAGES: ReadonlySet<PublicPage> = new Set(['resetPassword', 'verifyEmail']);
 
 export interface PublicHandle {
   publicPage: PublicPage;
@@ -26,7 +41,13 @@ export function publicRedirect(page: PublicPage, settings: PublicSettings): stri
   if (settings.maintenance) return page === 'maintenance' ? null : '/maintenance';
   if (page === 'recovery' && !settings.allow_password_recovery) return homePath(settings);
   if (page === 'register' && !settings.allow_registration) return '/login';
-  if (!settings.show_landing && page !== 'login' && page !== 'maintenance' && page !== 'notFound') {
+  if (
+    !settings.show_landing &&
+    page !== 'login' &&
+    page !== 'maintenance' &&
+    page !== 'notFound' &&
+    !MAILED_LINK_PAGES.has(page)
+  ) {
     return '/login';
   }
   return null;

@@ -38,24 +38,6 @@ describe('landing', () => {
   });
 });
 
-describe('password recovery', () => {
-  it("makes no request, shows 'Email enviado' and lets the user try again", async () => {
-    const api = fakeApi();
-    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
-    renderApp('/password-recovery');
-    await userEvent.type(await screen.findByLabelText('Usuario'), 'juan');
-    const before = api.calls.length;
-    await userEvent.click(screen.getByRole('button', { name: 'Enviar' }));
-
-    expect(await screen.findByRole('heading', { name: 'Email enviado' })).toBeInTheDocument();
-    expect(api.calls.length).toBe(before);
-    expect(info).toHaveBeenCalled();
-    await userEvent.click(screen.getByRole('button', { name: 'Intentar de nuevo' }));
-    expect(screen.getByRole('heading', { name: 'Recuperar Contraseña' })).toBeInTheDocument();
-    expect(screen.getByLabelText('Usuario')).toHaveValue('');
-  });
-});
-
 describe('not found', () => {
   it("says 'Página no encontrada' and leads back to the login", async () => {
     fakeApi();
