@@ -74,6 +74,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
         endpoint: `${address}:51820`,
         ubication: 'Lab',
         interface_name: iface,
+        allow_partys: true,
       });
       expect(res.statusCode).toBe(201);
       const { server, agent_token } = res.json();
@@ -217,5 +218,56 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const client2 = lab.host('dpck2', '198.51.100.62');
     await lab.loadClientConf(client2, await download(c.access, keep));
     expect(await lab.reaches(client2.ns, '10.64.0.1')).toBe(true);
+  });
+
+  it('rooms: members reach each other across two servers; outsiders and leavers do not', async () => {
+    await api('PATCH', '/api/admin/settings', admin, { allow_partys: true });
+    const ana = await customer();
+    const luis = await customer();
+    const otro = await customer();
+    for (const [c, alias] of [
+      [ana, 'Ana DP'],
+      [luis, 'Luis DP'],
+      [otro, 'Otro DP'],
+    ] as const) {
+      expect((await api('PATCH', '/api/client/settings', c.access, { alias })).statusCode).toBe(200);
+    }
+    const idA = await grantPeer(ana.username, srv[0]!.id, 'PC Ana');
+    const idB = await grantPeer(luis.username, srv[1]!.id, 'PC Luis');
+    const idC = await grantPeer(otro.username, srv[0]!.id, 'PC Otro');
+    const ca = lab.host('dpra', '198.51.100.71');
+    const cb = lab.host('dprb', '198.51.100.72');
+    const cc = lab.host('dprc', '198.51.100.73');
+    const confA = await download(ana.access, idA);
+    const confB = await download(luis.access, idB);
+    await lab.loadClientConf(ca, confA);
+    await lab.loadClientConf(cb, confB);
+    await lab.loadClientConf(cc, await download(otro.access, idC));
+    const addrA = /^Address = (.+)\/32$/m.exec(confA)![1]!;
+    const addrB = /^Address = (.+)\/32$/m.exec(confB)![1]!;
+    expect(await lab.reaches(ca.ns, '10.64.0.1')).toBe(true);
+    expect(await lab.reaches(cb.ns, '10.64.0.1')).toBe(true);
+    expect(lab.ping(ca.ns, addrB, 2)).toBe(false);
+
+    const room = await api('POST', '/api/client/network/partys', ana.access, { name: 'LAN DP', peer: idA });
+    expect(room.statusCode, room.body).toBe(201);
+    const join = await api('PATCH', '/api/client/network/partys', luis.access, {
+      operation: 'join',
+      name: 'LAN DP',
+      password: room.json().password,
+      peer: idB,
+    });
+    expect(join.statusCode).toBe(200);
+    expect(await lab.reaches(ca.ns, addrB, 30_000)).toBe(true);
+    expect(await lab.reaches(cb.ns, addrA)).toBe(true);
+    // Not in the room: still isolated, even on Ana's own server.
+    expect(lab.ping(cc.ns, addrA, 2)).toBe(false);
+
+    const leave = await api('PATCH', `/api/client/network/partys/${room.json().id}`, luis.access, {
+      operation: 'leave',
+      peer: idB,
+    });
+    expect(leave.statusCode).toBe(200);
+    await eventually(() => !lab.ping(ca.ns, addrB, 1), 30_000, 'aislados otra vez');
   });
 });
