@@ -4,7 +4,7 @@
  * ALTCHA proof of work solved here (the register form itself is covered by `journeys.e2e.test.ts`).
  */
 import { createHash } from 'node:crypto';
-import type { Peer, SiteSettings } from '@vpn/contracts';
+import type { Advertisement, ClientVersion, Peer, SiteSettings } from '@vpn/contracts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
 
@@ -66,6 +66,16 @@ export class ManagerApi {
   settings(body: Partial<SiteSettings>) {
     return this.request<SiteSettings>('PATCH', '/api/admin/settings', body);
   }
+
+  /** Publishes an announcement on every customer's dashboard home. */
+  publishAnnouncement(body: { name: string; message: string }) {
+    return this.request<Advertisement>('POST', '/api/admin/advertisements', body);
+  }
+
+  /** Publishes a client-app release (the home's 'Descargar' banner). */
+  publishClientVersion(body: { version: string; url: string }) {
+    return this.request<ClientVersion>('POST', '/api/admin/agent', body);
+  }
 }
 
 export async function firstPlanId(baseUrl: string): Promise<number> {
@@ -74,8 +84,16 @@ export async function firstPlanId(baseUrl: string): Promise<number> {
   return plans[0].id;
 }
 
-/** Registers a customer through `PUT /api/client/register`, solving the server's ALTCHA challenge. */
-export async function registerCustomer(baseUrl: string, username: string, password: string): Promise<void> {
+/**
+ * Registers a customer through `PUT /api/client/register`, solving the server's ALTCHA challenge.
+ * With `email` (the site must allow e-mail) the server mails a verification link.
+ */
+export async function registerCustomer(
+  baseUrl: string,
+  username: string,
+  password: string,
+  email?: string,
+): Promise<void> {
   const challenge = await call<{
     algorithm: string;
     challenge: string;
@@ -93,7 +111,12 @@ export async function registerCustomer(baseUrl: string, username: string, passwo
       signature: challenge.signature,
     }),
   ).toString('base64');
-  await call(baseUrl, 'PUT', '/api/client/register', { username, password, captcha_token });
+  await call(baseUrl, 'PUT', '/api/client/register', {
+    username,
+    password,
+    captcha_token,
+    ...(email ? { email } : {}),
+  });
 }
 
 /** ALTCHA's proof of work: the number whose SHA-256 with the salt is the challenge. */

@@ -1,10 +1,17 @@
 /**
  * Builds the SPA, starts the real control plane on a free port with a throw-away PGlite database and
  * hands its URL to the journeys (`inject('baseUrl')`). The server is stopped by its pid afterwards.
+ *
+ * Mail: a real SMTP server on loopback (the server tests' `TestSmtp`) receives what the control
+ * plane sends (`SMTP_URL`), and `PUBLIC_URL` is the journeys' base URL so mailed links open here.
+ * The journeys run in worker processes, so this process lends them its mailbox over a small
+ * loopback HTTP endpoint (`inject('mailboxUrl')`, see `mail.ts`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +21,62 @@ import { ADMIN_PASSWORD } from './browser';
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
+    mailboxUrl: string;
   }
+}
+
+/** What the setup uses of the server tests' SMTP server (`server/test/smtp.ts`). */
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+  text: string;
+}
+interface TestSmtp {
+  readonly mails: ReceivedMail[];
+  readonly url: string;
+  waitFor(to: string, timeoutMs?: number): Promise<ReceivedMail>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `TestSmtp`. Imported at run time by absolute path: the file belongs to the server's tests
+ * and is not part of the web package's TypeScript project.
+ */
+async function startSmtp(): Promise<TestSmtp> {
+  const file = resolve(serverDir, 'test/smtp.ts');
+  const mod = (await import(/* @vite-ignore */ file)) as { TestSmtp: { start(): Promise<TestSmtp> } };
+  return mod.TestSmtp.start();
+}
+
+/**
+ * The mailbox over HTTP: `GET /mails` → every mail so far; `GET /wait?to=ADDR` → the first mail to
+ * ADDR, waiting up to 15 s (`TestSmtp.waitFor`), or 404.
+ */
+function serveMailbox(smtp: TestSmtp): Promise<{ server: Server; url: string }> {
+  const server = createHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://mailbox');
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname === '/mails') return send(200, smtp.mails);
+    const to = url.searchParams.get('to');
+    if (url.pathname === '/wait' && to) {
+      smtp.waitFor(to, 15_000).then(
+        (mail) => send(200, mail),
+        (error: unknown) => send(404, { message: String(error) }),
+      );
+      return;
+    }
+    send(400, { message: 'GET /mails o GET /wait?to=…' });
+  });
+  return new Promise((ok) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      ok({ server, url: `http://127.0.0.1:${port}` });
+    }),
+  );
 }
 
 const webDir = resolve(import.meta.dirname, '..');
@@ -59,6 +121,13 @@ export default async function setup(project: TestProject) {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'vpn-web-e2e-'));
   const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const smtp = await startSmtp();
+  const mailbox = await serveMailbox(smtp);
+  const stopMail = async () => {
+    await new Promise((r) => mailbox.server.close(r));
+    await smtp.close();
+  };
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverDir,
@@ -72,6 +141,9 @@ export default async function setup(project: TestProject) {
       ADMIN_USERNAME: 'admin',
       ADMIN_PASSWORD,
       SUPPORT_URL: 'https://soporte.example.com/chat',
+      PUBLIC_URL: baseUrl,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'VPN Service <no-reply@vpn.example.com>',
       LOG_LEVEL: 'warn',
       SEED_DEMO: 'true',
     },
@@ -80,15 +152,16 @@ export default async function setup(project: TestProject) {
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
-  const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(baseUrl, child, () => output);
   } catch (error) {
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    await stopMail();
     throw error;
   }
   project.provide('baseUrl', baseUrl);
+  project.provide('mailboxUrl', mailbox.url);
 
   return async () => {
     if (child.exitCode === null) {
@@ -98,5 +171,6 @@ export default async function setup(project: TestProject) {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     rmSync(dataDir, { recursive: true, force: true });
+    await stopMail();
   };
 }
