@@ -36,6 +36,10 @@ import { Mailer } from './services/mailer.ts';
 import { accountRoutes } from './routes/client/account.ts';
 import { partyRoutes } from './routes/client/parties.ts';
 import { PartyService } from './services/parties.ts';
+import { InvoiceService } from './services/invoices.ts';
+import { QvaPayGateway, SandboxGateway } from './services/gateways.ts';
+import { invoiceRoutes } from './routes/client/invoices.ts';
+import { paymentRoutes } from './routes/payments.ts';
 import { adminContentRoutes } from './routes/admin/content.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
@@ -107,6 +111,13 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     mailer,
     account: new AccountService({ db: database.db, sessions, mailer, companyName: config.companyName }),
     parties: new PartyService({ db: database.db, encryptionKey: keys.encryption, bus, peers }),
+    invoices: new InvoiceService({
+      db: database.db,
+      bus,
+      peers,
+      qvapay: config.payments.qvapay ? new QvaPayGateway(config.payments.qvapay) : null,
+      sandbox: config.payments.sandbox ? new SandboxGateway() : null,
+    }),
   };
   peers.onSettled = () => ctx.parties.settle();
   const stopScheduler =
@@ -170,6 +181,8 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(peerRoutes(ctx));
   await app.register(accountRoutes(ctx));
   await app.register(partyRoutes(ctx));
+  await app.register(invoiceRoutes(ctx));
+  await app.register(paymentRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
   await app.register(adminServerRoutes(ctx));
   await app.register(adminSettingsRoutes(ctx));

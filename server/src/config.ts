@@ -49,6 +49,10 @@ export const EnvSchema = z
       .regex(/^smtps?:\/\//, { message: 'debe empezar por smtp:// o smtps://' })
       .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
+    QVAPAY_APP_ID: z.string().min(1).optional(),
+    QVAPAY_APP_SECRET: z.string().min(1).optional(),
+    QVAPAY_API_URL: url.default('https://qvapay.com/api/v1'),
+    PAYMENTS_SANDBOX: bool.default(false),
     LOCAL_AGENT: bool.default(false),
     LOCAL_AGENT_ENDPOINT: z
       .string()
@@ -97,6 +101,11 @@ export interface Config {
   /** Seed demo content on an empty database: default on for PGlite, off for PostgreSQL. */
   seedDemo: boolean;
   webDist: string;
+  payments: {
+    qvapay: { appId: string; appSecret: string; apiUrl: string } | null;
+    /** The built-in gateway that "pays" with a click: demos and tests only, never production. */
+    sandbox: boolean;
+  };
   /** Outgoing mail; null when SMTP_URL is unset (mail off). */
   mail: { url: string; from: string } | null;
   /** One box: also run an agent for a server on this machine (opt-in). */
@@ -162,6 +171,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY,
     seedDemo: env.SEED_DEMO ?? !env.DATABASE_URL,
     webDist: resolve(env.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
+    payments: {
+      qvapay:
+        env.QVAPAY_APP_ID && env.QVAPAY_APP_SECRET
+          ? {
+              appId: env.QVAPAY_APP_ID,
+              appSecret: env.QVAPAY_APP_SECRET,
+              apiUrl: env.QVAPAY_API_URL.replace(/\/+$/, ''),
+            }
+          : null,
+      sandbox: env.PAYMENTS_SANDBOX,
+    },
     mail: env.SMTP_URL
       ? {
           url: env.SMTP_URL,

@@ -7,6 +7,7 @@ import type { SocketRegistry } from './realtime/sockets.ts';
 import type { CaptchaService } from './services/captcha.ts';
 import type { PeerService } from './services/peers.ts';
 import type { PartyService } from './services/parties.ts';
+import type { InvoiceService } from './services/invoices.ts';
 import type { RateLimitPolicy } from './services/rateLimit.ts';
 import type { SessionService } from './services/sessions.ts';
 import type { AccountService } from './services/account.ts';
@@ -28,4 +29,5 @@ export interface AppContext {
   mailer: Mailer;
   account: AccountService;
   parties: PartyService;
+  invoices: InvoiceService;
 }

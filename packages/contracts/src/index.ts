@@ -9,3 +9,4 @@ export * from './peers.ts';
 export * from './realtime.ts';
 export * from './account.ts';
 export * from './parties.ts';
+export * from './invoices.ts';

@@ -93,4 +93,9 @@ export const msg = {
   partyPeerAdded: 'Peer añadido a la sala',
   partyDeleted: 'Party eliminada',
   partyPasswordRegenerated: 'Contraseña regenerada correctamente',
+  purchasePeerRequired: 'Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer',
+  purchaseManualPeer: 'Este peer se gestiona con pago manual: contacte con soporte para renovarlo',
+  noGateway: 'No hay pasarelas de pago disponibles en este momento',
+  gatewayFailed: 'La pasarela de pago no respondió. Por favor, intente de nuevo más tarde.',
+  invoiceNotFound: 'Factura no encontrada',
 } as const;

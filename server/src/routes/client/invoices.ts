@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody, Invoice, InvoiceBody, InvoiceCreated, PaymentSettings } from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../plugins/auth.ts';
+import { getSiteSettings } from '../../services/settings.ts';
+import { originOf } from '../origin.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+
+/** Purchases: an invoice, then the gateway's payment page; the result page reads the invoice back. */
+export const invoiceRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.put(
+      '/api/client/invoices',
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'Crea una factura y devuelve la URL de pago',
+          security: [{ bearer: [] }],
+          body: InvoiceBody,
+          response: { 200: InvoiceCreated, ...errors },
+        },
+      },
+      async (request) => ctx.invoices.create(principalOf(request).id, request.body, originOf(request, ctx)),
+    );
+
+    app.get(
+      '/api/client/invoices/:id',
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'Factura (id = remote_id que devuelve la pasarela)',
+          security: [{ bearer: [] }],
+          params: z.object({ id: z.string().max(100) }),
+          response: { 200: Invoice, ...errors },
+        },
+      },
+      async (request) => ctx.invoices.present(principalOf(request).id, request.params.id),
+    );
+
+    app.get(
+      '/api/client/payments',
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'Pasarelas disponibles',
+          security: [{ bearer: [] }],
+          response: { 200: PaymentSettings },
+        },
+      },
+      async () => {
+        const site = await getSiteSettings(ctx.db);
+        return {
+          allow_payments_qvapay: site.allow_payments_qvapay && ctx.config.payments.qvapay !== null,
+          allow_payments_remesita: site.allow_payments_remesita,
+          sandbox: ctx.config.payments.sandbox,
+        };
+      },
+    );
+  };
