@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { invoices } from '../db/schema.ts';
@@ -57,8 +57,7 @@ ${
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
     });
     const finish =
-      (action: 'pay' | 'cancel') =>
-      async (request: { params: unknown }, reply: import('fastify').FastifyReply) => {
+      (action: 'pay' | 'cancel') => async (request: { params: unknown }, reply: FastifyReply) => {
         const row = await load((request.params as { id: string }).id);
         if (!row) return reply.status(404).type('text/plain').send('');
         if (action === 'pay') await ctx.invoices.credit(row.id, `sandbox-${row.id}`);

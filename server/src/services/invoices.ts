@@ -213,16 +213,14 @@ export class InvoiceService {
         })
         .where(eq(peers.id, paid.peerId!))
         .returning();
-      await tx
-        .insert(planHistory)
-        .values({
-          peerId: peer!.id,
-          planId: plan!.id,
-          planName: paid.planName,
-          planPrice: paid.amount,
-          validity: plan!.validity,
-          invoiceId: paid.id,
-        });
+      await tx.insert(planHistory).values({
+        peerId: peer!.id,
+        planId: plan!.id,
+        planName: paid.planName,
+        planPrice: paid.amount,
+        validity: plan!.validity,
+        invoiceId: paid.id,
+      });
       await tx
         .update(invoices)
         .set({ creditedAt: sql`now()` })
