@@ -10,6 +10,7 @@ import { createContext, useContext, useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'react-router';
+import { esPartys } from '../i18n/es.partys';
 import { RealtimeConnection, applyPushToCache, catchUp, realtimeRealmFor } from './realtime';
 import type { PushMessage, RealtimeStatus } from './realtime';
 import { hasSession, onSessionEnd } from './session';
@@ -30,9 +31,33 @@ export function useRealtime(): RealtimeState {
   return useContext(RealtimeContext);
 }
 
-/** Toasts the messages written for people: success, error, and info (a blank toast with an info icon). */
+const infoIcon = <Info className="size-5 shrink-0 text-sky-300" aria-hidden="true" />;
+
+/**
+ * 'Party eliminada': the owner's room is gone. One toast per room, whether the page's own DELETE
+ * answer or the `deleted_owner_party` push says it first (same toast id).
+ */
+export function toastPartyDeleted(partyId: number): void {
+  toast.success(esPartys.toasts.deleted, { id: `party-deleted-${partyId}` });
+}
+
+/** 'Haz salido de una sala': I no longer have a peer in someone else's room (one toast per room). */
+export function toastPartyLeft(partyId: number): void {
+  toast(esPartys.toasts.left, { id: `party-left-${partyId}`, icon: infoIcon });
+}
+
+/**
+ * Toasts the messages written for people: success, error, and info (a blank toast with an info icon),
+ * and the end of a room (`deleted_owner_party`, `deleted_guest_party`).
+ */
 export function toastPushMessage(message: PushMessage): void {
   switch (message.type) {
+    case 'deleted_owner_party':
+      toastPartyDeleted(message.party_id);
+      break;
+    case 'deleted_guest_party':
+      toastPartyLeft(message.party_id);
+      break;
     case 'success':
       toast.success(message.message);
       break;
@@ -40,7 +65,7 @@ export function toastPushMessage(message: PushMessage): void {
       toast.error(message.message);
       break;
     case 'info':
-      toast(message.message, { icon: <Info className="size-5 shrink-0 text-sky-300" aria-hidden="true" /> });
+      toast(message.message, { icon: infoIcon });
       break;
     default:
       break;

@@ -12,6 +12,7 @@ import {
   ClientVersion,
   CurrentManager,
   CurrentUser,
+  PartyLists,
   PeerList,
   PlanList,
   PublicSettings,
@@ -30,7 +31,15 @@ export const queryKeys = {
   availableServers: (peerId: number) => ['client', 'network', peerId] as const,
   advertisements: ['client', 'advertisements'] as const,
   clientVersion: ['client', 'client-version'] as const,
+  partys: ['client', 'partys'] as const,
 };
+
+/**
+ * While a room shows its in-progress state the lists are read again this often: the push that ends
+ * it (`stop_party_operation`, then the updated room) normally comes first, this only covers one lost
+ * on the way (the socket dropping at that moment). The control plane gives up waiting after 30 s.
+ */
+export const PARTY_PROCESSING_RECHECK_MS = 15_000;
 
 /** `GET /api/client`: the public settings every public page reads first. */
 export function publicSettingsQuery() {
@@ -113,5 +122,22 @@ export function clientVersionQuery() {
     queryKey: queryKeys.clientVersion,
     queryFn: ({ signal }) => authRequest('client', '/api/client/agent', { signal }, ClientVersion),
     staleTime: 5 * 60_000,
+  });
+}
+
+/**
+ * `GET /api/client/network/partys`: the rooms I own and the rooms my peers are guests in (kept live
+ * by the push websocket; re-read every {@link PARTY_PROCESSING_RECHECK_MS} while one is processing).
+ */
+export function partysQuery() {
+  return queryOptions({
+    queryKey: queryKeys.partys,
+    queryFn: ({ signal }) => authRequest('client', '/api/client/network/partys', { signal }, PartyLists),
+    staleTime: 30_000,
+    refetchInterval: (query) => {
+      const lists = query.state.data;
+      const busy = lists && [...lists.owned_partys, ...lists.guest_partys].some((p) => p.processing);
+      return busy ? PARTY_PROCESSING_RECHECK_MS : false;
+    },
   });
 }

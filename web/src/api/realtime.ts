@@ -17,7 +17,8 @@
  * refresh through the session module (shared with the HTTP calls), and otherwise stays closed.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { PushMessage } from '@vpn/contracts';
+import { Party, PushMessage } from '@vpn/contracts';
+import { removeCachedParty, setCachedPartyProcessing, upsertCachedParty } from './partys';
 import { removeCachedPeer, setCachedProcessing, upsertCachedPeer } from './peers';
 import { queryKeys } from './queries';
 import { getAccessToken, refreshTokens } from './session';
@@ -182,9 +183,31 @@ function parseMessage(data: unknown): PushMessage | null {
  * What a push message does to the customer's cached data: `created_peer`/`updated_peer` write the
  * peer into the list, `deleted_peer` drops it, and a `success`/`error`/`info` about a peer ends its
  * busy state (the operation is over, or queued for an offline server).
+ *
+ * Rooms: `new_party_operation`/`stop_party_operation` set and clear a room's in-progress state,
+ * `updated_owner_party`/`updated_guest_party` write the room into its list, `deleted_owner_party`/
+ * `deleted_guest_party` drop it (the page then shows the list again). After any room change the
+ * peer list (which peers are free) is read again.
  */
 export function applyPushToCache(queryClient: QueryClient, message: PushMessage): void {
   switch (message.type) {
+    case 'new_party_operation':
+    case 'stop_party_operation':
+      setCachedPartyProcessing(queryClient, message.party_id, message.type === 'new_party_operation');
+      break;
+    case 'updated_owner_party':
+    case 'updated_guest_party': {
+      const party = Party.safeParse(message.party);
+      if (!party.success) break;
+      upsertCachedParty(queryClient, message.type === 'updated_owner_party' ? 'owned' : 'guest', party.data);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
+      break;
+    }
+    case 'deleted_owner_party':
+    case 'deleted_guest_party':
+      removeCachedParty(queryClient, message.party_id);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
+      break;
     case 'created_peer':
     case 'updated_peer':
       upsertCachedPeer(queryClient, message.peer);
@@ -204,8 +227,11 @@ export function applyPushToCache(queryClient: QueryClient, message: PushMessage)
 
 /**
  * A socket the server has just accepted: pushes sent while none was listening (before the first
- * connection, or during an outage) are lost, so the peer list is read again.
+ * connection, or during an outage) are lost, so the peer list and the rooms are read again (only
+ * where they are cached: invalidating a query nobody asked for is a no-op).
  */
 export function catchUp(queryClient: QueryClient, realm: Realm): void {
-  if (realm === 'client') void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
+  if (realm !== 'client') return;
+  void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
+  void queryClient.invalidateQueries({ queryKey: queryKeys.partys });
 }

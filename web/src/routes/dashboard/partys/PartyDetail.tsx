@@ -1,0 +1,328 @@
+import {
+  ArrowLeft,
+  CalendarDays,
+  Crown,
+  Eye,
+  EyeOff,
+  KeyRound,
+  LogOut,
+  Plus,
+  Trash2,
+  UserMinus,
+} from 'lucide-react';
+import { useState } from 'react';
+import type { ReactNode } from 'react';
+import type { Party, PartyPeer, PartyRole } from '../../../api/partys';
+import { CopyButton } from '../../../components/CopyButton';
+import { ui } from '../../../components/ui';
+import { esPartys } from '../../../i18n/es.partys';
+import { formatDate } from '../../../lib/format';
+import { useIsDesktop } from '../../../lib/useMediaQuery';
+import { ProcessingIndicator, RoleBadge } from './PartyList';
+
+const t = esPartys.detail;
+
+export interface PartyDetailProps {
+  party: Party;
+  role: PartyRole;
+  /** Whether a peer of the room is one of mine (a guest may take out only those). */
+  isMine: (peer: PartyPeer) => boolean;
+  /** The owner has free peers to add. */
+  canAddPeer: boolean;
+  /** A call on this room is under way (its buttons wait). */
+  busy: boolean;
+  onBack: () => void;
+  onAddPeer: () => void;
+  onRegeneratePassword: () => void;
+  onDelete: () => void;
+  /** Take a peer out: `leave` for a guest's own peer, otherwise the owner removes it. */
+  onRemovePeer: (peer: PartyPeer, leave: boolean) => void;
+}
+
+/**
+ * One room: owner, creation date, my role and the in-progress indicator; the password (owner only:
+ * hidden until asked, copy, regenerate); the peers with their owner and private IP — the address
+ * gamers type in, shown large with a copy button — and the actions each role may take: the owner
+ * removes any peer, adds free ones and deletes the room; a guest takes out only their own peers.
+ */
+export function PartyDetail(props: PartyDetailProps) {
+  const { party, role, canAddPeer, busy, onBack, onAddPeer, onDelete } = props;
+  const owner = role === 'owned';
+  return (
+    <div className="space-y-6">
+      <button type="button" className={`${ui.buttonGhost} -ml-3`} onClick={onBack}>
+        <ArrowLeft className="size-4" aria-hidden="true" />
+        {t.back}
+      </button>
+
+      <section aria-labelledby="party-title" aria-busy={party.processing} className={`${ui.card} p-6`}>
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div className="flex min-w-0 flex-col gap-1.5">
+            <h2 id="party-title" className="text-2xl font-bold break-words text-white">
+              {party.name}
+            </h2>
+            <ProcessingIndicator party={party} label={t.processing} />
+          </div>
+          <RoleBadge role={role} />
+        </div>
+        <dl className="mt-5 grid gap-4 text-sm sm:grid-cols-3">
+          <Info label={t.owner} icon={<Crown className="size-4" aria-hidden="true" />}>
+            {party.user}
+          </Info>
+          <Info label={t.created} icon={<CalendarDays className="size-4" aria-hidden="true" />}>
+            {formatDate(party.created)}
+          </Info>
+          <Info label={t.role}>{owner ? esPartys.roles.owner : esPartys.roles.guest}</Info>
+        </dl>
+        {owner && party.password !== null && (
+          <PasswordBlock password={party.password} busy={busy} onRegenerate={props.onRegeneratePassword} />
+        )}
+      </section>
+
+      <section aria-labelledby="party-peers-title" className="space-y-4">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <div>
+            <h3 id="party-peers-title" className="text-xl font-semibold text-white">
+              {t.peersTitle}
+            </h3>
+            <p className="mt-1 max-w-2xl text-sm text-slate-400">{t.ipHint}</p>
+          </div>
+          {owner && canAddPeer && (
+            <button type="button" className={ui.buttonPrimary} onClick={onAddPeer} disabled={busy}>
+              <Plus className="size-4" aria-hidden="true" />
+              {t.addPeer}
+            </button>
+          )}
+        </div>
+        <PeersOfParty {...props} />
+      </section>
+
+      {owner && (
+        <div className="flex justify-end border-t border-slate-800 pt-6">
+          <button
+            type="button"
+            onClick={onDelete}
+            disabled={busy}
+            className="inline-flex items-center justify-center gap-2 rounded-lg border border-red-500/50 px-4 py-2.5 font-semibold text-red-300 transition hover:bg-red-500/10 disabled:cursor-not-allowed disabled:opacity-60"
+          >
+            <Trash2 className="size-4" aria-hidden="true" />
+            {t.deleteRoom}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Info({ label, icon, children }: { label: string; icon?: ReactNode; children: ReactNode }) {
+  return (
+    <div>
+      <dt className="inline-flex items-center gap-1.5 text-slate-400">
+        {icon}
+        {label}
+      </dt>
+      <dd className="mt-0.5 font-medium text-slate-100">{children}</dd>
+    </div>
+  );
+}
+
+function PasswordBlock({
+  password,
+  busy,
+  onRegenerate,
+}: {
+  password: string;
+  busy: boolean;
+  onRegenerate: () => void;
+}) {
+  const [visible, setVisible] = useState(false);
+  return (
+    <div className="mt-6 rounded-xl border border-slate-800 bg-navy-950/50 p-4">
+      <p id="party-password-label" className="text-sm text-slate-400">
+        {t.password}
+      </p>
+      <div className="mt-2 flex flex-wrap items-center gap-3">
+        <output
+          aria-labelledby="party-password-label"
+          className="min-w-40 font-mono text-lg tracking-wider text-white"
+        >
+          {visible ? password : t.hiddenPassword}
+        </output>
+        <button
+          type="button"
+          onClick={() => setVisible((v) => !v)}
+          aria-pressed={visible}
+          className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
+        >
+          {visible ? (
+            <EyeOff className="size-4" aria-hidden="true" />
+          ) : (
+            <Eye className="size-4" aria-hidden="true" />
+          )}
+          {visible ? t.hidePassword : t.showPassword}
+        </button>
+        <CopyButton
+          text={password}
+          label={t.copyPassword}
+          copiedLabel={t.copiedPassword}
+          ariaLabel={t.copyPasswordLabel}
+          ariaCopiedLabel={t.copiedPasswordLabel}
+          successToast={t.copiedPasswordToast}
+          errorToast={t.copyError}
+        />
+        <button
+          type="button"
+          onClick={onRegenerate}
+          disabled={busy}
+          className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
+        >
+          <KeyRound className="size-4" aria-hidden="true" />
+          {t.regenerate}
+        </button>
+      </div>
+      <p className="mt-2 text-xs text-slate-400">{t.passwordHint}</p>
+    </div>
+  );
+}
+
+function PrivateIp({ peer }: { peer: PartyPeer }) {
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <span className="font-mono text-base font-semibold text-emerald-300">{peer.private_ip}</span>
+      <CopyButton
+        text={peer.private_ip}
+        label={t.copyIp}
+        copiedLabel={t.copiedIp}
+        ariaLabel={t.copyIpLabel(peer.name)}
+        ariaCopiedLabel={t.copiedIpLabel(peer.name)}
+        successToast={t.copiedIpToast}
+        errorToast={t.copyError}
+      />
+    </div>
+  );
+}
+
+function PeerAction({ peer, role, isMine, busy, onRemovePeer }: PartyDetailProps & { peer: PartyPeer }) {
+  const small = 'px-3 py-1.5 text-sm';
+  if (role === 'owned') {
+    return (
+      <button
+        type="button"
+        className={`${ui.buttonSecondary} ${small}`}
+        disabled={busy}
+        onClick={() => onRemovePeer(peer, false)}
+        aria-label={t.removeLabel(peer.name)}
+      >
+        <UserMinus className="size-4" aria-hidden="true" />
+        {t.remove}
+      </button>
+    );
+  }
+  if (!isMine(peer)) return <span className="text-slate-500">—</span>;
+  return (
+    <button
+      type="button"
+      className={`${ui.buttonSecondary} ${small}`}
+      disabled={busy}
+      onClick={() => onRemovePeer(peer, true)}
+      aria-label={t.leaveLabel(peer.name)}
+    >
+      <LogOut className="size-4" aria-hidden="true" />
+      {t.leave}
+    </button>
+  );
+}
+
+function MineBadge() {
+  return (
+    <span className="rounded-full bg-emerald-500/15 px-2 py-0.5 text-xs font-semibold text-emerald-300">
+      {t.yours}
+    </span>
+  );
+}
+
+/** The room's peers: a table from 768 px, cards below. */
+function PeersOfParty(props: PartyDetailProps) {
+  const { party, isMine } = props;
+  const isDesktop = useIsDesktop();
+  const c = t.columns;
+  if (party.peers.length === 0) {
+    return <p className={`${ui.card} px-5 py-8 text-center text-slate-400`}>{t.noPeers}</p>;
+  }
+  if (!isDesktop) {
+    return (
+      <ul aria-label={t.peersLabel(party.name)} className="space-y-4">
+        {party.peers.map((peer) => (
+          <li key={peer.id}>
+            <article aria-labelledby={`party-peer-${peer.id}`} className={`${ui.card} space-y-3 p-5`}>
+              <div className="flex items-center justify-between gap-3">
+                <h4 id={`party-peer-${peer.id}`} className="text-lg font-semibold text-white">
+                  {peer.name}
+                </h4>
+                {isMine(peer) && <MineBadge />}
+              </div>
+              <dl className="space-y-2 text-sm">
+                <div>
+                  <dt className="text-slate-400">{c.ip}</dt>
+                  <dd className="mt-0.5">
+                    <PrivateIp peer={peer} />
+                  </dd>
+                </div>
+                <div className="flex justify-between gap-3">
+                  <dt className="text-slate-400">{c.owner}</dt>
+                  <dd className="text-slate-200">{peer.user}</dd>
+                </div>
+              </dl>
+              <div className="flex justify-end">
+                <PeerAction {...props} peer={peer} />
+              </div>
+            </article>
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  const th = 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase';
+  return (
+    <div className={`${ui.card} overflow-x-auto`}>
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">{t.peersLabel(party.name)}</caption>
+        <thead className="border-b border-slate-800">
+          <tr>
+            <th scope="col" className={th}>
+              {c.name}
+            </th>
+            <th scope="col" className={th}>
+              {c.owner}
+            </th>
+            <th scope="col" className={th}>
+              {c.ip}
+            </th>
+            <th scope="col" className={th}>
+              {c.actions}
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-800">
+          {party.peers.map((peer) => (
+            <tr key={peer.id} className="align-middle">
+              <th scope="row" className="px-4 py-3 font-semibold whitespace-nowrap text-white">
+                <span className="inline-flex items-center gap-2">
+                  {peer.name}
+                  {isMine(peer) && <MineBadge />}
+                </span>
+              </th>
+              <td className="px-4 py-3 text-slate-200">{peer.user}</td>
+              <td className="px-4 py-3">
+                <PrivateIp peer={peer} />
+              </td>
+              <td className="px-4 py-3">
+                <PeerAction {...props} peer={peer} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
