@@ -178,7 +178,7 @@ describe('dashboard pages', () => {
     await waitFor(() => expect(app.path()).toBe('/dashboard/home'));
   });
 
-  it('lists the real plans and explains that buying comes later', async () => {
+  it('lists the real plans, each with its Seleccionar Plan button', async () => {
     signIn();
     fakeApi({
       'GET /api/client/verify-token': { body: sampleUser },
@@ -187,9 +187,7 @@ describe('dashboard pages', () => {
     renderApp('/dashboard/plans');
     const card = await screen.findByRole('article', { name: 'Trimestral' });
     expect(within(card).getByText('$12.50 USD')).toBeInTheDocument();
-    const select = within(card).getByRole('button', { name: 'Seleccionar Plan' });
-    expect(select).toBeDisabled();
-    expect(select).toHaveAccessibleDescription(/estará disponible muy pronto/);
+    expect(within(card).getByRole('button', { name: 'Seleccionar Plan' })).toBeEnabled();
   });
 
   it('shows the help centre, with the rooms section only when rooms are allowed', async () => {
