@@ -146,6 +146,7 @@ export default async function setup(project: TestProject) {
       MAIL_FROM: 'VPN Service <no-reply@vpn.example.com>',
       LOG_LEVEL: 'warn',
       SEED_DEMO: 'true',
+      PAYMENTS_SANDBOX: 'true', // purchase.e2e.test.ts pays through the built-in sandbox gateway
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

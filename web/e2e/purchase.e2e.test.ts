@@ -1,0 +1,134 @@
+/**
+ * Buying a plan in Chromium against the real control plane, paid through the built-in sandbox
+ * gateway (`PAYMENTS_SANDBOX=true` in `global-setup.ts`): the customer selects a plan, chooses 'Peer
+ * nuevo', proceeds to payment, pays in the gateway window that opens, lands on the payment result with
+ * the invoice's plan, peer and amount, and then finds the new peer on the Peers page.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ManagerApi, registerCustomer, uniqueName } from './api';
+import { ADMIN_PASSWORD, launchChromium } from './browser';
+
+const baseUrl = inject('baseUrl');
+const PASSWORD = 'secreto-compra-e2e';
+
+let browser: Browser;
+let username: string;
+let plan: { id: number; name: string; price: number };
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+  const tag = Date.now().toString(36);
+  // A new peer needs a server to live on.
+  await manager.createServer({
+    name: `Lisboa ${tag}`,
+    endpoint: `lis-${tag}.vpn.example.com:51830`,
+    ubication: 'Lisboa, Portugal',
+  });
+  username = uniqueName('compra');
+  await registerCustomer(baseUrl, username, PASSWORD);
+  const plans = (await (await fetch(`${baseUrl}/api/client/plans`)).json()) as (typeof plan)[];
+  if (!plans[0]) throw new Error('no plans: the e2e server is started with SEED_DEMO=true');
+  plan = plans[0];
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(() => {
+  expect(pageErrors).toEqual([]);
+  pageErrors.length = 0;
+});
+
+async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto('/login');
+  await page.getByLabel('Usuario').fill(username);
+  await page.getByLabel('Contraseña', { exact: true }).fill(PASSWORD);
+  // Remembered: the gateway window (opened without an opener) shares localStorage, not sessionStorage.
+  await page.getByLabel('Recordarme').check();
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.waitForURL('**/dashboard/home');
+  return { context, page };
+}
+
+describe('Purchase (sandbox gateway)', () => {
+  it('buys a plan for a new peer, pays in the gateway window and finds the new peer', async () => {
+    const { context, page } = await signedIn();
+    await page.getByRole('link', { name: 'Planes', exact: true }).click();
+    const card = page.getByRole('article', { name: plan.name });
+    await card.getByRole('button', { name: 'Seleccionar Plan' }).click();
+
+    const dialog = page.getByRole('dialog', { name: `Adquirir el plan ${plan.name}` });
+    // A fresh customer has no peers: the new peer is the default, and a name is required.
+    await expect.poll(() => dialog.getByRole('radio', { name: 'Peer nuevo' }).isChecked()).toBe(true);
+    await dialog.getByRole('button', { name: 'Proceder al Pago' }).click();
+    await dialog
+      .getByText('Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer')
+      .waitFor();
+    await dialog.getByLabel('Nombre del nuevo peer').fill('tablet');
+
+    const [gateway] = await Promise.all([
+      context.waitForEvent('page'),
+      dialog.getByRole('button', { name: 'Proceder al Pago' }).click(),
+    ]);
+    gateway.on('pageerror', (error) => pageErrors.push(error.message));
+    await gateway.waitForLoadState();
+    expect(new URL(gateway.url()).pathname).toMatch(/^\/api\/payments\/sandbox\//);
+    await gateway.getByRole('heading', { name: 'Pasarela de prueba' }).waitFor();
+    await page.getByRole('link', { name: /Abrir la pasarela de pago/ }).waitFor();
+
+    await gateway.getByRole('button', { name: 'Pagar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    const result = new URL(gateway.url());
+    expect(result.searchParams.get('status')).toBe('success');
+    await gateway.getByRole('heading', { name: 'Pago completado' }).waitFor();
+    const details = gateway.getByRole('region', { name: 'Detalles de la factura' });
+    await details.waitFor();
+    const text = await details.textContent();
+    expect(text).toContain(plan.name);
+    expect(text).toContain('tablet');
+    expect(text).toContain(`$${plan.price.toFixed(2)} USD`);
+    expect(text).toContain(result.searchParams.get('transaction_uuid')!);
+    await gateway.getByText('Plan acreditado: ya puedes usarlo desde la sección Peers.').waitFor();
+
+    await gateway.getByRole('link', { name: 'Volver al inicio' }).click();
+    await gateway.waitForURL('**/dashboard/home');
+
+    await page.getByRole('link', { name: 'Peers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+    await page.getByRole('rowheader', { name: 'tablet' }).waitFor();
+    await context.close();
+  });
+
+  it('canceling in the gateway shows the canceled result', async () => {
+    const { context, page } = await signedIn();
+    await page.getByRole('link', { name: 'Planes', exact: true }).click();
+    await page
+      .getByRole('article', { name: plan.name })
+      .getByRole('button', { name: 'Seleccionar Plan' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: `Adquirir el plan ${plan.name}` });
+    // 'tablet' is now an eligible peer: choose a new one explicitly.
+    await dialog.getByRole('combobox', { name: 'Peer' }).waitFor();
+    await dialog.getByRole('radio', { name: 'Peer nuevo' }).check();
+    await dialog.getByLabel('Nombre del nuevo peer').fill('router');
+    const [gateway] = await Promise.all([
+      context.waitForEvent('page'),
+      dialog.getByRole('button', { name: 'Proceder al Pago' }).click(),
+    ]);
+    gateway.on('pageerror', (error) => pageErrors.push(error.message));
+    await gateway.getByRole('button', { name: 'Cancelar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    await gateway.getByRole('heading', { name: 'Pago cancelado' }).waitFor();
+    expect(await gateway.getByRole('region', { name: 'Detalles de la factura' }).textContent()).toContain(
+      'router',
+    );
+    await context.close();
+  });
+});
