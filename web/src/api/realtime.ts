@@ -190,6 +190,11 @@ function parseMessage(data: unknown): PushMessage | null {
  * peer list (which peers are free) is read again.
  */
 export function applyPushToCache(queryClient: QueryClient, message: PushMessage): void {
+  if (message.type.includes('party') && queryClient.isFetching({ queryKey: queryKeys.partys }) > 0) {
+    // A read of the lists in flight may answer from before this change and overwrite it: it is
+    // replaced by a fresh one (invalidating cancels the running fetch).
+    void queryClient.invalidateQueries({ queryKey: queryKeys.partys });
+  }
   switch (message.type) {
     case 'new_party_operation':
     case 'stop_party_operation':
