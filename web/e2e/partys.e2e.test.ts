@@ -4,10 +4,12 @@
  * owner's page shows the guest's peer (and its private IP) live, the owner removes it — the guest's
  * page says so live — and deletes the room. Neither page reloads; the push websocket carries it all.
  */
+import { resolve } from 'node:path';
 import type { Peer } from '@vpn/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManagerApi, firstPlanId, registerCustomer, uniqueName } from './api';
+import type { CreatedServer } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -20,8 +22,32 @@ interface Customer {
   peer: Peer;
 }
 
+/** What these journeys use of the server tests' protocol-level agent (`server/test/protocolAgent.ts`). */
+interface AgentHandle {
+  autoAck: boolean;
+  revision: number;
+  ack(revision?: number): void;
+  until(check: () => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a stand-in node agent for `token`, so its server counts as online and its acks end a
+ * room's in-progress state. Imported at run time by absolute path: the file belongs to the server's
+ * tests and is not part of the web package's TypeScript project.
+ */
+async function connectAgent(token: string): Promise<AgentHandle> {
+  const file = resolve(import.meta.dirname, '../../server/test/protocolAgent.ts');
+  const mod = (await import(/* @vite-ignore */ file)) as {
+    ProtocolAgent: { connect(baseUrl: string, token: string): Promise<AgentHandle> };
+  };
+  return mod.ProtocolAgent.connect(baseUrl, token);
+}
+
 let browser: Browser;
 let manager: ManagerApi;
+let salas: CreatedServer;
+let agent: AgentHandle | null = null;
 let owner: Customer;
 let guest: Customer;
 const pageErrors: string[] = [];
@@ -63,20 +89,21 @@ beforeAll(async () => {
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   await manager.settings({ allow_partys: true });
   const tag = Date.now().toString(36);
-  const { server } = await manager.createServer({
+  salas = await manager.createServer({
     name: `Salas ${tag}`,
     endpoint: `salas-${tag}.vpn.example.com:51830`,
     ubication: 'La Habana, Cuba',
     allow_partys: true,
   });
   const plan = await firstPlanId(baseUrl);
-  owner = await customer('ana', 'pc-ana', server.id, plan);
-  guest = await customer('beto', 'pc-beto', server.id, plan);
+  owner = await customer('ana', 'pc-ana', salas.server.id, plan);
+  guest = await customer('beto', 'pc-beto', salas.server.id, plan);
 });
 
 afterAll(async () => {
   // The other journeys run against the same control plane with the site's default (no rooms).
   await manager?.settings({ allow_partys: false });
+  await agent?.close();
   await browser?.close();
 });
 
@@ -86,8 +113,8 @@ afterEach(() => {
 });
 
 /** A fresh browser context signed in as `who`, on the Salas page (through the nav). */
-async function salasPage(who: Customer): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
+async function salasPage(who: Customer, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width, height: 900 } });
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto('/login');
@@ -95,6 +122,8 @@ async function salasPage(who: Customer): Promise<Page> {
   await page.getByLabel('Contraseña', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Iniciar sesión' }).click();
   await page.waitForURL('**/dashboard/home');
+  // On a phone the navigation sits behind the menu toggle.
+  if (width < 768) await page.getByRole('button', { name: 'Abrir menú' }).click();
   await page.getByRole('link', { name: 'Salas', exact: true }).click();
   await page.getByRole('heading', { name: 'Salas', level: 1 }).waitFor();
   await page.evaluate(() => {
@@ -199,5 +228,40 @@ describe('Salas', () => {
     await expectNotReloaded(guestPage);
     await ownerPage.context().close();
     await guestPage.context().close();
+  });
+
+  it("on a phone, with the room's server online, the room shows its in-progress state until the agent applies it", async () => {
+    agent = await connectAgent(salas.agent_token);
+    agent.autoAck = false;
+    const page = await salasPage(owner, 390);
+    const room = uniqueName('Oficina ');
+    await page.getByRole('button', { name: 'Crear sala' }).first().click();
+    const create = page.getByRole('dialog', { name: 'Crear sala' });
+    await create.getByRole('button', { name: 'Crear sala' }).click();
+    expect(await create.getByRole('alert').textContent()).toBe('Por favor, ingrese un nombre para la sala');
+    const revision = agent.revision;
+    await create.getByLabel('Nombre de la sala').fill(room);
+    await create.getByRole('button', { name: 'Crear sala' }).click();
+    await page.getByRole('heading', { name: room, level: 2 }).waitFor();
+    await page.getByText('Aplicando cambios en los servidores...').waitFor();
+
+    // The peers are cards on a phone, the private IP on each.
+    const card = page.getByRole('list', { name: `Peers de la sala ${room}` }).getByRole('article');
+    expect(await card.count()).toBe(1);
+    await card.getByText(owner.peer.address).waitFor();
+
+    // The agent applies the change: the indicator goes away without a reload.
+    await agent.until(() => agent!.revision > revision);
+    agent.ack();
+    await page.getByText('Aplicando cambios en los servidores...').waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Volver a las salas' }).click();
+    const listed = page.getByRole('article', { name: room });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain('Administrador');
+    expect(await listed.textContent()).toContain('1 peer');
+    expect(await listed.getByRole('status').count()).toBe(0);
+    await expectNotReloaded(page);
+    await page.context().close();
   });
 });
