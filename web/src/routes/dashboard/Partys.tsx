@@ -1,11 +1,12 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { LogIn, Plus } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
+import { ApiError, errorMessage } from '../../api/http';
 import { MAX_OWNED_PARTIES, freePeers } from '../../api/partys';
 import type { Party, PartyPeer, PartyRole } from '../../api/partys';
-import { partysQuery, peersQuery } from '../../api/queries';
+import { partysQuery, peersQuery, queryKeys } from '../../api/queries';
 import type { CurrentUser } from '../../api/types';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorPanel } from '../../components/ErrorPanel';
@@ -47,8 +48,15 @@ export function Partys() {
  * last peer taken out) sends the page back to the list.
  */
 function PartysPage({ user }: { user: CurrentUser }) {
+  const queryClient = useQueryClient();
   const partys = useQuery(partysQuery());
   const peers = useQuery(peersQuery());
+  // 403 'Las salas no están habilitadas': the site turned rooms off since the user data was read.
+  // Reading it again hides 'Salas' from the nav and sends this page home.
+  const roomsOff = partys.error instanceof ApiError && partys.error.status === 403;
+  useEffect(() => {
+    if (roomsOff) void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
+  }, [roomsOff, queryClient]);
   const actions = usePartyActions();
   const [searchParams, setSearchParams] = useSearchParams();
   const [dialog, setDialog] = useState<DialogName | null>(null);
@@ -77,7 +85,7 @@ function PartysPage({ user }: { user: CurrentUser }) {
       <>
         {header()}
         <ErrorPanel
-          message={t.loadError}
+          message={roomsOff ? errorMessage(partys.error, t.loadError) : t.loadError}
           retryLabel={t.retry}
           onRetry={() => {
             if (partys.isError) void partys.refetch();
@@ -188,20 +196,22 @@ function PartysPage({ user }: { user: CurrentUser }) {
     <>
       {header(
         hasAlias && !noRooms ? (
-          <div className="flex flex-col items-stretch gap-2 sm:items-end">
-            <div className="flex flex-wrap gap-3">
-              {joinButton}
-              {/* Spec §5: the create button is hidden at 5 owned rooms. */}
-              {!atLimit && createButton}
-            </div>
-            {atLimit && <p className="text-sm text-amber-300">{t.actions.limitReached}</p>}
-            {!canEnter && (
-              <p id={noFreePeerHint} className="max-w-sm text-sm text-slate-400 sm:text-right">
-                {t.actions.needFreePeer}
-              </p>
-            )}
+          <div className="flex flex-wrap gap-3">
+            {joinButton}
+            {/* Spec §5: the create button is hidden at 5 owned rooms. */}
+            {!atLimit && createButton}
           </div>
         ) : undefined,
+      )}
+      {hasAlias && !noRooms && (atLimit || !canEnter) && (
+        <div className="-mt-4 mb-6 space-y-1 text-sm">
+          {atLimit && <p className="text-amber-300">{t.actions.limitReached}</p>}
+          {!canEnter && (
+            <p id={noFreePeerHint} className="text-slate-400">
+              {t.actions.needFreePeer}
+            </p>
+          )}
+        </div>
       )}
       <div className="space-y-6">
         {!hasAlias && <AliasCard />}

@@ -141,44 +141,46 @@ function PasswordBlock({
       <p id="party-password-label" className="text-sm text-slate-400">
         {t.password}
       </p>
-      <div className="mt-2 flex flex-wrap items-center gap-3">
+      <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-3">
         <output
           aria-labelledby="party-password-label"
           className="min-w-40 font-mono text-lg tracking-wider text-white"
         >
           {visible ? password : t.hiddenPassword}
         </output>
-        <button
-          type="button"
-          onClick={() => setVisible((v) => !v)}
-          aria-pressed={visible}
-          className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
-        >
-          {visible ? (
-            <EyeOff className="size-4" aria-hidden="true" />
-          ) : (
-            <Eye className="size-4" aria-hidden="true" />
-          )}
-          {visible ? t.hidePassword : t.showPassword}
-        </button>
-        <CopyButton
-          text={password}
-          label={t.copyPassword}
-          copiedLabel={t.copiedPassword}
-          ariaLabel={t.copyPasswordLabel}
-          ariaCopiedLabel={t.copiedPasswordLabel}
-          successToast={t.copiedPasswordToast}
-          errorToast={t.copyError}
-        />
-        <button
-          type="button"
-          onClick={onRegenerate}
-          disabled={busy}
-          className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
-        >
-          <KeyRound className="size-4" aria-hidden="true" />
-          {t.regenerate}
-        </button>
+        <div className="flex flex-wrap items-center gap-2">
+          <button
+            type="button"
+            onClick={() => setVisible((v) => !v)}
+            aria-pressed={visible}
+            className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
+          >
+            {visible ? (
+              <EyeOff className="size-4" aria-hidden="true" />
+            ) : (
+              <Eye className="size-4" aria-hidden="true" />
+            )}
+            {visible ? t.hidePassword : t.showPassword}
+          </button>
+          <CopyButton
+            text={password}
+            label={t.copyPassword}
+            copiedLabel={t.copiedPassword}
+            ariaLabel={t.copyPasswordLabel}
+            ariaCopiedLabel={t.copiedPasswordLabel}
+            successToast={t.copiedPasswordToast}
+            errorToast={t.copyError}
+          />
+          <button
+            type="button"
+            onClick={onRegenerate}
+            disabled={busy}
+            className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
+          >
+            <KeyRound className="size-4" aria-hidden="true" />
+            {t.regenerate}
+          </button>
+        </div>
       </div>
       <p className="mt-2 text-xs text-slate-400">{t.passwordHint}</p>
     </div>

@@ -115,6 +115,30 @@ describe('Salas: states', () => {
   });
 });
 
+describe('Salas: rooms turned off', () => {
+  it("says 'Las salas no están habilitadas' and, once the account says so too, goes home", async () => {
+    localStorage.setItem('access', 'a1');
+    localStorage.setItem('refresh', 'r1');
+    let verified = 0;
+    const api = fakeApi({
+      'GET /api/client/verify-token': () => ({
+        body: {
+          ...sampleUser,
+          alias: ALIAS,
+          web_settings: { ...sampleUser.web_settings, allow_partys: ++verified === 1 },
+        },
+      }),
+      'POST /api/refresh-token': { body: { access: 'a2', refresh: 'r2' } },
+      [PARTYS]: { status: 403, body: { message: 'Las salas no están habilitadas' } },
+      [PEERS]: { body: roomPeers() },
+    });
+    const app = renderApp('/dashboard/partys');
+    await waitFor(() => expect(app.path()).toBe('/dashboard/home'));
+    expect(api.callsTo('GET /api/client/verify-token')).toHaveLength(2);
+    expect(localStorage.getItem('access')).toBe('a2');
+  });
+});
+
 describe('Salas: list', () => {
   it('lists owned rooms (Administrador) and guest rooms (Invitado) with peers, date and owner', async () => {
     await openPartys();
