@@ -110,16 +110,22 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
 }
 
 export default async function setup(project: TestProject) {
-  // The production build, exactly as `npm run build -w web` makes it (vitest's NODE_ENV=test would
-  // otherwise give React's development bundles).
-  const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
-    cwd: webDir,
-    env: { ...process.env, NODE_ENV: 'production' },
-    encoding: 'utf8',
-  });
-  if (built.status !== 0) throw new Error(`vite build falló:\n${built.stdout}${built.stderr}`);
-
   const dataDir = mkdtempSync(join(tmpdir(), 'vpn-web-e2e-'));
+  // The production build, exactly as `npm run build -w web` makes it (vitest's NODE_ENV=test would
+  // otherwise give React's development bundles), but into this run's own directory: `web/dist` is
+  // shared, and another run (or a developer's build) emptying it while this server serves from it
+  // would leave the journeys' pages blank.
+  const distDir = join(dataDir, 'dist');
+  const built = spawnSync(
+    'npx',
+    ['vite', 'build', '--logLevel', 'warn', '--outDir', distDir, '--emptyOutDir'],
+    { cwd: webDir, env: { ...process.env, NODE_ENV: 'production' }, encoding: 'utf8' },
+  );
+  if (built.status !== 0) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`vite build falló:\n${built.stdout}${built.stderr}`);
+  }
+
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const smtp = await startSmtp();
@@ -137,7 +143,7 @@ export default async function setup(project: TestProject) {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DATABASE_URL: '',
-      WEB_DIST: join(webDir, 'dist'),
+      WEB_DIST: distDir,
       ADMIN_USERNAME: 'admin',
       ADMIN_PASSWORD,
       SUPPORT_URL: 'https://soporte.example.com/chat',
@@ -147,6 +153,8 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'warn',
       SEED_DEMO: 'true',
       PAYMENTS_SANDBOX: 'true', // purchase.e2e.test.ts pays through the built-in sandbox gateway
+      // Lets stage-setting API calls present their own client address (see `api.ts`).
+      TRUST_PROXY: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
