@@ -26,6 +26,11 @@ type DialogName = 'alias' | 'email' | 'deleteEmail' | 'password';
  * and the password. Each change has its own dialog that first applies the spec's validations with
  * its exact texts, then shows the server's message; a success closes the dialog with the server's
  * toast and the answer's user replaces the cached one.
+ *
+ * Decision: while a dialog is open its validation and server messages show in the dialog's red box
+ * (next to the fields, announced as an alert) rather than in a toast as spec §8 says of server
+ * messages in general; a toast would sit behind the dialog's overlay, far from the form. The e-mail
+ * deletion, whose confirmation closes at once, toasts its failures.
  */
 export function AccountSettings() {
   const user = useCurrentUser();
