@@ -29,7 +29,7 @@ type DialogName = 'alias' | 'email' | 'deleteEmail' | 'password';
  *
  * Decision: while a dialog is open its validation and server messages show in the dialog's red box
  * (next to the fields, announced as an alert) rather than in a toast as spec §8 says of server
- * messages in general; a toast would sit behind the dialog's overlay, far from the form. The e-mail
+ * messages in general: a toast shows in a corner, far from the form, and is gone after 4 s. The e-mail
  * deletion, whose confirmation closes at once, toasts its failures.
  */
 export function AccountSettings() {
