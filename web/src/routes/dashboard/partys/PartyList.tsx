@@ -89,7 +89,7 @@ function Section({
         </h2>
         {aside && (
           <span
-            className={`text-sm ${owned(role) && partys.length >= MAX_OWNED_PARTIES ? 'text-amber-300' : 'text-slate-400'}`}
+            className={`text-sm ${isOwned(role) && partys.length >= MAX_OWNED_PARTIES ? 'text-amber-300' : 'text-slate-400'}`}
           >
             {aside}
           </span>
@@ -106,7 +106,7 @@ function Section({
   );
 }
 
-const owned = (role: PartyRole) => role === 'owned';
+const isOwned = (role: PartyRole) => role === 'owned';
 
 function PartyCard({
   party,
@@ -145,7 +145,7 @@ function PartyCard({
       <dl className="divide-y divide-slate-800 text-sm">
         {row(t.totalPeers, <Users className="size-4" aria-hidden="true" />, t.peers(party.peers.length))}
         {row(t.created, <CalendarDays className="size-4" aria-hidden="true" />, formatDate(party.created))}
-        {!owned(role) && row(t.owner, <Crown className="size-4" aria-hidden="true" />, party.user)}
+        {!isOwned(role) && row(t.owner, <Crown className="size-4" aria-hidden="true" />, party.user)}
       </dl>
       <div className="mt-auto flex justify-end pt-1">
         <button
