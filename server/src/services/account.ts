@@ -3,7 +3,7 @@ import { ALIAS_RE, msg, type SettingsAnswer } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers } from '../db/schema.ts';
 import { hashPassword, verifyPassword } from '../lib/crypto.ts';
-import { badRequest, conflict, forbidden } from '../lib/errors.ts';
+import { badRequest, conflict } from '../lib/errors.ts';
 import { checkNewPassword, getCurrentUser, normalizeEmail } from './accounts.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { composeMail, type Mailer } from './mailer.ts';
@@ -36,7 +36,7 @@ export class AccountService {
 
   async changeEmail(customerId: number, raw: string, origin: string): Promise<SettingsAnswer> {
     const site = await getSiteSettings(this.db);
-    if (!site.allow_email) throw forbidden(msg.emailDisabled);
+    if (!site.allow_email) throw badRequest(msg.emailDisabled);
     if (!raw.trim()) throw badRequest(msg.emailBlank);
     const email = normalizeEmail(raw);
     const [me] = await this.db
@@ -72,7 +72,7 @@ export class AccountService {
 
   async setAlias(customerId: number, raw: string): Promise<SettingsAnswer> {
     const site = await getSiteSettings(this.db);
-    if (!site.allow_partys) throw forbidden(msg.aliasDisabled);
+    if (!site.allow_partys) throw badRequest(msg.aliasDisabled);
     const alias = raw.trim();
     if (!alias) throw badRequest(msg.aliasBlank);
     if (!ALIAS_RE.test(alias)) throw badRequest(msg.aliasFormat);

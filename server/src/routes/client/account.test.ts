@@ -134,7 +134,7 @@ describe('PATCH /api/client/settings: email', () => {
     }
     await setSettings(t, { allow_email: false });
     const off = await patchSettings(c.access, { email: 'otro@nauta.cu' });
-    expect(off.statusCode).toBe(403);
+    expect(off.statusCode).toBe(400);
     expect(off.json().message).toBe('El uso de email no está habilitado');
     const [row] = await t.ctx.db.select().from(customers).where(eq(customers.id, c.id));
     expect(row!.email).toBe('actual@nauta.cu');
@@ -189,7 +189,7 @@ describe('PATCH /api/client/settings: alias', () => {
     );
     await setSettings(t, { allow_partys: false });
     const off = await patchSettings(c.access, { alias: 'Valido' });
-    expect(off.statusCode).toBe(403);
+    expect(off.statusCode).toBe(400);
     expect(off.json().message).toBe('Las salas no están habilitadas');
   });
 });

@@ -289,7 +289,7 @@ describe('rooms', () => {
     const c = await member('Off', rooms1.id);
     await setSettings(t, { allow_partys: false });
     const res = await api('GET', '/api/client/network/partys', c.access);
-    expect(res.statusCode).toBe(403);
+    expect(res.statusCode).toBe(404);
     expect(res.json().message).toBe('Las salas no están habilitadas');
   });
 });

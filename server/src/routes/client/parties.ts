@@ -12,7 +12,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { forbidden } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { getSiteSettings } from '../../services/settings.ts';
 
 const IdParams = z.object({
@@ -28,12 +28,13 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 export const partyRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    // Rooms switched off: 404, not 403 — the SPA treats 401/403 as an expired session.
     app.addHook('preHandler', async (request) => {
       if (
         request.routeOptions.url?.startsWith('/api/client/network/partys') &&
         !(await getSiteSettings(ctx.db)).allow_partys
       ) {
-        throw forbidden(msg.aliasDisabled);
+        throw notFound(msg.aliasDisabled);
       }
     });
 
