@@ -106,7 +106,7 @@ describe('Purchase dialog', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
     await waitFor(() => expect(api.callsTo(INVOICES)).toHaveLength(1));
     expect(api.callsTo(INVOICES)[0]!.body).toEqual({ operation: 'new_peer', peer: 'tablet', plan: 1 });
-    await waitFor(() => expect(openSpy).toHaveBeenCalledWith(PAYMENT_URL, '_blank', 'noopener'));
+    await waitFor(() => expect(openSpy).toHaveBeenCalledWith(PAYMENT_URL, '_blank'));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(screen.getByRole('link', { name: /Abrir la pasarela de pago/ })).toHaveAttribute(
       'href',
@@ -135,7 +135,7 @@ describe('Purchase dialog', () => {
 
     await userEvent.selectOptions(select, 'portatil');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
-    await waitFor(() => expect(openSpy).toHaveBeenCalledWith(PAYMENT_URL, '_blank', 'noopener'));
+    await waitFor(() => expect(openSpy).toHaveBeenCalledWith(PAYMENT_URL, '_blank'));
     expect(api.callsTo(INVOICES)[0]!.body).toEqual({ operation: 'add_plan', peer: 12, plan: 2 });
   });
 

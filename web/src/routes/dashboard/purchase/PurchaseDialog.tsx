@@ -45,9 +45,15 @@ export function purchaseBody(
   return { body: { operation: 'new_peer', peer: name, plan } };
 }
 
-/** Opens the gateway's page in a new window, never giving it a handle on this one. */
+/**
+ * Opens the gateway's page in a new window and then cuts its handle on this one. Not 'noopener':
+ * a window opened that way starts with an empty sessionStorage, and a customer who did not tick
+ * "Recordarme" keeps the session there — the gateway's return to /dashboard/payment would land
+ * on the login page.
+ */
 export function openPaymentWindow(url: string): void {
-  window.open(url, '_blank', 'noopener');
+  const win = window.open(url, '_blank');
+  if (win) win.opener = null;
 }
 
 interface PurchaseDialogProps {
