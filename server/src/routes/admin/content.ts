@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Advertisement, ClientVersion, ErrorBody } from '@vpn/contracts';
+import { eq } from 'drizzle-orm';
+import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
+import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../context.ts';
 import { announcements, clientVersions } from '../../db/schema.ts';
 
@@ -29,6 +31,34 @@ export const adminContentRoutes =
           message: row!.message,
           created: row!.createdAt.toISOString(),
         });
+      },
+    );
+
+    app.delete(
+      '/api/admin/advertisements/:id',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Retira un anuncio',
+          security: [{ bearer: [] }],
+          params: z.object({
+            id: z.coerce
+              .number()
+              .int()
+              .positive()
+              .max(2 ** 31 - 1),
+          }),
+          response: { 200: MessageBody, 404: ErrorBody },
+        },
+      },
+      async (request) => {
+        const rows = await ctx.db
+          .update(announcements)
+          .set({ active: false })
+          .where(eq(announcements.id, request.params.id))
+          .returning({ id: announcements.id });
+        if (rows.length === 0) throw notFound();
+        return { message: 'Anuncio retirado' };
       },
     );
 

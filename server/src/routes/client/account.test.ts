@@ -88,6 +88,40 @@ describe('GET /api/client/advertisements and /api/client/agent', () => {
     ).toEqual({ version: '2.1.0', url: 'https://descargas.example/app-2.1.0.apk' });
   });
 
+  it('a withdrawn announcement is no longer listed', async () => {
+    const c = await signedIn();
+    const ad = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/advertisements',
+        headers: bearer(admin),
+        payload: { name: 'Temporal', message: 'x' },
+      })
+    ).json();
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/api/admin/advertisements/${ad.id}`,
+          headers: bearer(admin),
+        })
+      ).statusCode,
+    ).toBe(200);
+    const ads = (
+      await t.app.inject({ method: 'GET', url: '/api/client/advertisements', headers: bearer(c.access) })
+    ).json();
+    expect(ads.map((a: { id: number }) => a.id)).not.toContain(ad.id);
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: '/api/admin/advertisements/999999',
+          headers: bearer(admin),
+        })
+      ).statusCode,
+    ).toBe(404);
+  });
+
   it('needs a customer session', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/client/advertisements' })).statusCode).toBe(401);
   });
