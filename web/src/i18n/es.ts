@@ -120,8 +120,6 @@ export const es = {
       'Aceptamos pagos a través de la pasarela QvaPay: rápido, seguro y sin necesidad de tarjetas internacionales.',
     price: (price: number) => `$${price.toFixed(2)} USD`,
     lessThanADay: 'Menos de 1 día',
-    purchaseSoon:
-      'La compra de planes desde el panel estará disponible muy pronto. Mientras tanto, contacta con soporte para adquirir un plan.',
     noPlansDashboard: 'No hay planes disponibles en este momento.',
     contactSupport: 'Contactar con Soporte',
   },
@@ -415,13 +413,6 @@ export const es = {
         mikrotik: (name: string) =>
           `Hubo un error al intentar descargar el script MikroTik del peer ${name}.`,
       },
-    },
-    partys: {
-      title: 'Salas',
-      subtitle:
-        'Las salas unen varios peers en una red privada: ideales para jugar en LAN, acceder a tus equipos o conectar con otros usuarios.',
-      emptyTitle: 'Aún no tienes salas.',
-      emptyText: 'Muy pronto podrás crear una sala o unirte a la de otro usuario desde aquí.',
     },
     plans: {
       title: 'Planes',
