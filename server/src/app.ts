@@ -40,6 +40,8 @@ import { InvoiceService } from './services/invoices.ts';
 import { QvaPayGateway, SandboxGateway } from './services/gateways.ts';
 import { invoiceRoutes } from './routes/client/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
+import { adminOverviewRoutes } from './routes/admin/overview.ts';
+import { registerAudit } from './plugins/audit.ts';
 import { adminContentRoutes } from './routes/admin/content.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
@@ -150,6 +152,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
 
   await app.register(fastifyWebsocket, { options: { maxPayload: 16 * 1024 * 1024 } });
   registerAccessControl(app, ctx.sessions, ctx.db);
+  registerAudit(app, ctx.db);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -187,6 +190,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(adminServerRoutes(ctx));
   await app.register(adminSettingsRoutes(ctx));
   await app.register(adminContentRoutes(ctx));
+  await app.register(adminOverviewRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
