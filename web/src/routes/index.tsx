@@ -16,8 +16,14 @@ import { Payment } from './dashboard/Payment';
 import { Peers } from './dashboard/peers/Peers';
 import { DashboardPlans } from './dashboard/Plans';
 import { AccountSettings } from './dashboard/Settings';
-import { ManagerHome, ManagerLayout } from './manager/ManagerLayout';
+import { ManagerAudit } from './manager/Audit';
+import { ManagerContent } from './manager/Content';
+import { ManagerLayout } from './manager/ManagerLayout';
 import { ManagerLogin } from './manager/ManagerLogin';
+import { ManagerManualPeer } from './manager/ManualPeer';
+import { ManagerOverview } from './manager/Overview';
+import { ManagerServers } from './manager/Servers';
+import { ManagerSettings } from './manager/Settings';
 import type { PublicHandle } from './public/gate';
 import { Landing } from './public/Landing';
 import { Login } from './public/Login';
@@ -63,8 +69,13 @@ export const routes: RouteObject[] = [
         path: '/manager/dashboard',
         element: <ManagerLayout />,
         children: [
-          { index: true, element: <ManagerHome /> },
-          { path: '*', element: <ManagerHome /> },
+          { index: true, element: <ManagerOverview /> },
+          { path: 'servers', element: <ManagerServers /> },
+          { path: 'settings', element: <ManagerSettings /> },
+          { path: 'content', element: <ManagerContent /> },
+          { path: 'peer', element: <ManagerManualPeer /> },
+          { path: 'audit', element: <ManagerAudit /> },
+          { path: '*', element: <Navigate to="/manager/dashboard" replace /> },
         ],
       },
       {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { LayoutDashboard, LogOut } from 'lucide-react';
+import { FileClock, Gauge, LogOut, Megaphone, Server, SlidersHorizontal, UserPlus } from 'lucide-react';
 import { createContext, useContext } from 'react';
-import { Navigate, Outlet } from 'react-router';
+import { Navigate, NavLink, Outlet } from 'react-router';
 import toast from 'react-hot-toast';
 import { ApiError } from '../../api/http';
 import { currentManagerQuery } from '../../api/queries';
@@ -12,6 +12,7 @@ import { ErrorPanel } from '../../components/ErrorPanel';
 import { LoadingScreen } from '../../components/LoadingScreen';
 import { RedirectToLogin } from '../../components/RedirectToLogin';
 import { es } from '../../i18n/es';
+import { esManager } from '../../i18n/es.manager';
 import { useDocumentTitle } from '../../lib/title';
 
 const CurrentManagerContext = createContext<CurrentManager | null>(null);
@@ -20,6 +21,35 @@ export function useCurrentManager(): CurrentManager {
   const manager = useContext(CurrentManagerContext);
   if (!manager) throw new Error('useCurrentManager fuera de ManagerLayout');
   return manager;
+}
+
+const NAV = [
+  { to: '/manager/dashboard', label: esManager.nav.overview, icon: Gauge, end: true },
+  { to: '/manager/dashboard/servers', label: esManager.nav.servers, icon: Server },
+  { to: '/manager/dashboard/settings', label: esManager.nav.settings, icon: SlidersHorizontal },
+  { to: '/manager/dashboard/content', label: esManager.nav.content, icon: Megaphone },
+  { to: '/manager/dashboard/peer', label: esManager.nav.peer, icon: UserPlus },
+  { to: '/manager/dashboard/audit', label: esManager.nav.audit, icon: FileClock },
+];
+
+const navClass = ({ isActive }: { isActive: boolean }) =>
+  `inline-flex shrink-0 items-center gap-2 rounded-lg px-3 py-2 text-sm font-medium transition ${
+    isActive ? 'bg-white/10 text-white' : 'text-slate-300 hover:bg-white/5 hover:text-white'
+  }`;
+
+function ManagerNav() {
+  return (
+    <nav aria-label={esManager.navLabel} className="border-b border-white/5 bg-navy-950/60">
+      <div className="mx-auto flex max-w-6xl gap-1 overflow-x-auto px-4 py-2 sm:px-6">
+        {NAV.map(({ to, label, icon: Icon, end }) => (
+          <NavLink key={to} to={to} end={end} className={navClass}>
+            <Icon className="size-4" aria-hidden="true" />
+            {label}
+          </NavLink>
+        ))}
+      </div>
+    </nav>
+  );
 }
 
 async function signOut() {
@@ -70,23 +100,11 @@ export function ManagerLayout() {
             </div>
           </div>
         </header>
+        <ManagerNav />
         <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6">
           <Outlet />
         </main>
       </div>
     </CurrentManagerContext.Provider>
-  );
-}
-
-/** `/manager/dashboard`: the administration tools arrive with later issues. */
-export function ManagerHome() {
-  const manager = useCurrentManager();
-  return (
-    <div className="rounded-2xl border border-slate-800 bg-navy-900/70 p-8">
-      <LayoutDashboard className="size-10 text-emerald-400" aria-hidden="true" />
-      <h1 className="mt-4 text-3xl font-bold tracking-tight text-white">{es.manager.title}</h1>
-      <p className="mt-2 text-slate-300">{es.manager.signedInAs(manager.username)}</p>
-      <p className="mt-6 text-slate-400">{es.manager.placeholder}</p>
-    </div>
   );
 }

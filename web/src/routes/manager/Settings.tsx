@@ -1,0 +1,70 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { TriangleAlert } from 'lucide-react';
+import toast from 'react-hot-toast';
+import { adminKeys, patchSettings, settingsQuery } from '../../api/admin';
+import type { SiteSettings } from '../../api/admin';
+import { errorMessage } from '../../api/http';
+import { queryKeys } from '../../api/queries';
+import { ui } from '../../components/ui';
+import { esManager } from '../../i18n/es.manager';
+import { ManagerPageHeader, QueryView, Switch } from './shared';
+
+const t = esManager.settings;
+const KEYS = Object.keys(t.labels) as (keyof SiteSettings)[];
+
+/** `/manager/dashboard/settings`: one switch per site setting, each saved as it is toggled. */
+export function ManagerSettings() {
+  const queryClient = useQueryClient();
+  const settings = useQuery(settingsQuery());
+  const save = useMutation({
+    mutationFn: (change: Partial<SiteSettings>) => patchSettings(change),
+    onSuccess: (answer) => {
+      queryClient.setQueryData(adminKeys.settings, answer);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.publicSettings });
+      toast.success(t.saved);
+    },
+    onError: (error) => toast.error(errorMessage(error, esManager.requestError)),
+  });
+
+  return (
+    <section>
+      <ManagerPageHeader title={t.title} subtitle={t.subtitle} />
+      <QueryView query={settings}>
+        {(data) => (
+          <div className="space-y-4">
+            {data.maintenance && (
+              <p
+                role="status"
+                className="flex items-center gap-2 rounded-xl border border-amber-500/40 bg-amber-500/10 px-4 py-3 text-amber-200"
+              >
+                <TriangleAlert className="size-5 shrink-0" aria-hidden="true" />
+                {t.maintenanceOn}
+              </p>
+            )}
+            <ul className={`${ui.card} divide-y divide-slate-800`}>
+              {KEYS.map((key) => (
+                <li
+                  key={key}
+                  className={`flex items-center justify-between gap-4 px-5 py-4 ${
+                    key === 'maintenance' ? 'rounded-t-2xl border-l-4 border-amber-500 bg-amber-500/5' : ''
+                  }`}
+                >
+                  <div>
+                    <p className="font-medium text-white">{t.labels[key]}</p>
+                    <p className="text-sm text-slate-400">{t.hints[key]}</p>
+                  </div>
+                  <Switch
+                    label={t.labels[key]}
+                    checked={data[key]}
+                    disabled={save.isPending}
+                    onChange={(next) => save.mutate({ [key]: next })}
+                  />
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </QueryView>
+    </section>
+  );
+}

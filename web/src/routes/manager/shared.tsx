@@ -1,0 +1,93 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { ErrorPanel } from '../../components/ErrorPanel';
+import { LoadingBlock } from '../../components/LoadingScreen';
+import { esManager as t } from '../../i18n/es.manager';
+
+/** Title block of a console page. */
+export function ManagerPageHeader({
+  title,
+  subtitle,
+  children,
+}: {
+  title: string;
+  subtitle?: string;
+  children?: ReactNode;
+}) {
+  return (
+    <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+      <div>
+        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">{title}</h1>
+        {subtitle && <p className="mt-1.5 text-slate-400">{subtitle}</p>}
+      </div>
+      {children}
+    </header>
+  );
+}
+
+/** Renders 'Cargando información...', the load error with a retry, or the data. */
+export function QueryView<T>({
+  query,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <LoadingBlock label={t.loading} />;
+  if (query.isError) return <ErrorPanel message={t.loadError} onRetry={() => void query.refetch()} />;
+  return <>{children(query.data)}</>;
+}
+
+/** An on/off switch (role="switch"), labelled by `label`. */
+export function Switch({
+  checked,
+  label,
+  disabled,
+  onChange,
+}: {
+  checked: boolean;
+  label: string;
+  disabled?: boolean;
+  onChange: (next: boolean) => void;
+}) {
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={checked}
+      aria-label={label}
+      disabled={disabled}
+      onClick={() => onChange(!checked)}
+      className={`relative inline-flex h-6 w-11 shrink-0 items-center rounded-full transition disabled:cursor-not-allowed disabled:opacity-60 ${
+        checked ? 'bg-emerald-500' : 'bg-slate-600'
+      }`}
+    >
+      <span
+        aria-hidden="true"
+        className={`inline-block size-5 rounded-full bg-white shadow transition ${
+          checked ? 'translate-x-5.5' : 'translate-x-0.5'
+        }`}
+      />
+    </button>
+  );
+}
+
+export function StateBadge({ ok, children }: { ok: boolean; children: ReactNode }) {
+  return (
+    <span
+      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-semibold ${
+        ok ? 'bg-emerald-500/15 text-emerald-300' : 'bg-slate-500/20 text-slate-300'
+      }`}
+    >
+      <span
+        className={`size-1.5 rounded-full ${ok ? 'bg-emerald-400' : 'bg-slate-400'}`}
+        aria-hidden="true"
+      />
+      {children}
+    </span>
+  );
+}
+
+export const tableClass = 'w-full min-w-[40rem] text-left text-sm';
+export const thClass = 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase';
+export const tdClass = 'px-4 py-3 text-slate-200';
