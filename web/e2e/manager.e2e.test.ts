@@ -1,0 +1,118 @@
+/**
+ * The manager console in Chromium against the real control plane: the manager logs in at
+ * /manager/login, reads Resumen, creates a server and sees its agent token once, switches
+ * maintenance on and off again, and finds those actions in Auditoría.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ManagerApi } from './api';
+import { ADMIN_PASSWORD, launchChromium } from './browser';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+let manager: ManagerApi;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+});
+
+afterAll(async () => {
+  // Whatever happened, the site leaves maintenance.
+  await manager?.settings({ maintenance: false });
+  await browser?.close();
+});
+
+afterEach(() => {
+  expect(pageErrors).toEqual([]);
+  pageErrors.length = 0;
+});
+
+async function managerPage(): Promise<Page> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    locale: 'es-ES',
+    viewport: { width: 1280, height: 900 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto('/manager/login');
+  await page.getByLabel('Usuario').fill('admin');
+  await page.getByLabel('Contraseña', { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.waitForURL('**/manager/dashboard');
+  return page;
+}
+
+describe('manager console', () => {
+  it('logs in, creates a server (token shown once), toggles maintenance and audits it all', async () => {
+    const page = await managerPage();
+    await page.getByRole('heading', { name: 'Resumen' }).waitFor();
+    await page.getByText('Servidores en línea').waitFor();
+
+    // Servidores: a new server, its one-time agent token.
+    const nav = page.getByRole('navigation', { name: 'Secciones de administración' });
+    await nav.getByRole('link', { name: 'Servidores' }).click();
+    await page.getByRole('heading', { name: 'Servidores' }).waitFor();
+    const tag = Date.now().toString(36);
+    const name = `Lisboa ${tag}`;
+    await page.getByRole('button', { name: 'Nuevo servidor' }).click();
+    const form = page.getByRole('dialog', { name: 'Nuevo servidor' });
+    await form.getByLabel('Nombre').fill(name);
+    await form.getByLabel('Endpoint (host:puerto)').fill(`lis-${tag}.vpn.example.com:51830`);
+    await form.getByLabel('Ubicación').fill('Lisboa, Portugal');
+    await form.getByRole('button', { name: 'Crear servidor' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Token del agente' });
+    await dialog.getByText('Copia el token ahora: no se volverá a mostrar.').waitFor();
+    const command = (await dialog.getByLabel('Comando del agente', { exact: true }).textContent()) ?? '';
+    const token = (await dialog.getByLabel('Token', { exact: true }).textContent()) ?? '';
+    expect(token.length).toBeGreaterThan(16);
+    expect(command).toBe(`npm run agent -- --url ${new URL(baseUrl).origin} --token ${token}`);
+    await dialog.getByRole('button', { name: 'Copiar el token del agente' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    await dialog.getByRole('button', { name: 'Cerrar' }).last().click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByText(token).count()).toBe(0);
+
+    const row = page.locator('tr', { has: page.getByRole('rowheader', { name }) });
+    await row.waitFor();
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('Inactivo');
+
+    // Ajustes: maintenance on, then off again.
+    await nav.getByRole('link', { name: 'Ajustes' }).click();
+    const maintenance = page.getByRole('switch', { name: 'Modo mantenimiento' });
+    await maintenance.waitFor();
+    expect(await maintenance.getAttribute('aria-checked')).toBe('false');
+    try {
+      await maintenance.click();
+      await page.getByText('El sitio está en mantenimiento: los clientes no pueden usarlo.').waitFor();
+      expect(await maintenance.getAttribute('aria-checked')).toBe('true');
+      expect(
+        (await manager.request<{ maintenance: boolean }>('GET', '/api/admin/settings')).maintenance,
+      ).toBe(true);
+    } finally {
+      await page.getByRole('switch', { name: 'Modo mantenimiento', checked: true }).click();
+    }
+    await page.getByRole('switch', { name: 'Modo mantenimiento', checked: false }).waitFor();
+    expect((await manager.request<{ maintenance: boolean }>('GET', '/api/admin/settings')).maintenance).toBe(
+      false,
+    );
+
+    // Auditoría: the server creation and both toggles, newest first.
+    await nav.getByRole('link', { name: 'Auditoría' }).click();
+    const table = page.getByRole('table', { name: 'Registro de auditoría' });
+    await table.waitFor();
+    const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(actions.slice(0, 3)).toEqual([
+      'PATCH /api/admin/settings',
+      'PATCH /api/admin/settings',
+      'POST /api/admin/servers',
+    ]);
+    const fields = await table.locator('tbody tr td:nth-child(5)').allTextContents();
+    expect(fields.slice(0, 3)).toEqual(['maintenance', 'maintenance', expect.stringContaining('endpoint')]);
+    await page.context().close();
+  });
+});
