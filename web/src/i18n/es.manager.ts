@@ -22,6 +22,7 @@ export const esManager = {
   },
 
   overview: {
+    consoleTitle: 'Panel de administración',
     title: 'Resumen',
     subtitle: (username: string) => `Sesión iniciada como ${username}`,
     metrics: {

@@ -23,7 +23,8 @@ export function ManagerOverview() {
   const metrics = useQuery(metricsQuery());
   return (
     <section>
-      <ManagerPageHeader title={t.title} subtitle={t.subtitle(manager.username)} />
+      <ManagerPageHeader title={t.consoleTitle} subtitle={t.subtitle(manager.username)} />
+      <h2 className="mb-4 text-lg font-semibold text-white">{t.title}</h2>
       <QueryView query={metrics}>
         {(data) => (
           <dl className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">

@@ -19,7 +19,7 @@ describe('manager area', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: 'Recordarme' }));
     await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
 
-    expect(await screen.findByRole('heading', { name: 'Resumen' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Panel de administración' })).toBeInTheDocument();
     expect(screen.getByText('Sesión iniciada como admin')).toBeInTheDocument();
     expect(app.path()).toBe('/manager/dashboard');
     expect(localStorage.getItem('manager_access')).toBe('m-a');
@@ -53,7 +53,7 @@ describe('manager area', () => {
     renderApp('/manager/dashboard');
     expect(screen.getByRole('status')).toHaveTextContent('Verificando acceso');
     pending.resolve({ body: manager });
-    expect(await screen.findByRole('heading', { name: 'Resumen' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Panel de administración' })).toBeInTheDocument();
   });
 
   it('sends a refused manager token back to /manager/login', async () => {
