@@ -4,26 +4,8 @@ import { ErrorPanel } from '../../components/ErrorPanel';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { esManager as t } from '../../i18n/es.manager';
 
-/** Title block of a console page. */
-export function ManagerPageHeader({
-  title,
-  subtitle,
-  children,
-}: {
-  title: string;
-  subtitle?: string;
-  children?: ReactNode;
-}) {
-  return (
-    <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
-      <div>
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">{title}</h1>
-        {subtitle && <p className="mt-1.5 text-slate-400">{subtitle}</p>}
-      </div>
-      {children}
-    </header>
-  );
-}
+/** Console pages use the dashboard's title block. */
+export { PageHeader as ManagerPageHeader } from '../dashboard/PageHeader';
 
 /** Renders 'Cargando información...', the load error with a retry, or the data. */
 export function QueryView<T>({
