@@ -25,3 +25,12 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
 export const unavailable = (message: string = msg.maintenance) => new HttpError(503, message, 'maintenance');
+
+/** A PostgreSQL unique-constraint violation (23505), from either driver (node-postgres or PGlite via Drizzle). */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } } | null;
+  return err?.code === '23505' || err?.cause?.code === '23505';
+}
+
+/** An invoice id (a UUID), checked before it reaches a query. */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { UUID_RE } from '../lib/errors.ts';
 import { invoices } from '../db/schema.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Gateway-facing routes: QvaPay's notification and the built-in sandbox's payment page. */
 export const paymentRoutes =

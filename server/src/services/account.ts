@@ -3,17 +3,12 @@ import { ALIAS_RE, msg, type SettingsAnswer } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers } from '../db/schema.ts';
 import { hashPassword, verifyPassword } from '../lib/crypto.ts';
-import { badRequest, conflict } from '../lib/errors.ts';
+import { badRequest, conflict, isUniqueViolation } from '../lib/errors.ts';
 import { checkNewPassword, getCurrentUser, normalizeEmail } from './accounts.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { composeMail, type Mailer } from './mailer.ts';
 import type { SessionMeta, SessionService } from './sessions.ts';
 import { getSiteSettings } from './settings.ts';
-
-const isUniqueViolation = (e: unknown) => {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err?.code === '23505' || err?.cause?.code === '23505';
-};
 
 export interface AccountDeps {
   db: Db;

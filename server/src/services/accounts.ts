@@ -10,7 +10,7 @@ import {
 import type { Db } from '../db/client.ts';
 import { customers } from '../db/schema.ts';
 import { getDummyHash, hashPassword, verifyPassword } from '../lib/crypto.ts';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../lib/errors.ts';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../lib/errors.ts';
 import { getSiteSettings } from './settings.ts';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -29,11 +29,6 @@ export function normalizeEmail(email: string): string {
     throw badRequest(msg.emailInvalid, { email: msg.emailInvalid });
   return value;
 }
-
-const isUniqueViolation = (e: unknown): boolean => {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err?.code === '23505' || err?.cause?.code === '23505';
-};
 
 /**
  * Registers a customer. Validation order follows the spec: captcha (checked by the caller first),

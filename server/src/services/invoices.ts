@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { invoices, peers, planHistory, plans } from '../db/schema.ts';
-import { badRequest, HttpError, notFound } from '../lib/errors.ts';
+import { badRequest, HttpError, notFound, UUID_RE } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { recordChanges } from './desiredState.ts';
 import { GatewayError, type Gateway } from './gateways.ts';
@@ -11,7 +11,6 @@ import { pickServerForNewPeer } from './servers.ts';
 import { getSiteSettings } from './settings.ts';
 
 type InvoiceRow = typeof invoices.$inferSelect;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface InvoiceDeps {
   db: Db;

@@ -4,7 +4,7 @@ import { MAX_OWNED_PARTIES, msg, type Party, type PartyLists, type PushMessage }
 import type { Db } from '../db/client.ts';
 import { customers, parties, partyMembers, peers, servers } from '../db/schema.ts';
 import { decrypt, encrypt, randomToken } from '../lib/crypto.ts';
-import { badRequest, conflict, forbidden, notFound } from '../lib/errors.ts';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { recordChanges, type Revision } from './desiredState.ts';
 import type { PeerService } from './peers.ts';
@@ -16,11 +16,6 @@ interface Waits {
   waits: { s: number; r: number }[];
   since: number;
 }
-
-const isUniqueViolation = (e: unknown) => {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err?.code === '23505' || err?.cause?.code === '23505';
-};
 
 /** Room passwords: 10 characters people can read out (no 0/O, 1/l). */
 function newRoomPassword(): string {

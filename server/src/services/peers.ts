@@ -9,7 +9,7 @@ import {
   generateWireguardKeyPair,
   randomToken,
 } from '../lib/crypto.ts';
-import { badRequest, conflict, notFound } from '../lib/errors.ts';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { ipv4FromIndex, nextAddressIndex } from './addresses.ts';
 import { recordChanges, type Change, type Revision } from './desiredState.ts';
@@ -32,11 +32,6 @@ export const PENDING_TIMEOUT_MS = 30_000;
 
 const fill = (text: string, values: Record<string, string>) =>
   text.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
-const isUniqueViolation = (e: unknown) => {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err?.code === '23505' || err?.cause?.code === '23505';
-};
-
 export interface PeerServiceDeps {
   db: Db;
   encryptionKey: Buffer;
