@@ -1,5 +1,7 @@
 /** Shared Tailwind class sets, so buttons and fields look the same everywhere. */
 export const ui = {
+  /** Header cell of the data tables (Peers, Salas, the manager console). */
+  th: 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase',
   buttonPrimary:
     'inline-flex items-center justify-center gap-2 rounded-lg bg-emerald-500 px-4 py-2.5 font-semibold text-navy-950 shadow-lg shadow-emerald-500/20 transition hover:bg-emerald-400 disabled:cursor-not-allowed disabled:opacity-60',
   buttonSecondary:

@@ -1,6 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ErrorPanel } from '../../components/ErrorPanel';
+import { ui } from '../../components/ui';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { esManager as t } from '../../i18n/es.manager';
 
@@ -71,5 +72,5 @@ export function StateBadge({ ok, children }: { ok: boolean; children: ReactNode 
 }
 
 export const tableClass = 'w-full min-w-[40rem] text-left text-sm';
-export const thClass = 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase';
+export const thClass = ui.th;
 export const tdClass = 'px-4 py-3 text-slate-200';

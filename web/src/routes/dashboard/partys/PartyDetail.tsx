@@ -284,7 +284,7 @@ function PeersOfParty(props: PartyDetailProps) {
       </ul>
     );
   }
-  const th = 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase';
+  const th = ui.th;
   return (
     <div className={`${ui.card} overflow-x-auto`}>
       <table className="w-full text-left text-sm">

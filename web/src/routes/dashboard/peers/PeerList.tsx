@@ -159,7 +159,7 @@ function PeerActionsCell({
 /** Desktop (≥ 768 px): one table row per peer. */
 export function PeerTable({ peers, showRooms, onIntent, onDownload }: PeerListProps) {
   const c = t.columns;
-  const th = 'px-4 py-3 text-xs font-semibold tracking-wide text-slate-400 uppercase';
+  const th = ui.th;
   return (
     <div className={`${ui.card} overflow-x-auto`}>
       <table className="w-full text-left text-sm">
