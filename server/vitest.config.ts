@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['test/dataplane/**', '**/node_modules/**'],
     globalSetup: ['./test/globalSetup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: every login is a 32 MiB scrypt with p=3 by design, and two files share 2 cores.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     // PGlite instances are memory-hungry WASM: keep the worker count modest on small machines.
     maxWorkers: 2,
   },

@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // userEvent types character by character; on a busy 2-core machine 5 s is too tight.
+    testTimeout: 20_000,
     unstubGlobals: true,
   },
 });

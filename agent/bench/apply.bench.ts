@@ -33,6 +33,12 @@ const SIZES = [10_000, 50_000];
 const ONE_PEER_ROUNDS = 200;
 const SYNCCONF_ROUNDS = { 10_000: 5, 50_000: 3 } as Record<number, number>;
 const FILL_BATCH = 5_000;
+/** The agent process reports stats like in production (the control plane's STATS_INTERVAL_MS). */
+const STATS_MS = Number(process.env.BENCH_AGENT_STATS_MS ?? 10_000);
+/** Node flags of the agent process, as in agent/deploy/vpn-agent.service (BENCH_AGENT_NODE_FLAGS to try others). */
+const AGENT_NODE_FLAGS = (process.env.BENCH_AGENT_NODE_FLAGS ?? '--max-semi-space-size=1')
+  .split(' ')
+  .filter(Boolean);
 
 const key = () => randomBytes(32).toString('base64');
 const addr = (n: number) => `10.${64 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}/32`;
@@ -402,7 +408,7 @@ async function benchProcess(n: number): Promise<void> {
   const cp = await startFakeControlPlane({
     token,
     onConnect: (sendMsg) => {
-      sendMsg({ type: 'welcome', protocol: 1, server_id: 1, stats_interval_ms: 60_000 });
+      sendMsg({ type: 'welcome', protocol: 1, server_id: 1, stats_interval_ms: STATS_MS });
       sendMsg({
         type: 'snapshot',
         revision: 1,
@@ -420,9 +426,10 @@ async function benchProcess(n: number): Promise<void> {
   });
   try {
     const t0 = now();
+    // The production runtime: compiled JavaScript (`npm start` / the systemd unit), not tsx.
     agentProc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/main.ts', '--netns', ns, '--uplink', 'lo', '--log-level', 'error'],
+      [...AGENT_NODE_FLAGS, 'dist/main.js', '--netns', ns, '--uplink', 'lo', '--log-level', 'error'],
       {
         cwd: new URL('..', import.meta.url).pathname,
         env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
@@ -458,6 +465,17 @@ async function benchProcess(n: number): Promise<void> {
     results.push(
       `agent process at ${n.toLocaleString('en')} peers: delta→ack p99 ${ms(stats(lat).p99)}, agent RSS ${mb(agentMem.rss)}, wireguard-go RSS ${mb(wgMem.rss)}`,
     );
+    const idleMs = Number(process.env.BENCH_AGENT_IDLE_MS ?? 0);
+    if (idleMs > 0) {
+      await new Promise((r) => setTimeout(r, idleMs));
+      const idle = rssKb(agentProc.pid!);
+      console.log(`  agent RSS after ${idleMs / 1000} s idle: ${mb(idle.rss)}`);
+    }
+    if (process.env.BENCH_AGENT_HEAPSNAPSHOT === '1') {
+      // With --heapsnapshot-signal=SIGUSR2 in BENCH_AGENT_NODE_FLAGS: a .heapsnapshot in agent/.
+      agentProc.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 15_000));
+    }
     const exited = new Promise((r) => agentProc!.once('exit', r));
     agentProc.kill('SIGTERM');
     await exited;
@@ -476,7 +494,14 @@ async function main(): Promise<number> {
     `agent apply benchmark · node ${process.version} · ${ONE_PEER_ROUNDS} one-peer rounds per size`,
   );
   try {
-    for (const n of SIZES) await benchSize(n);
+    if (process.env.BENCH_AGENT_ONLY_PROCESS !== '1') for (const n of SIZES) await benchSize(n);
+    spawnSync(
+      process.execPath,
+      [new URL('../../scripts/build.mjs', import.meta.url).pathname, '--if-stale', 'agent'],
+      {
+        stdio: 'inherit',
+      },
+    );
     await benchProcess(50_000);
   } finally {
     await cleanup();

@@ -21,6 +21,8 @@ export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
     'heartbeatMs' | 'idleTimeoutMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'stableMs'
   >;
   healthIntervalMs?: number;
+  /** An error the agent cannot recover from by retrying (a foreign link in the way). */
+  onFatal?: (err: Error) => void;
 }
 
 export class Agent {
@@ -41,6 +43,7 @@ export class Agent {
       wireguardGo: opts.wireguardGo,
       wireguardGoLog: opts.stateDir ? join(opts.stateDir, 'wireguard-go.log') : undefined,
       onDaemonExit: () => this.reconciler.requestRepair('wireguard-go terminó'),
+      replaceForeignLink: opts.replaceForeignLink,
     });
     this.reconciler = new Reconciler({
       backend: this.backend,
@@ -48,12 +51,14 @@ export class Agent {
       interfaceName: opts.interfaceName,
       uplink: opts.uplink,
       firewall: opts.firewall,
+      hostTcpPorts: opts.hostTcpPorts,
       repairIntervalMs: opts.repairIntervalMs,
       healthIntervalMs: opts.healthIntervalMs,
       initialRevision: opts.stateDir ? loadState(opts.stateDir).revision : 0,
       onApplied: (revision) => this.state?.write({ revision }),
       onApplyFailed: (revision, message) =>
         this.connection.notify({ type: 'apply_error', revision, message }),
+      onFatal: opts.onFatal,
     });
     const r = this.reconciler;
     const handler: AgentHandler = {

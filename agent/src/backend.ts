@@ -8,7 +8,7 @@
  * finds. `stop({ teardown: true })` removes everything (tests, `--down`).
  */
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { parseCidr } from './cidr.ts';
@@ -39,6 +39,36 @@ export interface BackendOptions {
   wireguardGoLog?: string;
   /** Called when a wireguard-go daemon we started exits unexpectedly. */
   onDaemonExit?: () => void;
+  /** Delete a link of the interface's name that is not WireGuard (default: refuse, ForeignLinkError). */
+  replaceForeignLink?: boolean;
+}
+
+/**
+ * A link with the interface's name exists and is not WireGuard (an uplink, a bridge, another VPN's
+ * TUN…): the agent never deletes it unless told to (`--replace-foreign-link`). Fatal: retrying
+ * cannot help, the operator must pick another name or allow the replacement.
+ */
+export class ForeignLinkError extends Error {
+  override name = 'ForeignLinkError';
+  constructor(
+    readonly iface: string,
+    readonly kind: string,
+  ) {
+    super(
+      `la interfaz ${iface} ya existe y no es de WireGuard (tipo ${kind}): el agente no la borra. ` +
+        'Elija otro nombre (--interface) o, si sabe que puede eliminarse, use --replace-foreign-link',
+    );
+  }
+}
+
+/**
+ * Whose link is this? `wireguard`: a kernel WireGuard link, or a TUN with a wireguard-go UAPI socket
+ * file of that name (a daemon, alive or just dead, made it). Anything else is someone else's.
+ */
+export function linkOwner(kind: string | undefined, name: string): 'wireguard' | 'foreign' {
+  if (kind === 'wireguard') return 'wireguard';
+  if (kind === 'tun' && existsSync(uapiSocketPath(name))) return 'wireguard';
+  return 'foreign';
 }
 
 interface IpAddrInfo {
@@ -65,6 +95,29 @@ export function socketAlive(path: string): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
+}
+
+/**
+ * `--down`: deletes the interface when it is WireGuard (a wireguard-go daemon exits with its TUN).
+ * A foreign link of that name is refused (ForeignLinkError) unless `replaceForeign`.
+ */
+export async function removeInterface(
+  runner: CommandRunner,
+  name: string,
+  replaceForeign = false,
+): Promise<'removed' | 'absent'> {
+  let kind: string | undefined;
+  try {
+    const { stdout } = await runner.run('ip', ['-j', '-d', 'link', 'show', 'dev', name]);
+    kind = (JSON.parse(stdout) as IpLink[])[0]?.linkinfo?.info_kind;
+  } catch (err) {
+    if (err instanceof CommandError) return 'absent';
+    throw err;
+  }
+  if (linkOwner(kind, name) === 'foreign' && !replaceForeign)
+    throw new ForeignLinkError(name, kind ?? 'desconocido');
+  await runner.run('ip', ['link', 'del', name]);
+  return 'removed';
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -225,14 +278,22 @@ export class Backend {
   private async ensureKernelLink(name: string): Promise<void> {
     const link = await this.linkInfo(name);
     if (link) {
-      if (link.linkinfo?.info_kind !== 'wireguard')
-        throw new Error(
-          `la interfaz ${name} existe y no es de WireGuard (${link.linkinfo?.info_kind ?? '?'})`,
-        );
-      return;
+      if (link.linkinfo?.info_kind === 'wireguard') return;
+      await this.removeForeign(name, link);
     }
     await this.ip(['link', 'add', name, 'type', 'wireguard']);
     this.opts.log.info('interfaz creada (módulo del kernel)', { interface: name });
+  }
+
+  /** A non-WireGuard link in the way: deleted only when the operator allowed it. */
+  private async removeForeign(name: string, link: IpLink): Promise<void> {
+    const kind = link.linkinfo?.info_kind ?? 'desconocido';
+    if (!this.opts.replaceForeignLink) throw new ForeignLinkError(name, kind);
+    this.opts.log.warn('se elimina una interfaz que no es de WireGuard (--replace-foreign-link)', {
+      interface: name,
+      kind,
+    });
+    await this.ip(['link', 'del', name]);
   }
 
   private async ensureDaemon(name: string): Promise<void> {
@@ -254,9 +315,12 @@ export class Backend {
     }
     this.adoptedName = null;
     if (link) {
-      // A TUN with nobody behind its socket is a leftover; a new daemon cannot reuse the name.
-      this.opts.log.warn('interfaz huérfana sin daemon: se elimina', { interface: name });
-      await this.ip(['link', 'del', name]).catch(() => undefined);
+      if (linkOwner(link.linkinfo?.info_kind, name) === 'foreign') await this.removeForeign(name, link);
+      else {
+        // A WireGuard link with nobody behind its socket is a leftover; a new daemon needs the name.
+        this.opts.log.warn('interfaz huérfana sin daemon: se elimina', { interface: name });
+        await this.ip(['link', 'del', name]).catch(() => undefined);
+      }
     }
     await this.spawnDaemon(name);
   }

@@ -21,11 +21,15 @@ export interface AgentConfig {
   /** Periodic drift repair, ms (0 = off). */
   repairIntervalMs: number;
   firewall: boolean;
+  /** TCP ports of this host that tunnel clients may open (the panel on a one-box install). */
+  hostTcpPorts?: number[];
+  /** Delete a non-WireGuard link that has the interface's name (default: refuse and stop). */
+  replaceForeignLink?: boolean;
 }
 
 export type CliCommand =
   | { kind: 'run'; config: AgentConfig }
-  | { kind: 'down'; interfaceName: string; netns?: string; logLevel: LogLevel }
+  | { kind: 'down'; interfaceName: string; netns?: string; logLevel: LogLevel; replaceForeignLink: boolean }
   | { kind: 'help' };
 
 export class ConfigError extends Error {
@@ -34,7 +38,10 @@ export class ConfigError extends Error {
 
 export const USAGE = `Uso: npm run agent -- --url <URL del plano de control> --token <token del agente> [opciones]
 
-  --url URL               URL base del plano de control (http/https)        [AGENT_URL]
+  --url URL               URL base del plano de control (https; http solo en 127.0.0.1/localhost)
+                                                                            [AGENT_URL]
+  --allow-insecure-http   aceptar una URL http:// fuera de este equipo (sin cifrar: el canal lleva
+                          la clave privada del servidor; solo para redes de prueba) [AGENT_ALLOW_HTTP=true]
   --token TOKEN           token del agente (mejor por entorno o archivo)    [AGENT_TOKEN]
   --token-file RUTA       archivo con el token                              [AGENT_TOKEN_FILE]
   --interface NOMBRE      nombre de la interfaz WireGuard (por defecto, el que envía el plano de control)
@@ -49,10 +56,23 @@ export const USAGE = `Uso: npm run agent -- --url <URL del plano de control> --t
   --repair-interval SEG   cada cuánto se relee la interfaz para corregir derivas (por defecto 300; 0 = nunca)
                                                                             [AGENT_REPAIR_INTERVAL]
   --no-firewall           no gestionar la tabla de nftables                 [AGENT_FIREWALL=false]
+  --host-tcp-ports LISTA  puertos TCP de este equipo que los clientes del túnel pueden abrir, p. ej. 443
+                          (por defecto ninguno: desde el túnel solo se responde al ping)
+                                                                            [AGENT_HOST_TCP_PORTS]
+  --replace-foreign-link  borrar una interfaz con el mismo nombre que no sea de WireGuard
+                          (por defecto el agente se niega y termina con código 3)
+                                                                            [AGENT_REPLACE_FOREIGN_LINK=true]
   --down                  retirar la interfaz y su tabla de nftables y salir (requiere --interface)
   --help                  esta ayuda
 
-Al recibir SIGTERM el agente cierra la conexión y deja la interfaz funcionando.`;
+Al recibir SIGTERM el agente cierra la conexión y deja la interfaz funcionando.
+Códigos de salida: 2 argumentos no válidos, 3 una interfaz ajena ocupa el nombre.`;
+
+/** Hosts a plain-http URL may name without --allow-insecure-http: this machine (one box, tests). */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
 
 const IFACE = /^[A-Za-z0-9_=+.-]{1,15}$/;
 const NETNS = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -78,6 +98,9 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         'wireguard-go': { type: 'string' },
         'repair-interval': { type: 'string' },
         'no-firewall': { type: 'boolean' },
+        'host-tcp-ports': { type: 'string' },
+        'allow-insecure-http': { type: 'boolean' },
+        'replace-foreign-link': { type: 'boolean' },
         down: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -109,18 +132,39 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
   const netns = pick(values.netns, 'AGENT_NETNS');
   if (netns !== undefined && !NETNS.test(netns)) throw new ConfigError(`--netns no válido: "${netns}"`);
 
+  const flag = (value: boolean | undefined, name: string): boolean => {
+    if (value) return true;
+    const v = pick(undefined, name)?.toLowerCase();
+    if (v === undefined || ['false', '0', 'no', 'off'].includes(v)) return false;
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    throw new ConfigError(`${name} debe ser true o false (recibido "${v}")`);
+  };
+  const replaceForeignLink = flag(values['replace-foreign-link'], 'AGENT_REPLACE_FOREIGN_LINK');
+
   if (values.down) {
     if (!interfaceName) throw new ConfigError('--down necesita --interface');
-    return { kind: 'down', interfaceName, netns, logLevel };
+    return { kind: 'down', interfaceName, netns, logLevel, replaceForeignLink };
   }
 
   const url = pick(values.url, 'AGENT_URL');
   if (!url) throw new ConfigError('falta la URL del plano de control: use --url o AGENT_URL');
+  let wsUrl: URL;
   try {
-    agentWsUrl(url);
+    wsUrl = new URL(agentWsUrl(url));
   } catch (err) {
     throw new ConfigError(`--url: ${err instanceof Error ? err.message : String(err)}`);
   }
+  // The channel carries the server's private key and the agent token: cleartext only on this machine.
+  if (
+    wsUrl.protocol === 'ws:' &&
+    !isLoopbackHost(wsUrl.hostname) &&
+    !flag(values['allow-insecure-http'], 'AGENT_ALLOW_HTTP')
+  )
+    throw new ConfigError(
+      `--url: ${url} no está cifrada (http://) y el canal lleva la clave privada del servidor y el token ` +
+        'del agente. Use https://; http:// solo se acepta hacia 127.0.0.1 o localhost, o con ' +
+        '--allow-insecure-http (AGENT_ALLOW_HTTP=true) en una red de prueba',
+    );
 
   let token = pick(values.token, 'AGENT_TOKEN');
   const tokenFile = pick(values['token-file'], 'AGENT_TOKEN_FILE');
@@ -149,6 +193,17 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
   const firewall =
     !values['no-firewall'] && !(firewallEnv && ['false', '0', 'no', 'off'].includes(firewallEnv));
 
+  const portsText = pick(values['host-tcp-ports'], 'AGENT_HOST_TCP_PORTS');
+  const hostTcpPorts: number[] = [];
+  for (const part of portsText ? portsText.split(',') : []) {
+    const port = Number(part.trim());
+    if (!/^\d+$/.test(part.trim()) || port < 1 || port > 65535)
+      throw new ConfigError(
+        `--host-tcp-ports debe ser una lista de puertos entre 1 y 65535 separados por comas (recibido "${portsText}")`,
+      );
+    hostTcpPorts.push(port);
+  }
+
   return {
     kind: 'run',
     config: {
@@ -163,6 +218,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       wireguardGo: pick(values['wireguard-go'], 'AGENT_WIREGUARD_GO') ?? 'wireguard-go',
       repairIntervalMs: repair * 1000,
       firewall,
+      hostTcpPorts,
+      replaceForeignLink,
     },
   };
 }

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_PROTOCOL_VERSION, type ServerDelta, type ServerSnapshot } from '@vpn/contracts';
+import {
+  AGENT_MAX_MESSAGE_BYTES,
+  AGENT_PROTOCOL_VERSION,
+  AGENT_STATS_CHUNK_PEERS,
+  type AgentPeerStats,
+  type ServerDelta,
+  type ServerSnapshot,
+} from '@vpn/contracts';
 import { AgentConnection, agentWsUrl, parseServerMessage, type AgentHandler } from './connection.ts';
 import { silentLogger } from './log.ts';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';
@@ -94,7 +101,7 @@ class FakeHandler implements AgentHandler {
       return d.revision;
     });
   }
-  async collectStats(onlyChanged: boolean) {
+  async collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null> {
     this.statsCalls.push(onlyChanged);
     return [{ public_key: randomKey(), rx_bytes: 1, tx_bytes: 2, latest_handshake: 0, endpoint: null }];
   }
@@ -150,6 +157,41 @@ describe('AgentConnection against a fake control plane', () => {
     await cp.waitFor((m) => m.type === 'heartbeat');
     await cp.waitFor((m) => m.type === 'stats', { timeoutMs: 3000 });
     expect(handler.statsCalls[0]).toBe(false);
+  });
+
+  it('sends a 120,000-peer stats report in several messages, each far under the message limit', async () => {
+    const handler = new FakeHandler();
+    // Worst-case sizes: the biggest counters and the longest endpoints.
+    const peers = Array.from({ length: 120_000 }, (_, i) => ({
+      public_key: randomKey(),
+      rx_bytes: Number.MAX_SAFE_INTEGER - i,
+      tx_bytes: Number.MAX_SAFE_INTEGER - i,
+      latest_handshake: 1_900_000_000,
+      endpoint: `[2001:db8:ffff:ffff:ffff:ffff:ffff:${(i % 65536).toString(16)}]:65535`,
+    }));
+    handler.collectStats = async (onlyChanged) => {
+      handler.statsCalls.push(onlyChanged);
+      return handler.statsCalls.length === 1 ? peers : null;
+    };
+    cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+    conn.start();
+    const stats = () => cp!.received.filter((r) => r.message.type === 'stats');
+    const count = () =>
+      stats().reduce((n, r) => n + (r.message.type === 'stats' ? r.message.peers.length : 0), 0);
+    for (let i = 0; i < 200 && count() < peers.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(count()).toBe(120_000);
+    expect(stats().length).toBe(120_000 / AGENT_STATS_CHUNK_PEERS);
+    for (const r of stats()) expect(r.bytes).toBeLessThan(AGENT_MAX_MESSAGE_BYTES / 2);
+    // One connection: the limit was never hit, so the agent never had to reconnect.
+    expect(cp.closes).toEqual([]);
+    expect(
+      new Set(
+        stats()
+          .flatMap((r) => (r.message.type === 'stats' ? r.message.peers : []))
+          .map((p) => p.public_key),
+      ).size,
+    ).toBe(120_000);
   });
 
   it('answers an unknown or invalid message with error, ignores it, and keeps working', async () => {

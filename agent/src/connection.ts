@@ -14,6 +14,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
+  AGENT_STATS_CHUNK_PEERS,
   ServerToAgent,
   type AgentPeerStats,
   type AgentToServer,
@@ -94,6 +95,19 @@ export function parseServerMessage(text: string): ParsedMessage {
     .map((i) => `${i.path.join('.') || '(raíz)'}: ${i.message}`)
     .join('; ');
   return { ok: false, error: `mensaje no válido (type=${JSON.stringify(type)}): ${fields}`.slice(0, 1000) };
+}
+
+/**
+ * One stats report as messages of at most AGENT_STATS_CHUNK_PEERS peers each: a 100,000-peer
+ * report in one message (~20 MB) would exceed the control plane's message limit, which closes the
+ * connection, and the agent would reconnect in a loop.
+ */
+export function statsMessages(at: number, peers: readonly AgentPeerStats[]): AgentToServer[] {
+  if (peers.length === 0) return [{ type: 'stats', at, peers: [] }];
+  const out: AgentToServer[] = [];
+  for (let i = 0; i < peers.length; i += AGENT_STATS_CHUNK_PEERS)
+    out.push({ type: 'stats', at, peers: peers.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
+  return out;
 }
 
 /** Stats are skipped while this much is still queued on the socket (a slow control plane). */
@@ -218,7 +232,7 @@ export class AgentConnection extends EventEmitter {
           .then((peers) => {
             if (!peers) return;
             fullStats = false;
-            send({ type: 'stats', at: Date.now(), peers });
+            for (const msg of statsMessages(Date.now(), peers)) send(msg);
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {

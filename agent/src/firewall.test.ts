@@ -42,7 +42,7 @@ describe('renderFirewall', () => {
   });
 
   it('leaves room_pairs without elements when there are no pairs', () => {
-    expect(script).not.toContain('elements');
+    expect(script).toMatch(/set room_pairs \{\n {4}type ipv4_addr \. ipv4_addr\n {2}\}/);
     expect(script).not.toContain('add element');
     expect(
       renderFirewall({ iface: 'wg0', uplink: 'eth0', pool: '10.64.0.0/10', nat: true, roomPairs: [] }),
@@ -65,7 +65,7 @@ describe('renderFirewall', () => {
       '    type ipv4_addr . ipv4_addr\n    elements = {\n      10.64.0.2 . 10.64.1.2,\n      10.64.1.2 . 10.64.0.2\n    }\n  }',
     );
     // The IPv6 set stays empty; everything else is unchanged.
-    expect(withPairs.replace(/\n {4}elements = \{[^}]*\}/, '')).toBe(script);
+    expect(withPairs.replace(/\n {4}elements = \{\n[^}]*\}/, '')).toBe(script);
   });
 
   it('splits thousands of pairs into chunks of add element after the table', () => {
@@ -114,6 +114,77 @@ describe('renderFirewall', () => {
           roomPairs: [[bad, '10.64.1.2']],
         }),
       ).toThrow(/par de sala/);
+  });
+
+  it("drops the server's private, shared and link-local networks from the tunnel, after rooms", () => {
+    const text = renderFirewall({ iface: 'wg0', uplink: 'eth0', pool: '10.64.0.0/10', nat: true });
+    expect(text).toContain(
+      'elements = { 10.0.0.0/8, 100.64.0.0/10, 169.254.0.0/16, 172.16.0.0/12, 192.168.0.0/16 }',
+    );
+    expect(text).toContain('elements = { fc00::/7, fe80::/10 }');
+    const forward = text.slice(text.indexOf('chain forward'));
+    const order = [
+      'ip saddr . ip daddr @room_pairs accept',
+      'comment "peer isolation"',
+      'iifname "wg0" ip daddr @blocked4 counter drop',
+      'iifname "wg0" ip6 daddr @blocked6 counter drop',
+      'iifname "wg0" oifname "eth0" accept',
+    ].map((rule) => forward.indexOf(rule));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('protects the host: from the tunnel only pings to its tunnel address and replies get in', () => {
+    const text = renderFirewall({
+      iface: 'wg0',
+      uplink: 'eth0',
+      pool: '10.64.0.0/10',
+      nat: true,
+      address: '10.64.0.1',
+    });
+    const input = text.slice(text.indexOf('chain input'), text.indexOf('chain forward'));
+    expect(input).toContain('type filter hook input priority filter; policy accept;');
+    expect(
+      input
+        .trim()
+        .split('\n')
+        .slice(1, -1)
+        .map((l) => l.trim()),
+    ).toEqual([
+      'type filter hook input priority filter; policy accept;',
+      'iifname "wg0" ct state established,related accept comment "replies to the host\'s connections"',
+      'iifname "wg0" ip daddr 10.64.0.1 icmp type echo-request accept comment "ping the tunnel address"',
+      'iifname "wg0" counter drop comment "host protected from the tunnel"',
+    ]);
+    // Without the address nothing but replies; with operator ports, those TCP ports as well.
+    expect(script).not.toContain('echo-request');
+    const open = renderFirewall({
+      iface: 'wg0',
+      uplink: 'eth0',
+      pool: '10.64.0.0/10',
+      nat: true,
+      address: '10.64.0.1/10',
+      hostTcpPorts: [8080, 443, 443],
+    });
+    expect(open).toContain('iifname "wg0" tcp dport { 443, 8080 } accept');
+    expect(open).toContain('ip daddr 10.64.0.1 icmp type echo-request accept');
+    expect(
+      renderFirewall({
+        iface: 'wg0',
+        uplink: 'eth0',
+        pool: 'fd00:64::/48',
+        nat: true,
+        address: 'fd00:64::1',
+      }),
+    ).toContain('ip6 daddr fd00:64::1 icmpv6 type echo-request accept');
+    for (const bad of [
+      { address: '10.64.0.1; flush ruleset' },
+      { hostTcpPorts: [0] },
+      { hostTcpPorts: [70000] },
+    ])
+      expect(() =>
+        renderFirewall({ iface: 'wg0', uplink: 'eth0', pool: '10.64.0.0/10', nat: true, ...bad }),
+      ).toThrow();
   });
 
   it('refuses interface names that could break out of the script', () => {

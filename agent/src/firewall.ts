@@ -10,6 +10,15 @@
  * control plane lists both directions) and are rendered into the script, so they change in the same
  * atomic replacement as the rest of the table. That covers mesh links too: traffic between a local
  * peer and a room mate on another server also enters and leaves through the tunnel interface.
+ *
+ * Beyond rooms, the tunnel never reaches the VPN server's own surroundings: destinations in the
+ * private (RFC 1918), shared-address (100.64/10) and link-local (169.254/16, with cloud metadata at
+ * 169.254.169.254) ranges, and their IPv6 counterparts (fc00::/7, fe80::/10), are dropped before the
+ * accept to the uplink. The host itself is protected by an input chain: from the tunnel it answers
+ * pings on its tunnel address (the clients' "is my tunnel up" check) and replies to its own
+ * connections; nothing else (no SSH, no agent or panel ports, nothing on its other addresses; the
+ * clients' DNS are public resolvers, so the server offers none) unless the operator opens TCP ports
+ * with `hostTcpPorts` (one box: the panel, which full-tunnel clients reach through the tunnel).
  */
 import { parseCidr } from './cidr.ts';
 import type { CommandRunner } from './exec.ts';
@@ -25,7 +34,21 @@ export interface FirewallSpec {
   nat: boolean;
   /** Rooms: IPv4 (source, destination) pairs allowed across the tunnel. */
   roomPairs?: readonly RoomPair[];
+  /** The server's own tunnel address (e.g. `10.64.0.1`): tunnel clients may ping it. */
+  address?: string;
+  /** TCP ports of this host that tunnel clients may open (e.g. the panel on a one-box install). */
+  hostTcpPorts?: readonly number[];
 }
+
+/** Destinations dropped from the tunnel (rooms excepted): private, shared and link-local ranges. */
+export const BLOCKED_DESTINATIONS_V4 = [
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+] as const;
+export const BLOCKED_DESTINATIONS_V6 = ['fc00::/7', 'fe80::/10'] as const;
 
 /** An IPv4 (source, destination) pair, as the control plane sends it. */
 export type RoomPair = readonly [string, string];
@@ -90,6 +113,23 @@ export function renderFirewall(spec: FirewallSpec): string {
   const wg = q(spec.iface);
   const up = q(spec.uplink);
   const saddr = pool.family === 4 ? 'ip saddr' : 'ip6 saddr';
+  let ping = '';
+  if (spec.address !== undefined) {
+    const own = parseCidr(
+      spec.address.includes('/') ? spec.address : `${spec.address}/${pool.family === 4 ? 32 : 128}`,
+    );
+    if (!own) throw new Error(`dirección del servidor no válida: ${spec.address}`);
+    ping =
+      own.family === 4
+        ? `\n    iifname ${wg} ip daddr ${own.address} icmp type echo-request accept comment "ping the tunnel address"`
+        : `\n    iifname ${wg} ip6 daddr ${own.address} icmpv6 type echo-request accept comment "ping the tunnel address"`;
+  }
+  const ports = [...new Set(spec.hostTcpPorts ?? [])].sort((a, b) => a - b);
+  for (const port of ports)
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`puerto no válido: ${port}`);
+  const open = ports.length
+    ? `\n    iifname ${wg} tcp dport { ${ports.join(', ')} } accept comment "host ports opened by the operator"`
+    : '';
   // Addresses reach the script only as re-formatted from parsed bytes; anything else is refused.
   const { pairs, invalid } = normalizeRoomPairs(spec.roomPairs ?? []);
   if (invalid.length > 0) throw new Error(`par de sala no válido: ${JSON.stringify(invalid[0])}`);
@@ -108,12 +148,33 @@ table inet ${table} {
   set room_pairs6 {
     type ipv6_addr . ipv6_addr
   }
+  # Never reached from the tunnel except by room pairs: the server's private, shared and
+  # link-local networks (cloud metadata 169.254.169.254 included).
+  set blocked4 {
+    type ipv4_addr
+    flags interval
+    elements = { ${BLOCKED_DESTINATIONS_V4.join(', ')} }
+  }
+  set blocked6 {
+    type ipv6_addr
+    flags interval
+    elements = { ${BLOCKED_DESTINATIONS_V6.join(', ')} }
+  }
+
+  # The host's own input from the tunnel: pings to its tunnel address and replies, nothing else.
+  chain input {
+    type filter hook input priority filter; policy accept;
+    iifname ${wg} ct state established,related accept comment "replies to the host's connections"${ping}${open}
+    iifname ${wg} counter drop comment "host protected from the tunnel"
+  }
 
   chain forward {
     type filter hook forward priority filter; policy accept;
     iifname ${wg} oifname ${wg} ip saddr . ip daddr @room_pairs accept comment "room"
     iifname ${wg} oifname ${wg} ip6 saddr . ip6 daddr @room_pairs6 accept comment "room"
     iifname ${wg} oifname ${wg} counter drop comment "peer isolation"
+    iifname ${wg} ip daddr @blocked4 counter drop comment "server's private networks"
+    iifname ${wg} ip6 daddr @blocked6 counter drop comment "server's private networks"
     iifname ${wg} oifname ${up} accept comment "tunnel to internet"
     iifname ${up} oifname ${wg} ct state established,related accept comment "replies"
     iifname ${wg} counter drop comment "tunnel to anything else"

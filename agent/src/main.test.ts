@@ -34,6 +34,13 @@ describe('agent command line', () => {
     expect(r.stderr).toContain('falta la URL del plano de control');
   });
 
+  it('exits 2 on a plain-http control plane off this machine, naming the way out', () => {
+    const r = runAgent(['--url', 'http://panel.example.com', '--token', 'x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error: --url: http://panel.example.com no está cifrada (http://)');
+    expect(r.stderr).toContain('--allow-insecure-http (AGENT_ALLOW_HTTP=true)');
+  });
+
   it('prints its usage with --help', () => {
     const r = runAgent(['--help']);
     expect(r.status).toBe(0);
@@ -133,6 +140,63 @@ describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: $
         await new Promise((r) => setTimeout(r, 50));
       expect(existsSync(uapiSocketPath(iface))).toBe(false);
       expect(nsExec(ns, 'nft', ['list', 'tables'])).not.toContain(`vpn_agent_${iface}`);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('never deletes a link of its name that is not WireGuard unless told to (exit 3)', async () => {
+    const ns = net.addNamespace('vmainf');
+    const name = uniqueName('wgf');
+    // Say, one end of a container's veth that happens to carry the name.
+    nsExec(ns, 'ip', ['link', 'add', name, 'type', 'veth', 'peer', 'name', uniqueName('vp')]);
+    const token = randomKey();
+    const cp = await startFakeControlPlane({
+      token,
+      onConnect: (send) => {
+        send({ type: 'welcome', protocol: 1, server_id: 4, stats_interval_ms: 5000 });
+        send({
+          type: 'snapshot',
+          revision: 3,
+          interface: {
+            name,
+            private_key: genKeyPair().privateKey,
+            listen_port: 51998,
+            address: '10.64.0.1/10',
+            mtu: 1420,
+            nat: false,
+          },
+          peers: [],
+        });
+      },
+    });
+    try {
+      const agent = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts', '--netns', ns, '--uplink', 'lo', '--backend', 'wireguard-go'],
+        {
+          cwd: agentDir,
+          env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let logs = '';
+      agent.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
+      const code = await new Promise<number | null>((r) => agent.once('exit', (c) => r(c)));
+      expect(code).toBe(3);
+      expect(logs).toContain(`la interfaz ${name} ya existe y no es de WireGuard (tipo veth)`);
+      expect(logs).toContain('--replace-foreign-link');
+      // The control plane heard why the revision did not apply.
+      expect(cp.received.some(({ message: m }) => m.type === 'apply_error' && m.revision === 3)).toBe(true);
+      expect(nsExec(ns, 'ip', ['-d', 'link', 'show', name])).toContain('veth');
+
+      const down = runAgent(['--down', '--interface', name, '--netns', ns]);
+      expect(down.status).toBe(3);
+      expect(down.stderr).toContain('no es de WireGuard');
+      expect(nsExec(ns, 'ip', ['-d', 'link', 'show', name])).toContain('veth');
+      const forced = runAgent(['--down', '--interface', name, '--netns', ns, '--replace-foreign-link']);
+      expect(forced.status).toBe(0);
+      expect(() => nsExec(ns, 'ip', ['link', 'show', name])).toThrow();
     } finally {
       await cp.close();
     }

@@ -11,7 +11,7 @@
  * Every operation runs through one queue, so a delta never interleaves with a snapshot's diff.
  */
 import type { AgentPeer, AgentPeerStats, ServerDelta, ServerSnapshot } from '@vpn/contracts';
-import type { Backend, BackendKind } from './backend.ts';
+import { ForeignLinkError, type Backend, type BackendKind } from './backend.ts';
 import { normalizeCidr, parseCidr } from './cidr.ts';
 import {
   canonicalEndpoint,
@@ -178,6 +178,8 @@ export interface ReconcilerOptions {
   uplink?: string;
   /** Manage the nftables table (default true). */
   firewall?: boolean;
+  /** TCP ports of the host that tunnel clients may open (firewall; default none). */
+  hostTcpPorts?: readonly number[];
   /** Periodic drift repair, ms (default 5 minutes; 0 = off). */
   repairIntervalMs?: number;
   /** How often to check that the wireguard-go daemon is alive, ms (default 10 s; 0 = off). */
@@ -186,6 +188,8 @@ export interface ReconcilerOptions {
   onApplied?: (revision: number) => void;
   /** Called once per failing snapshot/repair (retries go on): the control plane ends busy states with an error. */
   onApplyFailed?: (revision: number, message: string) => void;
+  /** An error retrying cannot fix (a foreign link in the way): the agent stops. */
+  onFatal?: (err: Error) => void;
   /** First revision known (from the state dir), reported in `hello` until a snapshot arrives. */
   initialRevision?: number;
   /** Resolves mesh endpoints' host names (default: node:dns lookup). */
@@ -454,6 +458,13 @@ export class Reconciler {
       try {
         return await this.converge();
       } catch (err) {
+        if (err instanceof ForeignLinkError) {
+          // Retrying cannot help: the operator must act. The agent stops (see Agent's onFatal).
+          this.opts.log.error(err.message);
+          if (this.desired) this.opts.onApplyFailed?.(this.desired.revision, err.message);
+          this.opts.onFatal?.(err);
+          return null;
+        }
         if (!reported && this.desired) {
           reported = true;
           this.opts.onApplyFailed?.(this.desired.revision, errorMessage(err));
@@ -480,13 +491,15 @@ export class Reconciler {
     await backend.ensureInterface({ name: d.name, address: d.address, mtu: d.mtu });
     if (this.opts.firewall ?? true) {
       this.uplink ??= await defaultUplink(backend.runner);
-      const pool = parseCidr(d.address)?.network ?? d.address;
+      const own = parseCidr(d.address);
       await applyFirewall(backend.runner, {
         iface: d.name,
         uplink: this.uplink,
-        pool,
+        pool: own?.network ?? d.address,
         nat: d.nat,
         roomPairs: d.roomPairs,
+        address: own?.address,
+        hostTcpPorts: this.opts.hostTcpPorts,
       });
     }
     await this.resolveEndpoints(d.peers.values());

@@ -193,6 +193,8 @@ describe.skipIf(skip !== null)(title, () => {
         wireguardGo: 'wireguard-go',
         repairIntervalMs: 0,
         firewall: true,
+        // The host is shut to the tunnel but for this port: its listener proves a client's tunnel works.
+        hostTcpPorts: [7000],
         log: silentLogger,
       });
       s.agent.start();

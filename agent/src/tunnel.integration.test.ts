@@ -85,6 +85,8 @@ describe.skipIf(skip !== null)(title, () => {
       wireguardGo: 'wireguard-go',
       repairIntervalMs: 0,
       firewall: true,
+      // The host is shut to the tunnel but for this port: its listener proves a client's tunnel works.
+      hostTcpPorts: [7000],
       log: silentLogger,
     });
     agent.start();
@@ -100,6 +102,8 @@ describe.skipIf(skip !== null)(title, () => {
       await withSecretFile(c.conf, async (file) => sh('wg', ['setconf', c.iface, file]));
 
     await net.startProcess(srv, process.execPath, ['-e', SERVER, '7000', '10.64.0.1']);
+    // A port the operator did not open (an SSH, the agent's own): shut to the tunnel.
+    await net.startProcess(srv, process.execPath, ['-e', SERVER, '7009']);
     await net.startProcess(inet, process.execPath, ['-e', SERVER, '7001']);
     await net.startProcess(c2, process.execPath, ['-e', SERVER, '7002']);
   });
@@ -110,8 +114,15 @@ describe.skipIf(skip !== null)(title, () => {
     await net.cleanup();
   });
 
-  it("a client reaches the server's tunnel address 10.64.0.1", async () => {
+  it("a client reaches the server's tunnel address 10.64.0.1 on an opened port, and nothing else of the host", async () => {
     expect(await tcpGetRetry(clients[0]!.ns, '10.64.0.1', 7000)).toBe('10.64.0.2');
+    expect(await tcpGet(srv, '127.0.0.1', 7009)).toBe('127.0.0.1');
+    expect(await tcpGet(clients[0]!.ns, '10.64.0.1', 7009, 1500)).toBeNull();
+    const table = nsExec(srv, 'nft', ['list', 'table', 'inet', `vpn_agent_${agent!.backend.interfaceName}`]);
+    const dropped = /counter packets (\d+) bytes \d+ drop comment "host protected from the tunnel"/.exec(
+      table,
+    );
+    expect(Number(dropped?.[1])).toBeGreaterThan(0);
   });
 
   it('a client reaches the internet host, masqueraded behind the server uplink', async () => {

@@ -1,7 +1,4 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
-import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import {
@@ -10,42 +7,43 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { msg, type RuntimeConfig } from '@vpn/contracts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Database } from './db/client.ts';
 import { deriveKeys } from './lib/crypto.ts';
-import { registerAccessControl, realmOfPath } from './plugins/auth.ts';
+import { redactUrl } from './lib/redact.ts';
+import { fastifyTrustProxy } from './lib/trustProxy.ts';
+import { registerAccessControl } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
-import { adminAuthRoutes } from './routes/admin/auth.ts';
-import { customerAuthRoutes } from './routes/client/auth.ts';
-import { publicRoutes } from './routes/client/public.ts';
+import { registerInputGuards } from './plugins/input.ts';
+import { security } from './plugins/security.ts';
+import { web } from './plugins/web.ts';
+import { prometheus } from './plugins/prometheus.ts';
+import { Telemetry } from './services/telemetry.ts';
 import { sessionRoutes } from './routes/session/index.ts';
-import { adminServerRoutes } from './routes/admin/servers.ts';
-import { adminSettingsRoutes } from './routes/admin/settings.ts';
-import { peerRoutes } from './routes/client/peers.ts';
+import { adminArea } from './routes/admin/index.ts';
+import { clientArea } from './routes/client/index.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
-import { realtimeRoutes } from './routes/realtime.ts';
+import { backupRoutes } from './routes/backup.ts';
+import { BROWSER_WS_MAX_PAYLOAD, limitWebsocketPayloads, realtimeRoutes } from './routes/realtime.ts';
 import { AgentHub } from './agents/hub.ts';
 import { createBus, type Bus } from './realtime/bus.ts';
 import { SocketRegistry } from './realtime/sockets.ts';
 import { PeerService } from './services/peers.ts';
 import { startScheduler } from './services/scheduler.ts';
+import { AllowanceService } from './services/allowance.ts';
 import { AccountService } from './services/account.ts';
 import { Mailer } from './services/mailer.ts';
-import { accountRoutes } from './routes/client/account.ts';
-import { partyRoutes } from './routes/client/parties.ts';
+import { ReminderService } from './services/reminders.ts';
 import { PartyService } from './services/parties.ts';
 import { InvoiceService } from './services/invoices.ts';
-import { QvaPayGateway, SandboxGateway } from './services/gateways.ts';
-import { invoiceRoutes } from './routes/client/invoices.ts';
+import { QvaPayGateway, RemesitaGateway, SandboxGateway } from './services/gateways.ts';
+import { GatewayCredentials } from './services/gatewayCredentials.ts';
 import { paymentRoutes } from './routes/payments.ts';
-import { adminOverviewRoutes } from './routes/admin/overview.ts';
-import { registerAudit } from './plugins/audit.ts';
-import { adminContentRoutes } from './routes/admin/content.ts';
 import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
 import { SessionService } from './services/sessions.ts';
+import { LoginThrottle } from './services/loginThrottle.ts';
 
 export interface AppOptions {
   config: Config;
@@ -54,15 +52,16 @@ export interface AppOptions {
   captcha?: CaptchaService;
   /** Pino logger options, or false for none (tests). */
   logger?: boolean | { level: string };
+  /** Where log lines go (default stdout); tests read them to prove no secret is logged. */
+  logStream?: NodeJS.WritableStream;
   /** An existing bus (tests share one between two app instances); default: made from the database. */
   bus?: Bus;
   mailer?: Mailer;
   /** Run the periodic tasks (expiry, busy timeouts); tests call them directly. Default true. */
   scheduler?: boolean;
+  /** Sees every route as it is registered (the permission-matrix test reads the route table). */
+  onRoute?: (route: RouteOptions) => void;
 }
-
-/** Hides secrets from request logs: bearer tokens and the websocket's token query parameter. */
-const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/g, '$1[redactado]');
 
 /** Builds the whole control plane from its dependencies; does not listen (main.ts does). */
 export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
@@ -83,6 +82,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
         ? false
         : {
             level: typeof opts.logger === 'object' ? opts.logger.level : config.logLevel,
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: ['req.headers.authorization', 'req.headers.cookie'],
             serializers: {
               req: (req: { method: string; url: string; ip?: string }) => ({
@@ -92,40 +92,111 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
               }),
             },
           },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 64 * 1024,
+    // Route areas import their files while registering; on a loaded machine that passed avvio's
+    // default 10 s and the start failed (AVV_ERR_PLUGIN_EXEC_TIMEOUT). A slow start is not an error.
+    pluginTimeout: 120_000,
   }).withTypeProvider<ZodTypeProvider>();
 
   const sessions = new SessionService(database.db, keys.jwt);
+  const telemetry = new Telemetry();
   const mailer = opts.mailer ?? new Mailer(config.mail, app.log);
+  mailer.onResult = (sent) => (sent ? telemetry.mailsSent : telemetry.mailsFailed).inc();
+  const captcha = opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha);
+  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...config.rateLimits, ...opts.rateLimits };
+  const gatewayCredentials = new GatewayCredentials({
+    db: database.db,
+    bus,
+    encryptionKey: keys.encryption,
+    env: { qvapay: config.payments.qvapay, remesita: config.payments.remesita },
+  });
   const ctx: AppContext = {
     config,
     database,
     db: database.db,
     keys,
     sessions,
-    captcha: opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha),
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...opts.rateLimits },
+    captcha,
+    rateLimits,
+    loginThrottle: new LoginThrottle(database.db, captcha, rateLimits),
     bus,
     peers,
-    agents: new AgentHub({ db: database.db, bus, encryptionKey: keys.encryption, peers, log: app.log }),
-    sockets: new SocketRegistry(bus),
+    agents: new AgentHub({
+      db: database.db,
+      bus,
+      encryptionKey: keys.encryption,
+      meshKey: keys.mesh,
+      peers,
+      log: app.log,
+      catchupMs: config.agentCatchupMs,
+    }),
+    sockets: new SocketRegistry(bus, (token, realm) =>
+      sessions.verifyAccess(token, realm).then(
+        () => true,
+        () => false,
+      ),
+    ),
     mailer,
-    account: new AccountService({ db: database.db, sessions, mailer, companyName: config.companyName }),
+    account: new AccountService({
+      db: database.db,
+      sessions,
+      mailer,
+      companyName: config.companyName,
+      rateLimits,
+    }),
     parties: new PartyService({ db: database.db, encryptionKey: keys.encryption, bus, peers }),
     invoices: new InvoiceService({
       db: database.db,
       bus,
       peers,
-      qvapay: config.payments.qvapay ? new QvaPayGateway(config.payments.qvapay) : null,
-      sandbox: config.payments.sandbox ? new SandboxGateway() : null,
+      // Built per use from the credentials in force, so a change in Ajustes applies at once.
+      qvapay: async () => {
+        const creds = await gatewayCredentials.qvapay();
+        return creds ? new QvaPayGateway({ ...creds, apiUrl: config.payments.qvapayApiUrl }) : null;
+      },
+      // Remesita is handed our notification URL: it needs PUBLIC_URL (never the request's Host).
+      remesita: async () => {
+        const creds = await gatewayCredentials.remesita();
+        if (!creds || !config.publicUrl) return null;
+        return new RemesitaGateway({
+          ...creds,
+          baseUrl: creds.baseUrl ?? config.payments.remesitaBaseUrl,
+          publicUrl: config.publicUrl,
+        });
+      },
+      sandbox: config.payments.sandbox ? new SandboxGateway(config.publicUrl) : null,
+      log: app.log,
+    }),
+    gatewayCredentials,
+    reminders: new ReminderService({
+      db: database.db,
+      mailer,
+      companyName: config.companyName,
+      log: app.log,
+    }),
+    allowances: new AllowanceService({
+      db: database.db,
+      mailer,
+      companyName: config.companyName,
+      log: app.log,
+      peers,
     }),
   };
   peers.onSettled = () => ctx.parties.settle();
   const stopScheduler =
     opts.scheduler === false
       ? () => {}
-      : startScheduler({ db: ctx.db, peers, sessions: ctx.sessions, log: app.log });
+      : startScheduler({
+          db: ctx.db,
+          peers,
+          sessions: ctx.sessions,
+          invoices: ctx.invoices,
+          reminders: ctx.reminders,
+          allowances: ctx.allowances,
+          log: app.log,
+          telemetry,
+        });
   app.addHook('onClose', async () => {
     stopScheduler();
     ctx.agents.close();
@@ -134,9 +205,11 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     if (ownBus) await bus.close();
   });
 
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  registerInputGuards(app);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -150,13 +223,17 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     transform: jsonSchemaTransform,
   });
 
-  await app.register(fastifyWebsocket, { options: { maxPayload: 16 * 1024 * 1024 } });
+  // Before everything else, so its timing hook wraps every route, page and 404.
+  await app.register(prometheus, { ctx, telemetry });
+  // Helmet's headers on every answer, the CSP and Permissions-Policy on HTML, HSTS over https.
+  await app.register(security, { config });
+  await app.register(fastifyWebsocket, { options: { maxPayload: BROWSER_WS_MAX_PAYLOAD } });
+  limitWebsocketPayloads(app.websocketServer);
+  // Compression, static files and the SPA's documents; first, so compression wraps every route.
+  await app.register(web, { ctx });
   registerAccessControl(app, ctx.sessions, ctx.db);
-  registerAudit(app, ctx.db);
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
     if (request.url.startsWith('/api/'))
       reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store');
     return payload;
@@ -164,56 +241,15 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  app.get('/config.json', { schema: { hide: true } }, async (_req, reply): Promise<RuntimeConfig> => {
-    reply.header('cache-control', 'no-cache');
-    return {
-      company_name: config.companyName,
-      support_url: config.supportUrl ?? null,
-      public_url: config.publicUrl ?? null,
-      captcha:
-        config.captcha.provider === 'turnstile'
-          ? { provider: 'turnstile', site_key: config.captcha.siteKey }
-          : { provider: 'altcha', challenge_url: '/api/client/captcha' },
-    };
-  });
-
-  await app.register(publicRoutes(ctx));
-  await app.register(customerAuthRoutes(ctx));
+  await app.register(clientArea(ctx));
+  await app.register(adminArea(ctx));
   await app.register(sessionRoutes(ctx));
-  await app.register(adminAuthRoutes(ctx));
-  await app.register(peerRoutes(ctx));
-  await app.register(accountRoutes(ctx));
-  await app.register(partyRoutes(ctx));
-  await app.register(invoiceRoutes(ctx));
   await app.register(paymentRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
-  await app.register(adminServerRoutes(ctx));
-  await app.register(adminSettingsRoutes(ctx));
-  await app.register(adminContentRoutes(ctx));
-  await app.register(adminOverviewRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
+  await app.register(backupRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
-
-  const hasWeb = existsSync(join(config.webDist, 'index.html'));
-  if (hasWeb) {
-    // wildcard: files are looked up per request (a rebuilt web/dist needs no restart); misses fall to the SPA.
-    await app.register(fastifyStatic, { root: config.webDist, wildcard: true, index: false });
-    // The wildcard route would answer "/" as a directory listing request; the SPA shell it is.
-    app.get('/', { schema: { hide: true } }, (_req, reply) =>
-      reply.header('cache-control', 'no-cache').sendFile('index.html'),
-    );
-  }
-  app.setNotFoundHandler(async (request, reply) => {
-    const isApi =
-      request.url.startsWith('/api/') || request.url === '/api' || realmOfPath(request.url) !== null;
-    if (!isApi && hasWeb && (request.method === 'GET' || request.method === 'HEAD')) {
-      // Client-side routes: the SPA decides what a path shows (including its own "not found").
-      reply.header('cache-control', 'no-cache');
-      return reply.sendFile('index.html');
-    }
-    return reply.status(404).send({ message: msg.notFound, code: 'not_found' });
-  });
 
   return { app, ctx };
 }

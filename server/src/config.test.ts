@@ -56,6 +56,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses to start with mail on and no PUBLIC_URL: mail links never come from request headers', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SMTP_URL: 'smtp://mail.example:587' })).toThrow(
+      'PUBLIC_URL="": es obligatorio con SMTP_URL (los enlaces de los correos usan esta dirección)',
+    );
+    const c = loadConfig({
+      DATA_DIR: dataDir(),
+      SMTP_URL: 'smtp://mail.example:587',
+      PUBLIC_URL: 'https://panel.example/',
+    });
+    expect(c.mail).toMatchObject({ url: 'smtp://mail.example:587', publicUrl: 'https://panel.example' });
+    // Without mail, PUBLIC_URL stays optional (`npm start` with no environment at all).
+    expect(loadConfig({ DATA_DIR: dataDir() }).mail).toBeNull();
+  });
+
   it('does not seed PostgreSQL unless asked', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://localhost/x' }).seedDemo).toBe(false);
     expect(

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { Limit, RateLimitPolicy } from './services/rateLimit.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -10,6 +12,60 @@ const bool = z
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 
 const url = z.url({ message: 'debe ser una URL completa (https://…)' });
+
+const isAddressOrCidr = (item: string): boolean => {
+  const [address, prefix, ...rest] = item.split('/');
+  const family = isIP(address ?? '');
+  if (!family || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
+
+/**
+ * TRUST_PROXY: `false`; a number of proxy hops in front of the server; or a comma-separated list of
+ * the proxies' addresses and CIDRs (recommended). `true` trusts every hop — then any client can
+ * choose its own address with X-Forwarded-For, so per-address limits mean nothing: tests only.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | number | string => {
+    if (['true', 'yes', 'on'].includes(v)) return true;
+    if (['false', 'no', 'off', '0'].includes(v)) return false;
+    // A number is a hop count (1 = one reverse proxy in front), not a boolean.
+    if (/^\d{1,2}$/.test(v)) return Number(v);
+    const items = v.split(',').map((i) => i.trim());
+    if (items.length > 0 && items.every(isAddressOrCidr)) return items.join(',');
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'debe ser false, un número de saltos o una lista de direcciones/CIDR de los proxies (127.0.0.1,10.0.0.0/8)',
+    });
+    return z.NEVER;
+  });
+
+/** `max/seconds`: a rate limit of the auth endpoints (RATE_LIMIT_* variables). */
+const rateLimit = z
+  .string()
+  .regex(/^\d{1,7}\/\d{1,7}$/, { message: 'debe tener la forma máximo/segundos (p. ej. 30/600)' })
+  .transform((v) => {
+    const [max, windowSeconds] = v.split('/').map(Number) as [number, number];
+    return { max, windowSeconds: Math.max(1, windowSeconds) };
+  });
+
+/** RATE_LIMIT_<NAME> → the policy key it sets (services/rateLimit.ts has the defaults and meanings). */
+export const RATE_LIMIT_VARS = [
+  ['RATE_LIMIT_LOGIN_FAILURES_PER_IP', 'loginFailuresPerIp'],
+  ['RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT', 'loginFailuresPerAccount'],
+  ['RATE_LIMIT_MANAGER_LOGIN_PER_IP', 'loginPerIp'],
+  ['RATE_LIMIT_MANAGER_LOGIN_PER_USERNAME', 'loginPerUsername'],
+  ['RATE_LIMIT_REGISTER_PER_IP', 'registerPerIp'],
+  ['RATE_LIMIT_REFRESH_PER_IP', 'refreshPerIp'],
+  ['RATE_LIMIT_MIRROR_PER_IP', 'mirrorPerIp'],
+  ['RATE_LIMIT_RECOVERY_PER_IP', 'recoveryPerIp'],
+  ['RATE_LIMIT_RECOVERY_PER_USERNAME', 'recoveryPerUsername'],
+  ['RATE_LIMIT_PASSWORD_CHANGE_PER_ACCOUNT', 'passwordChangePerAccount'],
+] as const satisfies readonly (readonly [string, keyof RateLimitPolicy])[];
 
 /** Every environment variable the control plane reads; README.md has the same table. */
 export const EnvSchema = z
@@ -42,7 +98,8 @@ export const EnvSchema = z
       .default('admin'),
     ADMIN_PASSWORD: z.string().min(8, { message: 'debe tener al menos 8 caracteres' }).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    TRUST_PROXY: bool.default(false),
+    METRICS_TOKEN: z.string().min(16, { message: 'debe tener al menos 16 caracteres' }).optional(),
+    TRUST_PROXY: trustProxy.default(false),
     SEED_DEMO: bool.optional(),
     SMTP_URL: z
       .string()
@@ -52,6 +109,10 @@ export const EnvSchema = z
     QVAPAY_APP_ID: z.string().min(1).optional(),
     QVAPAY_APP_SECRET: z.string().min(1).optional(),
     QVAPAY_API_URL: url.default('https://qvapay.com/api/v1'),
+    REMESITA_API_KEY: z.string().min(1).optional(),
+    REMESITA_API_SECRET: z.string().min(1).optional(),
+    REMESITA_BUSINESS_ID: z.string().min(1).optional(),
+    REMESITA_BASE_URL: url.default('https://api.remesita.com'),
     PAYMENTS_SANDBOX: bool.default(false),
     LOCAL_AGENT: bool.default(false),
     LOCAL_AGENT_ENDPOINT: z
@@ -67,8 +128,23 @@ export const EnvSchema = z
       .regex(/^[A-Za-z0-9_=+.@-]{1,15}$/, { message: 'nombre de interfaz no válido' })
       .optional(),
     WEB_DIST: z.string().optional(),
+    AGENT_CATCHUP_SECONDS: z.coerce
+      .number({ message: 'debe ser un número' })
+      .int({ message: 'debe ser un número entero' })
+      .min(1, { message: 'debe ser al menos 1' })
+      .max(3600, { message: 'debe ser como mucho 3600' })
+      .default(60),
+    ...Object.fromEntries(RATE_LIMIT_VARS.map(([name]) => [name, rateLimit.optional()])),
   })
   .superRefine((env, ctx) => {
+    // Mail links (verification, password reset) carry one-time tokens: they are built from PUBLIC_URL
+    // only, never from the request's Host / X-Forwarded-Host, which anyone can forge.
+    if (env.SMTP_URL && !env.PUBLIC_URL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message: 'es obligatorio con SMTP_URL (los enlaces de los correos usan esta dirección)',
+      });
     if (env.CAPTCHA_PROVIDER === 'turnstile') {
       for (const k of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) {
         if (!env[k])
@@ -97,17 +173,29 @@ export interface Config {
   adminUsername: string;
   adminPassword: string | undefined;
   logLevel: Env['LOG_LEVEL'];
-  trustProxy: boolean;
+  /** Bearer token of `/metrics` (Prometheus); unset → `/metrics` answers 404. */
+  metricsToken: string | undefined;
+  /** Fastify's trustProxy: false, true (every hop: tests only), a hop count, or proxy addresses/CIDRs. */
+  trustProxy: boolean | number | string;
   /** Seed demo content on an empty database: default on for PGlite, off for PostgreSQL. */
   seedDemo: boolean;
   webDist: string;
   payments: {
+    /** From the environment; credentials saved in Ajustes take precedence (services/gatewayCredentials.ts). */
     qvapay: { appId: string; appSecret: string; apiUrl: string } | null;
+    qvapayApiUrl: string;
+    remesita: { apiKey: string; apiSecret: string; businessId: string } | null;
+    /** Remesita's REST API base (REMESITA_BASE_URL), unless Ajustes names another. */
+    remesitaBaseUrl: string;
     /** The built-in gateway that "pays" with a click: demos and tests only, never production. */
     sandbox: boolean;
   };
+  /** Rate limits set from the environment (RATE_LIMIT_*); the rest keep their defaults. */
+  rateLimits: Partial<RateLimitPolicy>;
   /** Outgoing mail; null when SMTP_URL is unset (mail off). */
-  mail: { url: string; from: string } | null;
+  mail: MailConfig | null;
+  /** How often agents lagging their desired revision are caught up (a change notice may be lost). */
+  agentCatchupMs: number;
   /** One box: also run an agent for a server on this machine (opt-in). */
   localAgent: {
     enabled: boolean;
@@ -115,6 +203,13 @@ export interface Config {
     interfaceName: string;
     uplink: string | undefined;
   };
+}
+
+/** Outgoing mail. `publicUrl` (PUBLIC_URL, required with SMTP_URL) is the only base of mailed links. */
+export interface MailConfig {
+  url: string;
+  from: string;
+  publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -147,12 +242,13 @@ function loadSecret(env: Env, dataDir: string): string {
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
   const dataDir = resolve(env.DATA_DIR);
+  const publicUrl = env.PUBLIC_URL?.replace(/\/+$/, '');
   return {
     port: env.PORT,
     host: env.HOST,
     dataDir,
     databaseUrl: env.DATABASE_URL,
-    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    publicUrl,
     companyName: env.COMPANY_NAME,
     supportUrl: env.SUPPORT_URL,
     captcha:
@@ -168,6 +264,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     adminUsername: env.ADMIN_USERNAME,
     adminPassword: env.ADMIN_PASSWORD,
     logLevel: env.LOG_LEVEL,
+    metricsToken: env.METRICS_TOKEN,
     trustProxy: env.TRUST_PROXY,
     seedDemo: env.SEED_DEMO ?? !env.DATABASE_URL,
     webDist: resolve(env.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
@@ -180,14 +277,33 @@ export function loadConfig(source: Record<string, string | undefined> = process.
               apiUrl: env.QVAPAY_API_URL.replace(/\/+$/, ''),
             }
           : null,
+      qvapayApiUrl: env.QVAPAY_API_URL.replace(/\/+$/, ''),
+      remesita:
+        env.REMESITA_API_KEY && env.REMESITA_API_SECRET && env.REMESITA_BUSINESS_ID
+          ? {
+              apiKey: env.REMESITA_API_KEY,
+              apiSecret: env.REMESITA_API_SECRET,
+              businessId: env.REMESITA_BUSINESS_ID,
+            }
+          : null,
+      remesitaBaseUrl: env.REMESITA_BASE_URL.replace(/\/+$/, ''),
       sandbox: env.PAYMENTS_SANDBOX,
     },
-    mail: env.SMTP_URL
-      ? {
-          url: env.SMTP_URL,
-          from: env.MAIL_FROM ?? `${env.COMPANY_NAME} <no-reply@${new URL(env.SMTP_URL).hostname}>`,
-        }
-      : null,
+    rateLimits: Object.fromEntries(
+      RATE_LIMIT_VARS.flatMap(([name, key]) => {
+        const limit = (env as Record<string, unknown>)[name] as Limit | undefined;
+        return limit ? [[key, limit]] : [];
+      }),
+    ),
+    mail:
+      env.SMTP_URL && publicUrl
+        ? {
+            url: env.SMTP_URL,
+            from: env.MAIL_FROM ?? `${env.COMPANY_NAME} <no-reply@${new URL(env.SMTP_URL).hostname}>`,
+            publicUrl,
+          }
+        : null,
+    agentCatchupMs: env.AGENT_CATCHUP_SECONDS * 1000,
     localAgent: {
       enabled: env.LOCAL_AGENT,
       endpoint: env.LOCAL_AGENT_ENDPOINT,

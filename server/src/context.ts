@@ -8,10 +8,14 @@ import type { CaptchaService } from './services/captcha.ts';
 import type { PeerService } from './services/peers.ts';
 import type { PartyService } from './services/parties.ts';
 import type { InvoiceService } from './services/invoices.ts';
+import type { LoginThrottle } from './services/loginThrottle.ts';
 import type { RateLimitPolicy } from './services/rateLimit.ts';
 import type { SessionService } from './services/sessions.ts';
 import type { AccountService } from './services/account.ts';
 import type { Mailer } from './services/mailer.ts';
+import type { GatewayCredentials } from './services/gatewayCredentials.ts';
+import type { AllowanceService } from './services/allowance.ts';
+import type { ReminderService } from './services/reminders.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
 export interface AppContext {
@@ -30,4 +34,11 @@ export interface AppContext {
   account: AccountService;
   parties: PartyService;
   invoices: InvoiceService;
+  loginThrottle: LoginThrottle;
+  /** Renewal reminder mails (run by the scheduler). */
+  reminders: ReminderService;
+  /** Data allowances: the 80 % notice and the switch-off at 100 % (run by the scheduler). */
+  allowances: AllowanceService;
+  /** Payment-gateway credentials in force (Ajustes, else the environment). */
+  gatewayCredentials: GatewayCredentials;
 }

@@ -5,6 +5,7 @@ import { deriveKeys } from './lib/crypto.ts';
 import { bootstrapManager } from './services/managers.ts';
 import { seedDemoContent } from './services/seed.ts';
 import { startLocalAgent } from './services/localAgent.ts';
+import { markRunning } from './services/backup.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -37,12 +38,14 @@ async function main(): Promise<void> {
   }
 
   let stopLocalAgent = async () => {};
+  let unmarkRunning = () => {};
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'cerrando');
     await stopLocalAgent();
+    unmarkRunning();
     await app.close();
     await database.close();
     process.exit(0);
@@ -51,6 +54,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void close('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
+  // `npm run backup` asks this process for the dump while it holds the embedded database open.
+  if (database.kind === 'pglite') unmarkRunning = markRunning(config.dataDir, config.port, config.host);
   app.log.info(`${config.companyName} escuchando en http://localhost:${config.port} (${database.kind})`);
   if (config.localAgent.enabled) {
     stopLocalAgent = await startLocalAgent({

@@ -2,16 +2,22 @@
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
+/** A transaction as QvaPay's transaction/{uuid} answers it (fields a test may change or delete). */
 export interface FakeTransaction {
   uuid: string;
-  remote_id: string;
-  amount: number;
+  /** QvaPay's numeric id of the app; the app's uuid (our QVAPAY_APP_ID) is app.uuid. */
+  app_id?: number;
+  app?: { uuid: string; name: string };
+  remote_id?: string;
+  amount?: number | string;
   status: 'pending' | 'paid';
 }
 
 export class FakeQvaPay {
   readonly transactions = new Map<string, FakeTransaction>();
   requests: string[] = [];
+  /** Set to make the next create_invoice answer this transaction uuid (e.g. one already used). */
+  nextUuid: string | null = null;
   private server!: Server;
   port = 0;
 
@@ -27,9 +33,12 @@ export class FakeQvaPay {
       if (url.searchParams.get('app_id') !== appId || url.searchParams.get('app_secret') !== appSecret)
         return send(401, { error: 'unauthorized' });
       if (url.pathname === '/api/v1/create_invoice') {
-        const uuid = randomUUID();
+        const uuid = q.nextUuid ?? randomUUID();
+        q.nextUuid = null;
         const tx: FakeTransaction = {
           uuid,
+          app_id: 42,
+          app: { uuid: appId, name: 'VPN' },
           remote_id: url.searchParams.get('remote_id') ?? '',
           amount: Number(url.searchParams.get('amount')),
           status: 'pending',
@@ -63,12 +72,28 @@ export class FakeQvaPay {
     return `http://127.0.0.1:${this.port}/api/v1`;
   }
 
+  /** A transaction made outside our invoices (another app's, or an attacker's own payment). */
+  add(tx: Omit<FakeTransaction, 'uuid'>): string {
+    const uuid = randomUUID();
+    this.transactions.set(uuid, { uuid, ...tx });
+    return uuid;
+  }
+
   /** The customer paid at QvaPay. */
   pay(uuid: string): void {
     this.transactions.get(uuid)!.status = 'paid';
   }
 
+  /** Listens again on the same port after {@link close} (QvaPay back up). */
+  listenAgain(): Promise<void> {
+    return new Promise((r) => this.server.listen(this.port, '127.0.0.1', () => r()));
+  }
+
   close(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
+    return new Promise((r) => {
+      this.server.close(() => r());
+      // Kept-alive connections would hold close() open.
+      this.server.closeAllConnections();
+    });
   }
 }

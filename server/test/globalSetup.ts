@@ -5,10 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { migrateDatabase, openDatabase } from '../src/db/client.ts';
+import { migrateDatabase, newPglite, openDatabase } from '../src/db/client.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  const client = new PGlite();
+  const client = newPglite();
   const database = await openDatabase({ pglite: client });
   await migrateDatabase(database);
   const dump = await client.dumpDataDir('none');

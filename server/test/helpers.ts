@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { solveChallenge } from 'altcha-lib';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
-import { openDatabase, type Database } from '../src/db/client.ts';
-import { customers, managers } from '../src/db/schema.ts';
+import { newPglite, openDatabase, type Database } from '../src/db/client.ts';
+import { eq } from 'drizzle-orm';
+import { customers, managers, peers, plans } from '../src/db/schema.ts';
 import { hashPassword } from '../src/lib/crypto.ts';
 import { updateSiteSettings } from '../src/services/settings.ts';
-import type { SiteSettings } from '@vpn/contracts';
+import type { Role, SiteSettings } from '@vpn/contracts';
 
 export const TEST_SECRET = 'test-secret-key-that-is-long-enough-0123456789';
 
@@ -42,7 +42,7 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
     };
   }
   const dump = readFileSync(inject('pgliteDump'));
-  const client = new PGlite({ loadDataDir: new Blob([dump]) });
+  const client = newPglite({ loadDataDir: new Blob([dump]) });
   return openDatabase({ pglite: client });
 }
 
@@ -62,7 +62,12 @@ export async function createTestApp(
   opts: Partial<Omit<AppOptions, 'config'>> & { env?: Record<string, string>; database?: Database } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await createTestDatabase());
-  const built = await buildApp({ ...opts, config: testConfig(opts.env), database, logger: false });
+  const built = await buildApp({
+    ...opts,
+    config: testConfig(opts.env),
+    database,
+    logger: opts.logStream ? { level: 'trace' } : false,
+  });
   await built.app.ready();
   return {
     ...built,
@@ -78,6 +83,14 @@ export async function setSettings(t: TestApp, patch: Partial<SiteSettings>): Pro
   await updateSiteSettings(t.ctx.db, patch);
 }
 
+/** One scrypt hash per distinct password for a whole test file (each costs ~0.3 s of CPU by design). */
+const hashes = new Map<string, Promise<string>>();
+export const testHash = (password: string): Promise<string> => {
+  let hash = hashes.get(password);
+  if (!hash) hashes.set(password, (hash = hashPassword(password)));
+  return hash;
+};
+
 export async function createCustomer(
   t: TestApp,
   username = `user${randomBytes(3).toString('hex')}`,
@@ -85,7 +98,7 @@ export async function createCustomer(
 ): Promise<{ id: number; username: string; password: string }> {
   const [row] = await t.ctx.db
     .insert(customers)
-    .values({ username, passwordHash: await hashPassword(password) })
+    .values({ username, passwordHash: await testHash(password) })
     .returning({ id: customers.id });
   return { id: row!.id, username, password };
 }
@@ -94,10 +107,11 @@ export async function createManager(
   t: TestApp,
   username = 'gestor',
   password = 'clave-de-gestor',
+  role: Role = 'owner',
 ): Promise<{ id: number; username: string; password: string }> {
   const [row] = await t.ctx.db
     .insert(managers)
-    .values({ username, passwordHash: await hashPassword(password), role: 'owner' })
+    .values({ username, passwordHash: await testHash(password), role })
     .returning({ id: managers.id });
   return { id: row!.id, username, password };
 }
@@ -149,13 +163,58 @@ export async function listen(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-export async function managerToken(t: TestApp): Promise<string> {
+export async function managerToken(t: TestApp, role: Role = 'owner'): Promise<string> {
   const username = `m${randomBytes(3).toString('hex')}`;
-  const m = await createManager(t, username, 'clave-de-gestor');
+  const m = await createManager(t, username, 'clave-de-gestor', role);
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/login',
     payload: { username: m.username, password: m.password },
   });
   return res.json<{ access: string }>().access;
+}
+
+/** A VPN server created through the admin API (so it has its keys and agent token). */
+export async function createServer(
+  t: TestApp,
+  owner: string,
+  name = 'Uno',
+): Promise<{ id: number; token: string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/servers',
+    headers: bearer(owner),
+    payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana' },
+  });
+  if (res.statusCode !== 201) throw new Error(`servidor no creado: ${res.body}`);
+  return { id: res.json().server.id, token: res.json().agent_token };
+}
+
+/** A 30-day plan ('Mensual', 3.00 USD unless told), written directly. */
+export async function createPlan(
+  t: TestApp,
+  values: Partial<typeof plans.$inferInsert> = {},
+): Promise<typeof plans.$inferSelect> {
+  const [plan] = await t.ctx.db
+    .insert(plans)
+    .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days', ...values })
+    .returning();
+  return plan!;
+}
+
+/** A manager grants `username` a peer (201 expected); answers its row. */
+export async function grantPeer(
+  t: TestApp,
+  owner: string,
+  body: { username: string; plan: number; server: number; name?: string },
+): Promise<typeof peers.$inferSelect> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/peers',
+    headers: bearer(owner),
+    payload: { name: 'Móvil', ...body },
+  });
+  if (res.statusCode !== 201) throw new Error(`peer no concedido: ${res.body}`);
+  const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, res.json().id));
+  return row!;
 }

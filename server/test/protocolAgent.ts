@@ -13,6 +13,8 @@ export class ProtocolAgent {
   autoAck = true;
   private socket!: WebSocket;
   private waiters: (() => void)[] = [];
+  /** The close code once the socket closes. */
+  closedWith!: Promise<number>;
 
   static async connect(baseUrl: string, token: string): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
@@ -26,6 +28,7 @@ export class ProtocolAgent {
         headers: { authorization: `Bearer ${token}` },
       });
       this.socket = ws;
+      this.closedWith = new Promise((r) => ws.once('close', (code) => r(code)));
       ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
       ws.on('error', reject);
       ws.on('open', () => {
@@ -39,6 +42,14 @@ export class ProtocolAgent {
             backend: 'wireguard-go',
           }),
         );
+        // Heartbeats like the real agent's (every 15 s there): a long test file must not see the
+        // server counted offline (agentOnline's 45 s window) while this agent is connected.
+        const beat = setInterval(() => {
+          if (ws.readyState === WebSocket.OPEN)
+            ws.send(JSON.stringify({ type: 'heartbeat', at: Date.now() }));
+        }, 10_000);
+        beat.unref();
+        ws.once('close', () => clearInterval(beat));
       });
       ws.on('message', (data) => {
         const msg = ServerToAgent.parse(JSON.parse(data.toString()));
@@ -79,6 +90,20 @@ export class ProtocolAgent {
     }
   }
 
+  /** Stops reading from the socket, like an agent behind a dead link (it will not answer a close). */
+  stall(): void {
+    this.socket.pause();
+  }
+
+  /** Drops the TCP connection without a closing handshake (the control plane sees it close). */
+  terminate(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.socket.readyState === WebSocket.CLOSED) return resolve();
+      this.socket.once('close', () => resolve());
+      this.socket.terminate();
+    });
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       if (this.socket.readyState === WebSocket.CLOSED) return resolve();
@@ -91,6 +116,8 @@ export class ProtocolAgent {
 /** A browser's `/ws` connection collecting push messages. */
 export class PushClient {
   readonly messages: { type: string; [k: string]: unknown }[] = [];
+  /** The close code once the server (or this client) closed the socket. */
+  closeCode: number | null = null;
   private socket!: WebSocket;
 
   static async connect(baseUrl: string, token: string): Promise<PushClient> {
@@ -104,8 +131,21 @@ export class PushClient {
         if (m.type === 'auth') resolve();
       });
       ws.on('error', reject);
+      ws.on('close', (code) => {
+        c.closeCode = code;
+      });
     });
     return c;
+  }
+
+  /** Waits until the socket is closed and returns the close code. */
+  async waitClosed(timeoutMs = 5000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.closeCode === null) {
+      if (Date.now() > deadline) throw new Error('the socket was not closed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return this.closeCode;
   }
 
   async waitFor(
@@ -121,6 +161,11 @@ export class PushClient {
         throw new Error(`no ${type} message; got ${JSON.stringify(this.messages.map((m) => m.type))}`);
       await new Promise((r) => setTimeout(r, 20));
     }
+  }
+
+  /** Sends a raw frame (browsers only listen; tests probe the limits). */
+  send(data: string): void {
+    this.socket.send(data);
   }
 
   close(): void {

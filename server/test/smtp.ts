@@ -26,7 +26,8 @@ export class TestSmtp {
   private server!: SMTPServer;
   port = 0;
 
-  static async start(): Promise<TestSmtp> {
+  /** `port`: a fixed one (a test restarting the server where the app already points), else any free one. */
+  static async start(port = 0): Promise<TestSmtp> {
     const smtp = new TestSmtp();
     smtp.server = new SMTPServer({
       authOptional: true,
@@ -46,7 +47,7 @@ export class TestSmtp {
         });
       },
     });
-    await new Promise<void>((resolve) => smtp.server.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) => smtp.server.listen(port, '127.0.0.1', () => resolve()));
     const address = smtp.server.server.address();
     smtp.port = typeof address === 'object' && address ? address.port : 0;
     return smtp;

@@ -238,6 +238,9 @@ describe('account settings dialogs', () => {
     const first = `${username}@primero.example.com`;
     await add.getByLabel('Nuevo email').fill(first);
     await add.getByRole('button', { name: 'Guardar' }).click();
+    await add.getByRole('alert').getByText('Indique su contraseña actual para cambiar el email').waitFor();
+    await add.getByLabel('Contraseña actual').fill(password);
+    await add.getByRole('button', { name: 'Guardar' }).click();
     await page.getByText('Email modificado correctamente. Le enviamos un enlace para verificarlo.').waitFor();
     await row(page, 'Email').getByText('Sin verificar').waitFor();
 
@@ -248,6 +251,7 @@ describe('account settings dialogs', () => {
     await change.getByRole('alert').getByText('El nuevo email no puede ser igual q el anterior').waitFor();
     const second = `${username}@segundo.example.com`;
     await change.getByLabel('Nuevo email').fill(second);
+    await change.getByLabel('Contraseña actual').fill(password);
     await change.getByRole('button', { name: 'Guardar' }).click();
     await change.waitFor({ state: 'detached' });
     await row(page, 'Email').getByText(second).waitFor();
@@ -323,6 +327,37 @@ describe('account settings dialogs', () => {
     await page.getByRole('button', { name: `Hola, ${username}` }).waitFor();
     await page.context().close();
     await otherDevice.context().close();
+  });
+});
+
+describe('a remembered session in two tabs', () => {
+  it('survives both tabs refreshing the expired access token at once (one refresh, no theft alarm)', async () => {
+    const username = uniqueName('pestanas');
+    await registerCustomer(baseUrl, username, 'clave-de-pestanas-1');
+    const first = await signedIn(username, 'clave-de-pestanas-1');
+    const second = await newPage(first.context());
+    await second.goto('/dashboard/peers');
+    await second.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+
+    // The access token is refused from now on; both tabs find out at the same moment.
+    const refreshes: string[] = [];
+    for (const page of [first, second])
+      page.on('request', (r) => r.url().endsWith('/api/refresh-token') && refreshes.push(r.url()));
+    await first.evaluate(() => localStorage.setItem('access', 'caducado'));
+    await Promise.all([first.reload(), second.reload()]);
+
+    await first.getByRole('button', { name: `Hola, ${username}` }).waitFor();
+    await second.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+    // The single-use refresh token was spent once, by one tab; the other used the new pair.
+    expect(refreshes).toHaveLength(1);
+    // The session is still alive for both: a reload and a navigation stay in the dashboard.
+    await second.reload();
+    await second.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+    await first.getByRole('link', { name: 'Peers', exact: true }).click();
+    await first.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+    expect(new URL(first.url()).pathname).toBe('/dashboard/peers');
+    expect(new URL(second.url()).pathname).toBe('/dashboard/peers');
+    await first.context().close();
   });
 });
 

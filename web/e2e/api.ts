@@ -79,10 +79,19 @@ export class ManagerApi {
   }
 }
 
-export async function firstPlanId(baseUrl: string): Promise<number> {
-  const plans = await call<{ id: number }[]>(baseUrl, 'GET', '/api/client/plans');
+/** The first plan on sale (the e2e server starts with the demo plans). */
+export async function firstPlan(baseUrl: string): Promise<{ id: number; name: string; price: number }> {
+  const plans = await call<{ id: number; name: string; price: number }[]>(
+    baseUrl,
+    'GET',
+    '/api/client/plans',
+  );
   if (!plans[0]) throw new Error('no plans: the e2e server is started with SEED_DEMO=true');
-  return plans[0].id;
+  return plans[0];
+}
+
+export async function firstPlanId(baseUrl: string): Promise<number> {
+  return (await firstPlan(baseUrl)).id;
 }
 
 /**

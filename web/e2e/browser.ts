@@ -1,5 +1,5 @@
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 export const ADMIN_PASSWORD = 'clave-de-gestor-e2e';
 
@@ -18,4 +18,29 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * A desktop page in a new context of `browser` on the e2e server, in Spanish; its uncaught errors
+ * are pushed to `errors` (journeys assert it stays empty).
+ */
+export async function openPage(browser: Browser, baseUrl: string, errors: string[]): Promise<Page> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    locale: 'es-ES',
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  return page;
+}
+
+/** Signs the first manager (`admin`) in through /manager/login and waits for the console. */
+export async function signInManager(page: Page): Promise<Page> {
+  await page.goto('/manager/login');
+  await page.getByLabel('Usuario').fill('admin');
+  await page.getByLabel('Contraseña', { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.waitForURL('**/manager/dashboard');
+  return page;
 }

@@ -76,7 +76,8 @@ describe('public gating', () => {
 
       await manager.settings({ maintenance: false });
       await settle();
-      await page.getByRole('link', { name: 'Volver al inicio' }).click();
+      // Maintenance off: opening /maintenance now sends visitors to / (issue 8, point 7).
+      await page.goto('/maintenance');
       await page.waitForURL((url) => url.pathname === '/');
       await page.getByRole('heading', { level: 1 }).waitFor();
       expect(await page.title()).toBe('VPN Service - Bienvenido');

@@ -22,6 +22,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     mailboxUrl: string;
+    /** The build the server serves (the budget test reads its files). */
+    distDir: string;
   }
 }
 
@@ -111,19 +113,19 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
 
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), 'vpn-web-e2e-'));
-  // The production build, exactly as `npm run build -w web` makes it (vitest's NODE_ENV=test would
+  // The production build (client, SSR bundle, pre-rendered pages), exactly as `npm run build -w web` makes it (vitest's NODE_ENV=test would
   // otherwise give React's development bundles), but into this run's own directory: `web/dist` is
   // shared, and another run (or a developer's build) emptying it while this server serves from it
   // would leave the journeys' pages blank.
   const distDir = join(dataDir, 'dist');
-  const built = spawnSync(
-    'npx',
-    ['vite', 'build', '--logLevel', 'warn', '--outDir', distDir, '--emptyOutDir'],
-    { cwd: webDir, env: { ...process.env, NODE_ENV: 'production' }, encoding: 'utf8' },
-  );
+  const built = spawnSync('npx', ['tsx', 'scripts/build.ts', '--quiet', '--outDir', distDir], {
+    cwd: webDir,
+    env: { ...process.env, NODE_ENV: 'production' },
+    encoding: 'utf8',
+  });
   if (built.status !== 0) {
     rmSync(dataDir, { recursive: true, force: true });
-    throw new Error(`vite build falló:\n${built.stdout}${built.stderr}`);
+    throw new Error(`la compilación falló:\n${built.stdout}${built.stderr}`);
   }
 
   const port = await freePort();
@@ -155,6 +157,10 @@ export default async function setup(project: TestProject) {
       PAYMENTS_SANDBOX: 'true', // purchase.e2e.test.ts pays through the built-in sandbox gateway
       // Lets stage-setting API calls present their own client address (see `api.ts`).
       TRUST_PROXY: 'true',
+      // Every journey signs the same managers in through the API: manager logins count every
+      // attempt (managers are few), so the shared test server allows the whole suite's.
+      RATE_LIMIT_MANAGER_LOGIN_PER_IP: '1000/60',
+      RATE_LIMIT_MANAGER_LOGIN_PER_USERNAME: '1000/300',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -171,6 +177,7 @@ export default async function setup(project: TestProject) {
   }
   project.provide('baseUrl', baseUrl);
   project.provide('mailboxUrl', mailbox.url);
+  project.provide('distDir', distDir);
 
   return async () => {
     if (child.exitCode === null) {

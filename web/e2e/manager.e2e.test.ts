@@ -1,7 +1,8 @@
 /**
  * The manager console in Chromium against the real control plane: the manager logs in at
- * /manager/login, reads Resumen, creates a server and sees its agent token once, switches
- * maintenance on and off again, and finds those actions in Auditoría.
+ * /manager/login, reads Resumen with its charts, creates a server and sees its install command
+ * once, opens it, edits its port, switches maintenance on and off again, and finds those actions in
+ * Auditoría.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -51,6 +52,8 @@ describe('manager console', () => {
     const page = await managerPage();
     await page.getByRole('heading', { name: 'Resumen' }).waitFor();
     await page.getByText('Servidores en línea').waitFor();
+    // The charts come from their own chunk and draw on canvases.
+    await page.getByRole('figure', { name: 'Peers activos' }).locator('canvas').first().waitFor();
 
     // Servidores: a new server, its one-time agent token.
     const nav = page.getByRole('navigation', { name: 'Secciones de administración' });
@@ -65,21 +68,33 @@ describe('manager console', () => {
     await form.getByLabel('Ubicación').fill('Lisboa, Portugal');
     await form.getByRole('button', { name: 'Crear servidor' }).click();
 
-    const dialog = page.getByRole('dialog', { name: 'Token del agente' });
-    await dialog.getByText('Copia el token ahora: no se volverá a mostrar.').waitFor();
-    const command = (await dialog.getByLabel('Comando del agente', { exact: true }).textContent()) ?? '';
-    const token = (await dialog.getByLabel('Token', { exact: true }).textContent()) ?? '';
+    const dialog = page.getByRole('dialog', { name: 'Instalar el agente' });
+    await dialog
+      .getByText('Copia el comando ahora: el token que contiene no se volverá a mostrar.')
+      .waitFor();
+    const command = (await dialog.getByLabel('Comando de instalación', { exact: true }).textContent()) ?? '';
+    const token = /printf '%s\\n' '([^']+)'/.exec(command)?.[1] ?? '';
     expect(token.length).toBeGreaterThan(16);
-    expect(command).toBe(`npm run agent -- --url ${new URL(baseUrl).origin} --token ${token}`);
-    await dialog.getByRole('button', { name: 'Copiar el token del agente' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    expect(command).toContain(`'${new URL(baseUrl).origin}'`);
+    expect(command).toContain('systemctl restart vpn-agent');
+    await dialog.getByRole('button', { name: 'Copiar el comando de instalación' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
     await dialog.getByRole('button', { name: 'Cerrar' }).last().click();
     await dialog.waitFor({ state: 'detached' });
     expect(await page.getByText(token).count()).toBe(0);
 
-    const row = page.locator('tr', { has: page.getByRole('rowheader', { name }) });
+    // The new server: no agent yet. Its detail, then a new port.
+    const row = page.getByRole('row', { name: new RegExp(name) });
     await row.waitFor();
-    expect(await row.getByRole('cell').nth(2).textContent()).toBe('Inactivo');
+    expect(await row.textContent()).toContain('Sin conexión');
+    await row.getByText(name).click();
+    const panel = page.getByRole('complementary', { name: 'Estado en vivo' });
+    await panel.getByText('Versión del agente').waitFor();
+    await panel.getByRole('button', { name: 'Editar' }).click();
+    const edit = page.getByRole('dialog', { name: 'Editar servidor' });
+    await edit.getByLabel('Puerto').fill('51899');
+    await edit.getByRole('button', { name: 'Guardar cambios' }).click();
+    await panel.getByText(`lis-${tag}.vpn.example.com:51899`).waitFor();
 
     // Ajustes: maintenance on, then off again.
     await nav.getByRole('link', { name: 'Ajustes' }).click();
@@ -106,13 +121,19 @@ describe('manager console', () => {
     const table = page.getByRole('table', { name: 'Registro de auditoría' });
     await table.waitFor();
     const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents();
-    expect(actions.slice(0, 3)).toEqual([
-      'PATCH /api/admin/settings',
-      'PATCH /api/admin/settings',
-      'POST /api/admin/servers',
+    expect(actions.slice(0, 4)).toEqual([
+      'settings.update',
+      'settings.update',
+      'server.update',
+      'server.create',
     ]);
     const fields = await table.locator('tbody tr td:nth-child(5)').allTextContents();
-    expect(fields.slice(0, 3)).toEqual(['maintenance', 'maintenance', expect.stringContaining('endpoint')]);
+    // Each entry shows its fields' before and after.
+    expect(fields.slice(0, 3)).toEqual([
+      'maintenance: sí → no',
+      'maintenance: no → sí',
+      'port: 51830 → 51899',
+    ]);
     await page.context().close();
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, registerCustomer, uniqueName } from './api';
+import { ManagerApi, firstPlan, registerCustomer, uniqueName } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -29,9 +29,7 @@ beforeAll(async () => {
   });
   username = uniqueName('compra');
   await registerCustomer(baseUrl, username, PASSWORD);
-  const plans = (await (await fetch(`${baseUrl}/api/client/plans`)).json()) as (typeof plan)[];
-  if (!plans[0]) throw new Error('no plans: the e2e server is started with SEED_DEMO=true');
-  plan = plans[0];
+  plan = await firstPlan(baseUrl);
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import type { QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
+import type { ReactNode } from 'react';
 import { RouterProvider } from 'react-router';
 import type { createBrowserRouter } from 'react-router';
 import { onSessionEnd, setSessionNavigator } from './api/session';
@@ -17,6 +18,31 @@ interface AppProps {
   router: AppRouter;
 }
 
+/**
+ * The providers around the router: the same in the browser and in the build's pre-render
+ * (`prerender/render.tsx`, which puts a static router inside), so both render the same markup.
+ */
+export function AppProviders({
+  config,
+  queryClient,
+  children,
+}: {
+  config: RuntimeConfig;
+  queryClient: QueryClient;
+  children: ReactNode;
+}) {
+  return (
+    <AppErrorBoundary>
+      <RuntimeConfigProvider value={config}>
+        <QueryClientProvider client={queryClient}>
+          {children}
+          <AppToaster />
+        </QueryClientProvider>
+      </RuntimeConfigProvider>
+    </AppErrorBoundary>
+  );
+}
+
 /** Wires the app's singletons together: runtime config, the QueryClient, the router, the toaster. */
 export function App({ config, queryClient, router }: AppProps) {
   useEffect(() => {
@@ -27,13 +53,8 @@ export function App({ config, queryClient, router }: AppProps) {
   }, [router, queryClient]);
 
   return (
-    <AppErrorBoundary>
-      <RuntimeConfigProvider value={config}>
-        <QueryClientProvider client={queryClient}>
-          <RouterProvider router={router} />
-          <AppToaster />
-        </QueryClientProvider>
-      </RuntimeConfigProvider>
-    </AppErrorBoundary>
+    <AppProviders config={config} queryClient={queryClient}>
+      <RouterProvider router={router} />
+    </AppProviders>
   );
 }

@@ -5,13 +5,15 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AgentToServer } from '@vpn/contracts';
+import { AGENT_MAX_MESSAGE_BYTES, AgentToServer } from '@vpn/contracts';
 
 export interface ReceivedMessage {
   at: number;
   /** Which connection it came on (1, 2, …). */
   conn: number;
   message: AgentToServer;
+  /** Size of the websocket message as received. */
+  bytes: number;
 }
 
 export interface FakeControlPlane {
@@ -44,7 +46,8 @@ export async function startFakeControlPlane(options: {
     host: '127.0.0.1',
     port: 0,
     path: '/api/agent/ws',
-    maxPayload: 256 * 1024 * 1024,
+    // The real control plane's limit: a bigger message closes the connection there too.
+    maxPayload: AGENT_MAX_MESSAGE_BYTES,
     verifyClient: (info, cb) => {
       const ok = info.req.headers.authorization === `Bearer ${options.token}`;
       if (!ok) fake.rejected++;
@@ -105,7 +108,7 @@ export async function startFakeControlPlane(options: {
     ws.on('message', (data) => {
       const parsed = AgentToServer.safeParse(JSON.parse(String(data)));
       if (!parsed.success) throw new Error(`el agente envió un mensaje fuera del protocolo: ${String(data)}`);
-      const rec = { at: Date.now(), conn, message: parsed.data };
+      const rec = { at: Date.now(), conn, message: parsed.data, bytes: (data as Buffer).length };
       fake.received.push(rec);
       const index = fake.received.length - 1;
       for (const w of [...waiters]) {

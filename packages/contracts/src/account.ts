@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { CurrentUser } from './auth.ts';
 
 const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(1024));
@@ -19,7 +19,8 @@ export type ClientVersion = z.infer<typeof ClientVersion>;
 
 /** PATCH /api/client/settings: exactly one of e-mail, alias, or a password change. */
 export const SettingsPatchBody = z.union([
-  z.object({ email: text }).strict(),
+  /** The current password confirms an e-mail change (a stolen session must not redirect recovery). */
+  z.object({ email: text, password: text }).strict(),
   z.object({ alias: text }).strict(),
   z.object({ old_password: text, new_password: text }).strict(),
 ]);

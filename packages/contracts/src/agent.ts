@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /**
  * The node-agent protocol (versioned). The agent dials out to the control plane over a websocket
@@ -59,11 +59,28 @@ export const AgentPeerStats = z.object({
 });
 export type AgentPeerStats = z.infer<typeof AgentPeerStats>;
 
+/**
+ * Largest websocket message the control plane accepts from an agent; a bigger one closes the
+ * connection (1009). Browsers' `/ws` gets a much smaller limit: they only listen.
+ */
+export const AGENT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Stats are sent in messages of at most this many peers (≤ ~250 bytes each, so ≤ ~1.3 MB), keeping
+ * every message far below AGENT_MAX_MESSAGE_BYTES at any fleet size. Each message is a complete
+ * `stats` of its own (the control plane needs no reassembly), so protocol 1 is unchanged: a
+ * control plane that predates chunking stores them just the same.
+ */
+export const AGENT_STATS_CHUNK_PEERS = 5000;
+
 export const AgentStats = z.object({
   type: z.literal('stats'),
   /** Unix milliseconds at the agent. */
   at: z.number().int(),
-  /** The first report after each connection lists every peer; later ones only peers whose numbers changed. */
+  /**
+   * The first report after each connection lists every peer; later ones only peers whose numbers
+   * changed. A report is split into several messages of ≤ AGENT_STATS_CHUNK_PEERS peers (the
+   * schema still accepts older agents' bigger ones, up to the message size limit).
+   */
   peers: z.array(AgentPeerStats).max(200_000),
 });
 

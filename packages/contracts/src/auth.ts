@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /**
  * Request bodies are parsed leniently (missing → '') so that the handler can answer with the
@@ -10,6 +10,8 @@ export const LoginBody = z.object({
   username: text,
   password: text,
   remember: z.boolean().optional(),
+  /** Required only after repeated wrong passwords for the account (answer code `captcha_required`). */
+  captcha_token: z.string().max(10_000).optional(),
 });
 export type LoginBody = z.infer<typeof LoginBody>;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /** Every error answer of the HTTP API. */
 export const ErrorBody = z.object({
@@ -11,5 +11,4 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const MessageBody = z.object({ message: z.string() });
 export type MessageBody = z.infer<typeof MessageBody>;
 
-/** Validity stored and sent as Postgres-interval text: 'N days HH:MM:SS'. */
-export const VALIDITY_RE = /^(\d+) days? (\d{2}):(\d{2}):(\d{2})$/;
+export { VALIDITY_RE } from './validity.ts';

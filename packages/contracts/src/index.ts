@@ -10,3 +10,8 @@ export * from './realtime.ts';
 export * from './account.ts';
 export * from './parties.ts';
 export * from './invoices.ts';
+export * from './admin.ts';
+export * from './adminCatalog.ts';
+export * from './adminCustomers.ts';
+export * from './adminManagers.ts';
+export * from './adminFleet.ts';

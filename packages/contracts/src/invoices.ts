@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /** PUT /api/client/invoices: buy a plan for an existing peer (add_plan) or a new one (new_peer). */
 export const InvoiceBody = z.object({
@@ -14,6 +14,8 @@ export const InvoiceBody = z.object({
       z.string().max(100),
     ])
     .optional(),
+  /** Which gateway pays (with both on the customer chooses); absent: the first available. */
+  gateway: z.enum(['qvapay', 'remesita']).optional(),
   plan: z.coerce
     .number()
     .int()
@@ -38,6 +40,17 @@ export const Invoice = z.object({
   transaction_uuid: z.string().nullable(),
   created: z.string(),
   paid: z.string().nullable(),
+  /**
+   * What was bought is in place (the new peer created, or the plan added). A `paid` invoice with
+   * `delivered: false` is waiting for delivery (e.g. no server available): the server retries on its
+   * own, and the owner gets `created_peer` / `updated_peer` when it is done.
+   */
+  delivered: z.boolean(),
+  /**
+   * Why a payment the gateway reported did not credit this invoice (another invoice's payment, a
+   * smaller amount, the gateway unreachable…), in Spanish for the customer; absent when nothing is wrong.
+   */
+  message: z.string().optional(),
 });
 export type Invoice = z.infer<typeof Invoice>;
 

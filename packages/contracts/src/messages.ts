@@ -19,11 +19,18 @@ export const msg = {
   invalidCredentials: 'Usuario o contraseña incorrectos',
   accountDisabled: 'La cuenta está deshabilitada',
   tooManyAttempts: 'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+  loginCaptchaRequired: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+  loginSlowDown: (seconds: number) =>
+    `Demasiados intentos fallidos con este usuario. Espere ${seconds} s o complete el captcha.`,
   invalidRefresh: 'La sesión ha expirado. Por favor, inicie sesión de nuevo.',
   unauthorized: 'No autorizado. Por favor, inicie sesión.',
   forbidden: 'No tiene permiso para realizar esta acción',
+  roleForbidden: 'Su rol ({role}) no tiene permiso para realizar esta acción',
+  diskFull:
+    'El servidor no tiene espacio en disco para guardar cambios: no se ha modificado nada. Inténtelo de nuevo más tarde.',
   maintenance: 'El servicio está en mantenimiento. Por favor, intente más tarde.',
   notFound: 'Recurso no encontrado',
+  invalidCharacters: 'La solicitud contiene caracteres no válidos',
   invalidRequest: 'La solicitud no es válida',
   invalidJson: 'El cuerpo de la solicitud no es un JSON válido',
   bodyTooLarge: 'La solicitud es demasiado grande',
@@ -43,6 +50,12 @@ export const msg = {
   peerOpFailed: 'No se pudo aplicar el cambio del peer {name}. Inténtelo de nuevo.',
   agentOffline:
     'El servidor {server} está desconectado: el cambio del peer {name} se aplicará en cuanto vuelva a estar en línea.',
+  peerExpired:
+    'El peer {name} ha vencido y se ha deshabilitado. Renuévelo para volver a conectarse: no tendrá que importar nada de nuevo.',
+  peerDataNotice:
+    'El peer {name} ha usado el 80 % de los datos de su plan. Añada un plan para ampliarlos antes de que se agoten.',
+  peerDataExhausted:
+    'El peer {name} ha agotado los datos de su plan y se ha deshabilitado. Añada un plan para volver a conectarse: no tendrá que importar nada de nuevo.',
   planNotFound: 'Plan no encontrado',
   customerNotFound: 'Cliente no encontrado',
   peerNameRequired: 'El nombre del peer es obligatorio',
@@ -60,6 +73,7 @@ export const msg = {
   passwordsBlank: 'Las contraseñas no pueden estar en blanco.',
   passwordSame: 'La nueva contraseña no puede ser igual a la anterior.',
   passwordWrong: 'La contraseña actual no es correcta',
+  emailPasswordRequired: 'Indique su contraseña actual para cambiar el email',
   passwordChanged: 'Contraseña modificada correctamente',
   aliasBlank: 'El alias no puede estar en blanco',
   aliasFormat:
@@ -98,4 +112,19 @@ export const msg = {
   noGateway: 'No hay pasarelas de pago disponibles en este momento',
   gatewayFailed: 'La pasarela de pago no respondió. Por favor, intente de nuevo más tarde.',
   invoiceNotFound: 'Factura no encontrada',
+  // A payment the gateway reported but that does not settle this invoice: nothing is credited.
+  paymentNotThisInvoice:
+    'El pago no corresponde a esta factura, así que no se ha acreditado nada. Si pagó, contacte con soporte indicando el número de factura.',
+  paymentAmountLow:
+    'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+  paymentAmountUnknown:
+    'La pasarela no informó un importe válido para este pago, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+  paymentUnverifiable:
+    'No pudimos comprobar el pago con la pasarela en este momento. No se ha acreditado nada todavía: si pagó, se acreditará en cuanto la pasarela lo confirme.',
+  paymentNotFound: 'No hay ninguna factura pendiente con ese pago.',
+  gatewayUnavailable: 'La pasarela de pago elegida no está disponible. Elija otra.',
 } as const;
+
+/** Fills a message's `{placeholders}` ('Peer {name} regenerado…'); a missing value becomes ''. */
+export const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');

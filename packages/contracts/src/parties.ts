@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(200));
 const id = z.preprocess(

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /** A server as a peer's owner sees it: where the tunnel ends, and whether it works now. */
 export const PeerServer = z.object({
@@ -41,8 +41,40 @@ export const Peer = z.object({
   manual_payment: z.boolean(),
   /** An operation waiting for the servers to apply it; actions stay disabled meanwhile. */
   processing: PeerOperation.nullable(),
+  /** A handshake within the last 3 minutes (from the agents' reports). */
+  online: z.boolean(),
+  /**
+   * The current period's data allowance in bytes and what the peer used of it (both directions),
+   * or null when the plan has none (unlimited). At the allowance the peer is off until a plan.
+   */
+  data: z.object({ used: z.number().int(), allowance: z.number().int() }).nullable(),
 });
 export type Peer = z.infer<typeof Peer>;
+
+/**
+ * GET /api/client/accounts/peers/{id}/usage: what the peer's details show. Bytes from the
+ * customer's side (upload = sent through the tunnel). `days`: the last 30 UTC days, oldest first,
+ * `days_from` the first of them; two plain arrays keep the payload small.
+ */
+export const PeerUsage = z.object({
+  online: z.boolean(),
+  /** ISO date of the last handshake, or null (never). */
+  last_handshake: z.string().nullable(),
+  period: z.object({
+    /** ISO date the current period began (the last plan granted). */
+    since: z.string(),
+    upload: z.number().int(),
+    download: z.number().int(),
+    /** The plan's allowance in bytes, or null when unlimited. */
+    allowance: z.number().int().nullable(),
+    /** Bytes counted against the allowance since the period began (0 when unlimited). */
+    used: z.number().int(),
+  }),
+  days_from: z.string(),
+  upload: z.array(z.number().int()),
+  download: z.array(z.number().int()),
+});
+export type PeerUsage = z.infer<typeof PeerUsage>;
 export const PeerList = z.array(Peer);
 
 /** Body of PATCH /api/client/accounts/peers/{id}. */

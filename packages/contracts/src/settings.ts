@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 /** GET /api/client — the public settings every page reads first. */
 export const PublicSettings = z.object({

@@ -1,4 +1,8 @@
-import { VALIDITY_RE } from './common.ts';
+/**
+ * Validity stored and sent as Postgres-interval text: 'N days HH:MM:SS'. Defined here, not beside the
+ * zod schemas (`common.ts` re-exports it), so the SPA's formatting does not pull zod in.
+ */
+export const VALIDITY_RE = /^(\d+) days? (\d{2}):(\d{2}):(\d{2})$/;
 
 export interface ValidityParts {
   years: number;

@@ -1,4 +1,4 @@
-import { eq, inArray, and, sql } from 'drizzle-orm';
+import { eq, and, inArray, sql } from 'drizzle-orm';
 import type { WebSocket } from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
@@ -8,34 +8,64 @@ import {
 } from '@vpn/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
-import { peerUsage, peers, servers } from '../db/schema.ts';
+import { servers } from '../db/schema.ts';
 import type { Bus, BusEvent } from '../realtime/bus.ts';
 import { buildDelta, buildSnapshot, pruneChanges } from '../services/desiredState.ts';
 import type { PeerService } from '../services/peers.ts';
 import type { ServerRow } from '../services/servers.ts';
+import { recordStats } from '../services/usage.ts';
 
 export const STATS_INTERVAL_MS = 10_000;
 /** lastSeenAt is written at most this often per agent (heartbeats come every 15 s). */
 const SEEN_WRITE_MS = 5_000;
+/** Consoles hear of an agent's acks at most this often (a busy server acks many times a second). */
+export const STATUS_PUSH_MS = 2_000;
 
 export interface HubDeps {
   db: Db;
   bus: Bus;
   encryptionKey: Buffer;
+  /** Keys.mesh: the mesh links' preshared keys. */
+  meshKey: Buffer;
   peers: PeerService;
   log: FastifyBaseLogger;
+  /** How often connected agents are checked against their desired revision (AGENT_CATCHUP_SECONDS). */
+  catchupMs?: number;
 }
+
+export const DEFAULT_CATCHUP_MS = 60_000;
 
 /**
  * The control plane's side of the agent protocol: one connection per server agent on this
  * instance. Snapshot on hello, then one coalesced delta per bus notification, acks settle busy peers.
+ * A notification can be lost (LISTEN reconnecting, an instance dying between commit and publish),
+ * so agents are also caught up after the bus reconnects and every `catchupMs`.
  */
 export class AgentHub {
   private readonly connections = new Map<number, AgentConnection>();
   private readonly unsubscribe: () => void;
+  private readonly catchupTimer: NodeJS.Timeout;
 
   constructor(private readonly deps: HubDeps) {
     this.unsubscribe = deps.bus.subscribe((e) => this.onEvent(e));
+    this.catchupTimer = setInterval(() => {
+      this.catchUp().catch((err: unknown) => deps.log.error({ err }, 'agent catch-up failed'));
+    }, deps.catchupMs ?? DEFAULT_CATCHUP_MS);
+    this.catchupTimer.unref();
+  }
+
+  /**
+   * Agents that lag their server's desired revision: sent a delta when changes were never sent to
+   * them (a lost notification), a full snapshot when what was sent stays unapplied a whole round.
+   */
+  async catchUp(): Promise<void> {
+    const ids = [...this.connections.keys()];
+    if (ids.length === 0) return;
+    const rows = await this.deps.db
+      .select({ id: servers.id, revision: servers.revision, acked: servers.ackedRevision })
+      .from(servers)
+      .where(inArray(servers.id, ids));
+    for (const r of rows) this.connections.get(r.id)?.catchUp(r.revision, r.acked);
   }
 
   attach(socket: WebSocket, server: ServerRow): void {
@@ -43,26 +73,38 @@ export class AgentHub {
     // One agent per server: a newer connection replaces an older one (e.g. after a network blip).
     previous?.close(4409, 'replaced');
     const conn = new AgentConnection(socket, server, this.deps, () => {
-      if (this.connections.get(server.id) === conn) this.connections.delete(server.id);
+      if (this.connections.get(server.id) !== conn) return false;
+      this.connections.delete(server.id);
+      return true;
     });
     this.connections.set(server.id, conn);
   }
 
   private onEvent(e: BusEvent): void {
     if (e.kind === 'server') this.connections.get(e.serverId)?.sync();
-  }
-
-  /** Drops the agent's connection (its token was rotated: it must come back with the new one). */
-  disconnect(serverId: number): void {
-    this.connections.get(serverId)?.close(4401, 'token rotated');
+    // Notifications may have been lost while the bus was away: every agent gets what it missed.
+    else if (e.kind === 'reconnected') for (const c of this.connections.values()) c.sync();
+    // Its token was rotated (it must come back with the new one) or its server deleted.
+    else if (e.kind === 'agent_revoked') this.connections.get(e.serverId)?.close(4401, 'token revoked');
   }
 
   connected(serverId: number): boolean {
     return this.connections.has(serverId);
   }
 
+  /** Agents connected to this instance. */
+  /** Ids of the servers whose agent is connected to this instance. */
+  connectedServerIds(): number[] {
+    return [...this.connections.keys()];
+  }
+
+  count(): number {
+    return this.connections.size;
+  }
+
   close(): void {
     this.unsubscribe();
+    clearInterval(this.catchupTimer);
     for (const c of this.connections.values()) c.close(1001, 'shutdown');
   }
 }
@@ -72,14 +114,20 @@ class AgentConnection {
   private sent = -1;
   private chain: Promise<void> = Promise.resolve();
   private lastSeenWrite = 0;
-  private readonly counters = new Map<string, { rx: number; tx: number }>();
+  /** The last lastSeenAt this connection wrote: its close clears only that (see the close handler). */
+  private seenAt: Date | null = null;
   private closed = false;
+  /** `sent:applied` when the last catch-up round found the agent lagging with everything sent. */
+  private lagging: string | undefined;
+  private lastStatus = 0;
+  private statusTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly server: ServerRow,
     private readonly deps: HubDeps,
-    private readonly onGone: () => void,
+    /** Forgets this connection; false when a newer one of the same server had replaced it. */
+    private readonly onGone: () => boolean,
   ) {
     socket.on('message', (data, isBinary) => {
       if (isBinary)
@@ -88,11 +136,15 @@ class AgentConnection {
     });
     socket.on('close', () => {
       this.closed = true;
-      this.onGone();
+      clearTimeout(this.statusTimer);
+      // A replaced socket closing late (here, or on another instance: then lastSeenAt is no longer
+      // what this connection wrote) must not mark the server offline under its new connection.
+      if (!this.onGone() || !this.seenAt) return;
       void this.deps.db
         .update(servers)
         .set({ lastSeenAt: null })
-        .where(eq(servers.id, server.id))
+        .where(and(eq(servers.id, server.id), eq(servers.lastSeenAt, this.seenAt)))
+        .then(() => this.publishStatus())
         .catch(() => {});
     });
     socket.on('error', () => {});
@@ -100,6 +152,33 @@ class AgentConnection {
 
   close(code: number, reason: string): void {
     this.socket.close(code, reason);
+  }
+
+  private publishStatus(): Promise<void> {
+    this.lastStatus = Date.now();
+    return this.deps.bus.publish({
+      kind: 'managers',
+      permission: 'servers.read',
+      message: { type: 'admin_server', server_id: this.server.id },
+    });
+  }
+
+  /**
+   * Tells consoles this server's status changed (connected, acked): at once if the last push is
+   * older than STATUS_PUSH_MS, else once at the end of that window (acks in between coalesce).
+   */
+  private statusChanged(): void {
+    if (this.statusTimer || this.closed) return;
+    const wait = this.lastStatus + STATUS_PUSH_MS - Date.now();
+    if (wait <= 0) {
+      void this.publishStatus().catch(() => {});
+      return;
+    }
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      if (!this.closed) void this.publishStatus().catch(() => {});
+    }, wait);
+    this.statusTimer.unref();
   }
 
   private send(message: ServerToAgent): void {
@@ -124,12 +203,35 @@ class AgentConnection {
     });
   }
 
+  /** One catch-up round (see AgentHub.catchUp): `desired` and `applied` as the database has them. */
+  catchUp(desired: number, applied: number): void {
+    if (this.sent < 0 || this.closed || applied >= desired) {
+      this.lagging = undefined;
+      return;
+    }
+    if (this.sent < desired) {
+      this.lagging = undefined;
+      return this.sync();
+    }
+    const state = `${this.sent}:${applied}`;
+    if (this.lagging === state) {
+      this.lagging = undefined;
+      this.enqueue(() => this.sendSnapshot());
+    } else this.lagging = state;
+  }
+
   private async sendSnapshot(): Promise<void> {
     const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
     if (!row) return this.close(4404, 'server deleted');
-    const snapshot = await buildSnapshot(this.deps.db, row, this.deps.encryptionKey);
+    const snapshot = await buildSnapshot(this.deps.db, row, this.deps.encryptionKey, this.deps.meshKey);
     this.send(snapshot);
     this.sent = snapshot.revision;
+  }
+
+  /** A lastSeenAt value this connection writes (instance clock, like agentOnline's), remembered. */
+  private stamp(): Date {
+    this.seenAt = new Date();
+    return this.seenAt;
   }
 
   private async seen(force = false): Promise<void> {
@@ -138,7 +240,7 @@ class AgentConnection {
     this.lastSeenWrite = now;
     await this.deps.db
       .update(servers)
-      .set({ lastSeenAt: sql`now()` })
+      .set({ lastSeenAt: this.stamp() })
       .where(eq(servers.id, this.server.id));
   }
 
@@ -161,7 +263,7 @@ class AgentConnection {
         }
         await this.deps.db
           .update(servers)
-          .set({ agentVersion: parsed.agent_version, lastSeenAt: sql`now()` })
+          .set({ agentVersion: parsed.agent_version, lastSeenAt: this.stamp() })
           .where(eq(servers.id, this.server.id));
         this.lastSeenWrite = Date.now();
         this.send({
@@ -171,6 +273,7 @@ class AgentConnection {
           stats_interval_ms: STATS_INTERVAL_MS,
         });
         await this.sendSnapshot();
+        this.statusChanged();
         // Changes made while the agent was away settle busy peers as soon as it acks the snapshot.
         return;
       }
@@ -182,12 +285,13 @@ class AgentConnection {
           .update(servers)
           .set({
             ackedRevision: sql`greatest(${servers.ackedRevision}, ${parsed.revision})`,
-            lastSeenAt: sql`now()`,
+            lastSeenAt: this.stamp(),
           })
           .where(eq(servers.id, this.server.id));
         this.lastSeenWrite = Date.now();
         await pruneChanges(this.deps.db, this.server.id, parsed.revision);
         await this.deps.peers.settleAcks(this.server.id);
+        this.statusChanged();
         return;
       }
       case 'heartbeat':
@@ -209,43 +313,8 @@ class AgentConnection {
     }
   }
 
-  /** Stores traffic as deltas per sample, so history survives counter resets (agent or wireguard-go restart). */
-  private async recordStats(stats: AgentPeerStats[]): Promise<void> {
-    const moved: { stat: AgentPeerStats; rx: number; tx: number }[] = [];
-    for (const stat of stats) {
-      const prev = this.counters.get(stat.public_key);
-      const rx = prev && stat.rx_bytes >= prev.rx ? stat.rx_bytes - prev.rx : stat.rx_bytes;
-      const tx = prev && stat.tx_bytes >= prev.tx ? stat.tx_bytes - prev.tx : stat.tx_bytes;
-      this.counters.set(stat.public_key, { rx: stat.rx_bytes, tx: stat.tx_bytes });
-      if (rx > 0 || tx > 0) moved.push({ stat, rx, tx });
-    }
-    if (moved.length === 0) return;
-    for (let i = 0; i < moved.length; i += 1000) {
-      const batch = moved.slice(i, i + 1000);
-      const owners = await this.deps.db
-        .select({ id: peers.id, publicKey: peers.publicKey })
-        .from(peers)
-        .where(
-          and(
-            eq(peers.serverId, this.server.id),
-            inArray(
-              peers.publicKey,
-              batch.map((m) => m.stat.public_key),
-            ),
-          ),
-        );
-      const idByKey = new Map(owners.map((o) => [o.publicKey, o.id]));
-      const rows = batch
-        .filter((m) => idByKey.has(m.stat.public_key))
-        .map((m) => ({
-          peerId: idByKey.get(m.stat.public_key)!,
-          serverId: this.server.id,
-          rxBytes: m.rx,
-          txBytes: m.tx,
-          latestHandshake: m.stat.latest_handshake ? new Date(m.stat.latest_handshake * 1000) : null,
-          endpoint: m.stat.endpoint,
-        }));
-      if (rows.length) await this.deps.db.insert(peerUsage).values(rows);
-    }
+  /** Adds the report's deltas to hourly rollups (services/usage.ts: counter resets, reconnects). */
+  private recordStats(stats: AgentPeerStats[]): Promise<void> {
+    return recordStats(this.deps.db, this.server.id, stats);
   }
 }

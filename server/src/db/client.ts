@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -36,9 +37,19 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/** A PGlite instance with the extensions the migrations use (pg_trgm for the admin search). */
+export function newPglite(opts: PGliteOptions = {}): PGlite {
+  return new PGlite({ ...opts, extensions: { ...opts.extensions, pg_trgm } });
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      // An unreachable server fails the request (503) instead of holding it until the client gives up.
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Db;
@@ -47,7 +58,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let client = opts.pglite;
   if (!client) {
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-    client = new PGlite(opts.dataDir);
+    client = newPglite({ dataDir: opts.dataDir });
   }
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;

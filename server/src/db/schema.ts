@@ -44,6 +44,11 @@ export const customers = pgTable(
     uniqueIndex('customers_username_lower').on(sql`lower(${t.username})`),
     uniqueIndex('customers_alias_lower').on(sql`lower(${t.alias})`),
     uniqueIndex('customers_email_lower').on(sql`lower(${t.email})`),
+    index('customers_created').on(t.createdAt),
+    // Admin search (`ILIKE '%q%'` on lower()) stays an index scan at 50,000 customers.
+    index('customers_username_trgm').using('gin', sql`lower(${t.username}) gin_trgm_ops`),
+    index('customers_email_trgm').using('gin', sql`lower(${t.email}) gin_trgm_ops`),
+    index('customers_alias_trgm').using('gin', sql`lower(${t.alias}) gin_trgm_ops`),
   ],
 );
 
@@ -53,13 +58,26 @@ export const managers = pgTable(
     id: serial('id').primaryKey(),
     username: text('username').notNull(),
     passwordHash: text('password_hash').notNull(),
-    /** owner | admin | support (the manager area's roles). */
-    role: text('role').notNull().default('admin'),
+    /** owner | operations | support | finance: the permission matrix's roles (contracts/admin.ts). */
+    role: text('role').notNull().default('support'),
     active: boolean('active').notNull().default(true),
     sessionsValidAfter: timestamp('sessions_valid_after', { withTimezone: true }),
+    /** TOTP secret (AES-256-GCM at rest); required at login once totpEnabledAt is set. */
+    totpSecretEnc: text('totp_secret_enc'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    /** The last TOTP time step accepted: a code of that step or an earlier one is refused (no replay). */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /** One-time recovery codes, stored as SHA-256 hashes; a used one is removed. */
+    recoveryCodes: text('recovery_codes')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: created(),
   },
-  (t) => [uniqueIndex('managers_username_lower').on(sql`lower(${t.username})`)],
+  (t) => [
+    uniqueIndex('managers_username_lower').on(sql`lower(${t.username})`),
+    check('managers_role', sql`${t.role} in ('owner', 'operations', 'support', 'finance')`),
+  ],
 );
 
 /** Refresh tokens, stored hashed; rotated on every use; reuse of a spent one revokes its family. */
@@ -103,6 +121,8 @@ export const plans = pgTable('plans', {
   validity: interval('validity').notNull(),
   active: boolean('active').notNull().default(true),
   sortOrder: integer('sort_order').notNull().default(0),
+  /** Data allowance for the plan's validity in GB (10^9 bytes), or null: unlimited (0015). */
+  dataGb: numeric('data_gb', { precision: 12, scale: 3 }),
   createdAt: created(),
 });
 
@@ -162,6 +182,31 @@ export const serverChanges = pgTable(
   (t) => [primaryKey({ columns: [t.serverId, t.revision] })],
 );
 
+/**
+ * Bus events too big for pg_notify (8000 bytes): stored here, their id notified (realtime/bus.ts).
+ * Pruned after a few minutes (migration 0014).
+ */
+export const busPayloads = pgTable('bus_payloads', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  payload: text('payload').notNull(),
+  createdAt: created(),
+});
+
+/** A server drain's progress, persisted so any instance can report it (migration 0008). */
+export const serverDrains = pgTable('server_drains', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  total: integer('total').notNull(),
+  moved: integer('moved').notNull().default(0),
+  startedBy: integer('started_by').references(() => managers.id, { onDelete: 'set null' }),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+  /** Written after every batch: a drain not updated for a while has died with its instance. */
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  finishedAt: timestamp('finished_at', { withTimezone: true }),
+  error: text('error'),
+});
+
 export const parties = pgTable(
   'parties',
   {
@@ -177,7 +222,11 @@ export const parties = pgTable(
     pendingRevision: jsonb('pending_revision'),
     createdAt: created(),
   },
-  (t) => [uniqueIndex('parties_name_lower').on(sql`lower(${t.name})`), index('parties_owner').on(t.ownerId)],
+  (t) => [
+    uniqueIndex('parties_name_lower').on(sql`lower(${t.name})`),
+    index('parties_owner').on(t.ownerId),
+    index('parties_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+  ],
 );
 
 /** Peers: a customer's WireGuard device. Its address is fleet-wide and kept for life. */
@@ -207,6 +256,21 @@ export const peers = pgTable(
     /** Operation waiting for agent acks (regenerate, change_server…), else null. */
     pendingOperation: text('pending_operation'),
     pendingRevision: jsonb('pending_revision'),
+    /**
+     * When the renewal reminders went out; each counts for the expiry it was sent for (at or after
+     * expiresAt - 72 h / 24 h), so a renewal arms it again (see services/reminders.ts).
+     */
+    reminded72hAt: timestamp('reminded_72h_at', { withTimezone: true }),
+    reminded24hAt: timestamp('reminded_24h_at', { withTimezone: true }),
+    /**
+     * The data allowance of the current period in bytes (from the last plan applied), null when
+     * unlimited; the period's traffic (both directions) counted against it; when the owner was told
+     * of 80%, and when it ran out (the peer is then off until a plan is applied). See services/allowance.ts.
+     */
+    dataAllowance: bigint('data_allowance', { mode: 'number' }),
+    dataUsed: bigint('data_used', { mode: 'number' }).notNull().default(0),
+    dataNoticeAt: timestamp('data_notice_at', { withTimezone: true }),
+    dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
     createdAt: created(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -221,6 +285,13 @@ export const peers = pgTable(
     index('peers_pending')
       .on(t.serverId)
       .where(sql`${t.pendingOperation} is not null`),
+    index('peers_expires').on(t.expiresAt),
+    index('peers_data_watch')
+      .on(t.id)
+      .where(sql`${t.dataAllowance} is not null and ${t.dataExhaustedAt} is null`),
+    index('peers_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+    index('peers_public_key_trgm').using('gin', sql`${t.publicKey} gin_trgm_ops`),
+    index('peers_address_trgm').using('gin', sql`host(${t.address}) gin_trgm_ops`),
   ],
 );
 
@@ -236,10 +307,20 @@ export const planHistory = pgTable(
     planName: text('plan_name').notNull(),
     planPrice: numeric('plan_price', { precision: 10, scale: 2 }).notNull(),
     validity: interval('validity').notNull(),
+    /** The plan's data allowance in bytes when it was applied, null when unlimited. */
+    dataBytes: bigint('data_bytes', { mode: 'number' }),
     invoiceId: uuid('invoice_id'),
+    /** Granted by a manager (no payment): who and why. */
+    manual: boolean('manual').notNull().default(false),
+    reason: text('reason'),
+    grantedBy: integer('granted_by').references(() => managers.id, { onDelete: 'set null' }),
     createdAt: created(),
   },
-  (t) => [index('plan_history_peer').on(t.peerId)],
+  (t) => [
+    index('plan_history_peer').on(t.peerId),
+    // An invoice delivers once: a replayed delivery cannot add a second peer or plan (0004).
+    uniqueIndex('plan_history_invoice').on(t.invoiceId),
+  ],
 );
 
 /** Room membership history is the peers.party_id column; this keeps who joined when. */
@@ -281,13 +362,33 @@ export const invoices = pgTable(
     remoteId: text('remote_id'),
     transactionUuid: text('transaction_uuid'),
     paymentUrl: text('payment_url'),
+    /** SHA-256 (hex) of the secret in the invoice's notification URL (Remesita's IPN), migration 0013. */
+    notifySecretHash: text('notify_secret_hash'),
     paidAt: timestamp('paid_at', { withTimezone: true }),
+    /** When what was bought was delivered (peer created or plan added); null while paid and pending. */
     creditedAt: timestamp('credited_at', { withTimezone: true }),
+    /** Marked paid by hand (bank transfer…): which manager and why. */
+    markedBy: integer('marked_by').references(() => managers.id, { onDelete: 'set null' }),
+    markReason: text('mark_reason'),
+    /** Failed deliveries of a paid invoice so far; the scheduler retries from deliveryRetryAt. */
+    deliveryAttempts: integer('delivery_attempts').notNull().default(0),
+    deliveryRetryAt: timestamp('delivery_retry_at', { withTimezone: true }),
     createdAt: created(),
   },
   (t) => [
     index('invoices_customer').on(t.customerId),
     uniqueIndex('invoices_remote').on(t.gateway, t.remoteId),
+    // One gateway transaction pays one invoice (migration 0010).
+    uniqueIndex('invoices_transaction').on(t.transactionUuid),
+    index('invoices_created').on(t.createdAt),
+    index('invoices_status_created').on(t.status, t.createdAt),
+    index('invoices_peer').on(t.peerId),
+    index('invoices_plan').on(t.planId),
+    index('invoices_remote_trgm').using('gin', sql`lower(${t.remoteId}) gin_trgm_ops`),
+    index('invoices_new_peer_name_trgm').using('gin', sql`lower(${t.newPeerName}) gin_trgm_ops`),
+    index('invoices_undelivered')
+      .on(t.paidAt)
+      .where(sql`${t.status} = 'paid' and ${t.creditedAt} is null`),
   ],
 );
 
@@ -307,24 +408,68 @@ export const clientVersions = pgTable('client_versions', {
   createdAt: created(),
 });
 
-/** Per-peer traffic samples reported by agents (deltas, so history survives counter resets). */
-export const peerUsage = pgTable(
-  'peer_usage',
+/**
+ * Each peer's latest agent report: the WireGuard counters the next report's deltas are taken from
+ * (null until a first report sets the baseline), its last handshake and endpoint. One row per peer,
+ * updated in place (no sample is stored). Counters belong to (server, public key): a report from
+ * another server or under another key starts a new baseline.
+ */
+export const peerStats = pgTable('peer_stats', {
+  peerId: integer('peer_id')
+    .primaryKey()
+    .references(() => peers.id, { onDelete: 'cascade' }),
+  serverId: integer('server_id').notNull(),
+  publicKey: text('public_key').notNull(),
+  rxCounter: bigint('rx_counter', { mode: 'number' }),
+  txCounter: bigint('tx_counter', { mode: 'number' }),
+  latestHandshake: timestamp('latest_handshake', { withTimezone: true }),
+  endpoint: text('endpoint'),
+  reportedAt: timestamp('reported_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Traffic per peer per UTC hour (deltas summed in), for the last 30 days; older hours move to peerUsageDaily. */
+export const peerUsageHourly = pgTable(
+  'peer_usage_hourly',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
     peerId: integer('peer_id')
       .notNull()
       .references(() => peers.id, { onDelete: 'cascade' }),
+    /** The server that reported the hour's last delta. */
+    serverId: integer('server_id').notNull(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    rxBytes: bigint('rx_bytes', { mode: 'number' }).notNull(),
+    txBytes: bigint('tx_bytes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.peerId, t.hour] })],
+);
+
+/** Traffic per peer per UTC day, for days older than the hourly window. */
+export const peerUsageDaily = pgTable(
+  'peer_usage_daily',
+  {
+    peerId: integer('peer_id')
+      .notNull()
+      .references(() => peers.id, { onDelete: 'cascade' }),
+    serverId: integer('server_id').notNull(),
+    day: timestamp('day', { withTimezone: true }).notNull(),
+    rxBytes: bigint('rx_bytes', { mode: 'number' }).notNull(),
+    txBytes: bigint('tx_bytes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.peerId, t.day] })],
+);
+
+/** Traffic per server per UTC hour (kept whole: a few rows per server per hour), for fleet charts. */
+export const serverUsageHourly = pgTable(
+  'server_usage_hourly',
+  {
     serverId: integer('server_id')
       .notNull()
       .references(() => servers.id, { onDelete: 'cascade' }),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
     rxBytes: bigint('rx_bytes', { mode: 'number' }).notNull(),
     txBytes: bigint('tx_bytes', { mode: 'number' }).notNull(),
-    latestHandshake: timestamp('latest_handshake', { withTimezone: true }),
-    endpoint: text('endpoint'),
-    sampledAt: timestamp('sampled_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('peer_usage_peer_time').on(t.peerId, t.sampledAt)],
+  (t) => [primaryKey({ columns: [t.serverId, t.hour] })],
 );
 
 /** One-time e-mail tokens (verification, password reset), stored hashed. */
@@ -370,11 +515,21 @@ export const auditLog = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     actorRealm: text('actor_realm').notNull(),
     actorId: integer('actor_id'),
+    /** The manager's username at the time (kept if the manager is later deleted). */
+    actorName: text('actor_name'),
     action: text('action').notNull(),
     target: text('target'),
+    /** What was changed: customer, plan, peer, invoice, party, server, manager, settings… */
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    /** `{ changes: { field: { before, after } }, reason? }` — secrets never. */
     data: jsonb('data'),
     ip: text('ip'),
     createdAt: created(),
   },
-  (t) => [index('audit_log_time').on(t.createdAt)],
+  (t) => [
+    index('audit_log_time').on(t.createdAt),
+    index('audit_log_actor').on(t.actorId, t.createdAt),
+    index('audit_log_target').on(t.targetType, t.targetId, t.createdAt),
+  ],
 );

@@ -7,6 +7,8 @@ export class ShortCache<T> {
   private value: T | undefined;
   private expires = 0;
   private loading: Promise<T> | undefined;
+  /** Bumped by invalidate(): a load that started before it must not store its (older) answer. */
+  private generation = 0;
 
   constructor(
     private readonly load: () => Promise<T>,
@@ -15,20 +17,30 @@ export class ShortCache<T> {
 
   get(): Promise<T> {
     if (this.value !== undefined && Date.now() < this.expires) return Promise.resolve(this.value);
-    this.loading ??= this.load()
+    if (this.loading) return this.loading;
+    const generation = this.generation;
+    // The answer is as old as the query's start: count the TTL from there, so no copy outlives it.
+    const started = Date.now();
+    const loading = this.load()
       .then((v) => {
-        this.value = v;
-        this.expires = Date.now() + this.ttlMs;
+        if (generation === this.generation) {
+          this.value = v;
+          this.expires = started + this.ttlMs;
+        }
         return v;
       })
       .finally(() => {
-        this.loading = undefined;
+        if (this.loading === loading) this.loading = undefined;
       });
-    return this.loading;
+    this.loading = loading;
+    return loading;
   }
 
   invalidate(): void {
+    this.generation++;
     this.value = undefined;
     this.expires = 0;
+    // A read already in flight may predate the change: the next caller starts a fresh one.
+    this.loading = undefined;
   }
 }

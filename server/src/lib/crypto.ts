@@ -18,19 +18,35 @@ const scrypt = promisify(scryptCb) as (
 ) => Promise<Buffer>;
 
 /** Keys derived from SECRET_KEY, one per purpose, so no key is used for two things. */
+/** One key per purpose, each derived from SECRET_KEY with its own HKDF label. */
 export interface Keys {
   jwt: Uint8Array;
   encryption: Buffer;
   captcha: string;
+  /** HMAC key of the servers' mesh-link preshared keys (never the at-rest encryption key). */
+  mesh: Buffer;
 }
 
 export function deriveKeys(secret: string): Keys {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'vpn-platform', info, 32));
-  return { jwt: derive('jwt'), encryption: derive('at-rest'), captcha: derive('captcha').toString('hex') };
+  return {
+    jwt: derive('jwt'),
+    encryption: derive('at-rest'),
+    captcha: derive('captcha').toString('hex'),
+    mesh: derive('mesh-psk'),
+  };
 }
 
-// scrypt: N=2^15, r=8 → 32 MiB of memory per hash (memory-hard, OWASP's minimum for scrypt).
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+// scrypt: N=2^15, r=8, p=3 → 32 MiB of memory per hash, one of OWASP's equivalent minimum
+// settings (N=2^17 p=1 would need 128 MiB per login). Stored hashes name their own parameters, so
+// older ones still verify and are upgraded at the next successful login (needsRehash).
+const SCRYPT = { N: 32768, r: 8, p: 3, maxmem: 64 * 1024 * 1024 };
+
+/** Whether a stored hash was made with weaker parameters than today's (rehash it after a good login). */
+export function needsRehash(stored: string): boolean {
+  const [alg, n, r, p] = stored.split('$');
+  return alg !== 'scrypt' || Number(n) < SCRYPT.N || Number(r) < SCRYPT.r || Number(p) < SCRYPT.p;
+}
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

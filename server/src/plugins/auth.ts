@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { unauthorized, unavailable } from '../lib/errors.ts';
+import { can, msg, ROLE_LABELS, type Permission, type Role } from '@vpn/contracts';
+import { forbidden, unauthorized, unavailable } from '../lib/errors.ts';
 import type { Principal, Realm, SessionService } from '../services/sessions.ts';
+import type { Actor } from '../services/audit.ts';
 import type { Db } from '../db/client.ts';
 import { getSiteSettings } from '../services/settings.ts';
 
@@ -13,6 +15,11 @@ declare module 'fastify' {
     auth?: 'public';
     /** Answers even while the site is in maintenance. */
     maintenanceExempt?: boolean;
+    /**
+     * Manager routes: the permission of the matrix (packages/contracts/src/admin.ts) a role needs.
+     * Every non-public /api/admin route must declare one; registering one without it fails at start.
+     */
+    permission?: Permission;
   }
 }
 
@@ -36,6 +43,11 @@ export function realmOfPath(url: string): Realm | null {
  * Customer routes also answer 503 while maintenance is on, except those marked exempt.
  */
 export function registerAccessControl(app: FastifyInstance, sessions: SessionService, db: Db): void {
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { auth?: string; permission?: Permission };
+    if (realmOfPath(route.url) === 'manager' && config.auth !== 'public' && !config.permission)
+      throw new Error(`La ruta ${route.method} ${route.url} no declara su permiso (config.permission)`);
+  });
   app.addHook('onRequest', async (request) => {
     const url = request.routeOptions.url;
     if (!url) return;
@@ -49,6 +61,8 @@ export function registerAccessControl(app: FastifyInstance, sessions: SessionSer
     const token = bearerToken(request);
     if (!token) throw unauthorized();
     request.principal = await sessions.verifyAccess(token, realm);
+    if (realm === 'manager' && config.permission && !can(request.principal.role ?? '', config.permission))
+      throw forbidden(roleForbidden(request.principal.role));
   });
 }
 
@@ -56,4 +70,25 @@ export function registerAccessControl(app: FastifyInstance, sessions: SessionSer
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
+}
+
+/** The 403 a manager whose role lacks a permission gets: names the role, in Spanish. */
+export function roleForbidden(role: string | undefined): string {
+  const label = ROLE_LABELS[role as Role] ?? role ?? '';
+  return msg.roleForbidden.replace('{role}', label);
+}
+
+/** The role of the manager a guarded admin route was admitted with. */
+export function managerRoleOf(request: FastifyRequest): Role {
+  const p = principalOf(request);
+  return (p.role ?? 'support') as Role;
+}
+
+/**
+ * The manager acting on a guarded admin route, for services that write the audit entry inside
+ * their own transaction.
+ */
+export function actorOf(request: FastifyRequest): Actor {
+  const p = principalOf(request);
+  return { id: p.id, username: p.username ?? String(p.id), ip: request.ip };
 }

@@ -1,7 +1,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { msg, type ErrorBody } from '@vpn/contracts';
-import { HttpError } from '../lib/errors.ts';
+import { HttpError, isDatabaseUnavailable, isDiskFull } from '../lib/errors.ts';
+
+/** What a browser opening a page gets while the database cannot be reached (no script, no asset). */
+const MAINTENANCE_PAGE = `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="refresh" content="15"><title>Mantenimiento</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:15vh auto;padding:24px;color:#0f172a;text-align:center"><h1 style="font-size:1.4rem">${msg.maintenance}</h1></body></html>`;
 
 /** The one place that turns errors into `{ message }` answers (Spanish; 5xx internals hidden). */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -19,6 +22,24 @@ export function registerErrorHandling(app: FastifyInstance): void {
         fields[path || '_'] = issue.message ?? msg.invalidRequest;
       }
       return reply.status(400).send({ message: msg.invalidRequest, code: 'validation', fields });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // The pool reconnects by itself. The API's code makes the SPA show its maintenance page; a
+      // page the browser asked for (pre-rendered pages need the database) gets a plain one.
+      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      reply.status(503).header('retry-after', '5').header('cache-control', 'no-store');
+      if (!request.url.startsWith('/api/') && /text\/html/.test(request.headers.accept ?? ''))
+        return reply.type('text/html; charset=utf-8').send(MAINTENANCE_PAGE);
+      return reply.send({ message: msg.maintenance, code: 'maintenance' } satisfies ErrorBody);
+    }
+    if (isDiskFull(error)) {
+      // The transaction was rolled back: a clear answer for the user, a clear line for the operator.
+      request.log.error(
+        { err: { message: error.message } },
+        'disco lleno: la base de datos no puede escribir; libere espacio (DATA_DIR o el disco de PostgreSQL)',
+      );
+      reply.status(503).header('retry-after', '60').header('cache-control', 'no-store');
+      return reply.send({ message: msg.diskFull, code: 'disk_full' } satisfies ErrorBody);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { PushMessage } from '@vpn/contracts';
+import type { AdminPush, Permission, PushMessage } from '@vpn/contracts';
 import type { Database } from '../db/client.ts';
 
 /**
@@ -10,7 +11,22 @@ import type { Database } from '../db/client.ts';
 export type BusEvent =
   | { kind: 'user'; realm: 'customer' | 'manager'; userId: number; message: PushMessage }
   | { kind: 'server'; serverId: number; revision: number }
-  | { kind: 'acked'; serverId: number; revision: number };
+  | { kind: 'acked'; serverId: number; revision: number }
+  /** A server's agent token was rotated, or the server deleted: every instance drops its agent socket. */
+  | { kind: 'agent_revoked'; serverId: number }
+  /** For every manager console whose role has `permission` (live server status, invoices, audit). */
+  | { kind: 'managers'; permission: Permission; message: AdminPush }
+  /**
+   * A user's sessions were revoked (password changed, disabled, role changed, deleted…), or with
+   * `session` one session only (logout): every instance closes those open sockets, which were
+   * admitted with a token that is no longer valid.
+   */
+  | { kind: 'revoked'; realm: 'customer' | 'manager'; userId: number; session?: string }
+  /**
+   * Local only, never published: this instance may have missed events (PostgresBus listens again
+   * after its connection dropped). Listeners catch up from the database.
+   */
+  | { kind: 'reconnected' };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
@@ -37,13 +53,61 @@ export class LocalBus implements Bus {
   }
 }
 
-const CHANNEL = 'vpn_events';
+/**
+ * The database channel events travel on. Besides the bus's own publishes, a transaction may
+ * `pg_notify` on it (services/audit.ts does, for the audit tail): PostgreSQL and PGlite deliver a
+ * notification only when its transaction commits, so a rolled-back change is never announced.
+ */
+export const BUS_CHANNEL = 'vpn_events';
+const CHANNEL = BUS_CHANNEL;
 
-/** Many instances on one PostgreSQL: LISTEN/NOTIFY on a dedicated connection, re-listening after a drop. */
+/** One process on PGlite: in-memory delivery, plus the notifications committed transactions send. */
+export class PgliteBus implements Bus {
+  private readonly local = new LocalBus();
+  private unlisten: (() => Promise<void>) | undefined;
+
+  static async connect(pglite: PGlite): Promise<PgliteBus> {
+    const bus = new PgliteBus();
+    bus.unlisten = await pglite.listen(CHANNEL, (payload) => {
+      try {
+        void bus.local.publish(JSON.parse(payload) as BusEvent);
+      } catch {
+        // Only this code notifies on the channel; a malformed payload is ignored.
+      }
+    });
+    return bus;
+  }
+
+  publish(event: BusEvent): Promise<void> {
+    return this.local.publish(event);
+  }
+
+  subscribe(listener: (event: BusEvent) => void): () => void {
+    return this.local.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.().catch(() => {});
+    await this.local.close();
+  }
+}
+
+/** Events up to this size travel in the notification itself (pg_notify's limit is 8000 bytes). */
+export const INLINE_PAYLOAD_BYTES = 7000;
+
+/** The LISTEN connection's application_name (operators, and tests, find it in pg_stat_activity). */
+export const LISTEN_APPLICATION_NAME = 'vpn-bus';
+
+/**
+ * Many instances on one PostgreSQL: LISTEN/NOTIFY on a dedicated connection, re-listening after a
+ * drop. Notifications sent while it was down are lost, so once listening again it tells its own
+ * subscribers (`reconnected`) to catch up from the database.
+ */
 export class PostgresBus implements Bus {
   private readonly local = new LocalBus();
   private client: pg.Client | undefined;
   private closed = false;
+  private received: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -57,19 +121,31 @@ export class PostgresBus implements Bus {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: LISTEN_APPLICATION_NAME,
+    });
     client.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
-      try {
-        void this.local.publish(JSON.parse(n.payload) as BusEvent);
-      } catch {
-        // A malformed notification is ignored: only this code publishes on the channel.
-      }
+      const payload = n.payload;
+      // One at a time, so a stored event read from the database keeps its place among the others.
+      this.received = this.received
+        .then(() => this.resolve(payload))
+        .then((event) => event && this.local.publish(event))
+        .catch(() => {
+          // A malformed notification is ignored (only this code publishes on the channel); a stored
+          // event that can no longer be read is lost like a notification missed while reconnecting.
+        });
     });
     client.on('error', () => this.reconnect(client));
     client.on('end', () => this.reconnect(client));
-    await client.connect();
-    await client.query(`listen ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
     this.client = client;
   }
 
@@ -78,13 +154,42 @@ export class PostgresBus implements Bus {
     this.client = undefined;
     const retry = () => {
       if (this.closed) return;
-      this.listen().catch(() => setTimeout(retry, 1000));
+      this.listen().then(
+        () => this.local.publish({ kind: 'reconnected' }),
+        () => setTimeout(retry, 1000),
+      );
     };
     setTimeout(retry, 200);
   }
 
+  /**
+   * pg_notify refuses payloads of 8000 bytes or more: a bigger event is stored in bus_payloads and
+   * only its id notified, in one statement (so it is readable when the notification is heard).
+   */
   async publish(event: BusEvent): Promise<void> {
-    await this.pool.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
+    const text = JSON.stringify(event);
+    if (Buffer.byteLength(text) <= INLINE_PAYLOAD_BYTES) {
+      await this.pool.query('select pg_notify($1, $2)', [CHANNEL, text]);
+      return;
+    }
+    await this.pool.query(
+      `with stored as (insert into bus_payloads (payload) values ($2) returning id)
+       select pg_notify($1, json_build_object('kind', 'stored', 'id', id)::text) from stored`,
+      [CHANNEL, text],
+    );
+    // Every instance reads a stored event within moments; old ones are dropped by the next big one.
+    await this.pool.query(`delete from bus_payloads where created_at < now() - interval '5 minutes'`);
+  }
+
+  /** A notification's event: inline, or read from bus_payloads for a stored one. */
+  private async resolve(payload: string): Promise<BusEvent | undefined> {
+    const parsed = JSON.parse(payload) as BusEvent | { kind: 'stored'; id: number };
+    if (parsed.kind !== 'stored') return parsed;
+    const { rows } = await this.pool.query<{ payload: string }>(
+      'select payload from bus_payloads where id = $1',
+      [parsed.id],
+    );
+    return rows[0] ? (JSON.parse(rows[0].payload) as BusEvent) : undefined;
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
@@ -101,5 +206,6 @@ export class PostgresBus implements Bus {
 export async function createBus(database: Database): Promise<Bus> {
   if (database.kind === 'postgres' && database.pool && database.url)
     return PostgresBus.connect(database.pool, database.url);
+  if (database.kind === 'pglite' && database.pglite) return PgliteBus.connect(database.pglite);
   return new LocalBus();
 }

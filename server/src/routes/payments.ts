@@ -1,12 +1,11 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { eq } from 'drizzle-orm';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { UUID_RE } from '../lib/errors.ts';
-import { invoices } from '../db/schema.ts';
+import { msg } from '@vpn/contracts';
+import { notFound } from '../lib/errors.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Gateway-facing routes: QvaPay's notification and the built-in sandbox's payment page. */
+/** Gateway-facing routes: QvaPay's and Remesita's notifications and the built-in sandbox's payment page. */
 export const paymentRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (app) => {
@@ -16,32 +15,52 @@ export const paymentRoutes =
       { parseAs: 'string', bodyLimit: 8192 },
       (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
     );
-    // QvaPay notifies with the transaction; we believe nothing until QvaPay itself confirms it.
-    const webhook = async (params: Record<string, unknown>) => {
+    // QvaPay notifies with the transaction; we believe nothing until QvaPay itself confirms it, and
+    // only for the transaction stored when the invoice was created. The answer says why not, in Spanish.
+    const webhook = async (_request: FastifyRequest, params: Record<string, unknown>) => {
       const uuid = String(params.transaction_uuid ?? params.uuid ?? '');
       const remoteId = params.remote_id ? String(params.remote_id) : null;
-      const credited = uuid ? await ctx.invoices.confirmQvapay(uuid, remoteId).catch(() => false) : false;
-      return { ok: true, credited };
+      const { credited, message } = await ctx.invoices.confirmQvapay(uuid, remoteId);
+      return { ok: true, credited, ...(message ? { message } : {}) };
     };
     app.get('/api/payments/qvapay/webhook', { schema: { hide: true } }, async (request) =>
-      webhook(request.query as Record<string, unknown>),
+      webhook(request, request.query as Record<string, unknown>),
     );
     app.post('/api/payments/qvapay/webhook', { schema: { hide: true } }, async (request) =>
-      webhook({
+      webhook(request, {
         ...(request.query as Record<string, unknown>),
         ...((request.body as Record<string, unknown> | undefined) ?? {}),
       }),
     );
 
-    if (!ctx.config.payments.sandbox) return;
-    const load = async (id: string) => {
-      if (!UUID_RE.test(id)) return undefined;
-      const [row] = await ctx.db.select().from(invoices).where(eq(invoices.id, id));
-      return row?.gateway === 'sandbox' ? row : undefined;
+    // Remesita's IPN: the URL carries the invoice and its secret (a wrong pair is not found); what the
+    // notification says is only a hint, Remesita itself is asked (InvoiceService.notifyRemesita).
+    const ipn = async (request: FastifyRequest, reply: FastifyReply) => {
+      const { id, secret } = request.params as { id: string; secret: string };
+      const params = {
+        ...(request.query as Record<string, unknown>),
+        ...((request.body as Record<string, unknown> | null | undefined) ?? {}),
+      };
+      const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+      const outcome = await ctx.invoices.notifyRemesita(id, secret, {
+        remoteId: text(params.remote_id ?? params.custom_id ?? params.customId),
+        status: text(params.status)?.toLowerCase() ?? null,
+      });
+      if (!outcome.found) return reply.code(404).send({ message: msg.paymentNotFound });
+      return {
+        ok: true,
+        credited: outcome.credited,
+        ...(outcome.message ? { message: outcome.message } : {}),
+      };
     };
+    app.get('/api/payments/remesita/ipn/:id/:secret', { schema: { hide: true } }, ipn);
+    app.post('/api/payments/remesita/ipn/:id/:secret', { schema: { hide: true } }, ipn);
+
+    if (!ctx.config.payments.sandbox) return;
+    const load = (id: string) => ctx.invoices.sandboxInvoice(id);
     app.get('/api/payments/sandbox/:id', { schema: { hide: true } }, async (request, reply) => {
       const row = await load((request.params as { id: string }).id);
-      if (!row) return reply.status(404).type('text/plain').send('');
+      if (!row) throw notFound(msg.invoiceNotFound);
       const html = `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Pasarela de prueba</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:480px;margin:40px auto;padding:0 16px;color:#0f172a">
 <h1>Pasarela de prueba</h1>
@@ -59,7 +78,7 @@ ${
     const finish =
       (action: 'pay' | 'cancel') => async (request: { params: unknown }, reply: FastifyReply) => {
         const row = await load((request.params as { id: string }).id);
-        if (!row) return reply.status(404).type('text/plain').send('');
+        if (!row) throw notFound(msg.invoiceNotFound);
         if (action === 'pay') await ctx.invoices.credit(row.id, `sandbox-${row.id}`);
         else await ctx.invoices.cancel(row.id);
         const status = action === 'pay' ? 'success' : 'canceled';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { PushMessage } from '@vpn/contracts';
+import type { WebSocketServer } from 'ws';
+import { AGENT_MAX_MESSAGE_BYTES, type PushMessage } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { bearerToken } from '../plugins/auth.ts';
 import { findServerByAgentToken, type ServerRow } from '../services/servers.ts';
@@ -8,6 +9,26 @@ import { unauthorized } from '../lib/errors.ts';
 import type { Principal } from '../services/sessions.ts';
 
 const PING_MS = 30_000;
+
+/**
+ * Largest message a browser may send on `/ws`. Browsers only listen, and the socket is open (and
+ * its frames buffered) before the token is checked, so anything bigger closes it (1009).
+ */
+export const BROWSER_WS_MAX_PAYLOAD = 4 * 1024;
+
+/**
+ * Message size limits by channel. `ws` applies one `maxPayload` per server, read while a connection
+ * is upgraded (synchronously inside `handleUpgrade`), so it is set per path just before: agents
+ * (authenticated before the upgrade) get AGENT_MAX_MESSAGE_BYTES, everything else the browsers'.
+ */
+export function limitWebsocketPayloads(wss: WebSocketServer): void {
+  const upgrade = wss.handleUpgrade.bind(wss);
+  wss.handleUpgrade = (request, socket, head, callback) => {
+    const path = (request.url ?? '').split('?')[0];
+    wss.options.maxPayload = path === '/api/agent/ws' ? AGENT_MAX_MESSAGE_BYTES : BROWSER_WS_MAX_PAYLOAD;
+    upgrade(request, socket, head, callback);
+  };
+}
 
 /** `/ws?token=…` for browsers (push messages) and `/api/agent/ws` for node agents. */
 export const realtimeRoutes =
@@ -21,18 +42,18 @@ export const realtimeRoutes =
       },
       async (socket, request) => {
         const token = (request.query as { token?: string }).token ?? '';
+        const checkedAt = Date.now();
         let principal: Principal | null = null;
         for (const realm of ['customer', 'manager'] as const) {
           principal = await ctx.sessions.verifyAccess(token, realm).catch(() => null);
           if (principal) break;
         }
         const send = (m: PushMessage) => socket.send(JSON.stringify(m));
-        if (!principal) {
+        if (!principal || !ctx.sockets.add(principal, socket, token, checkedAt)) {
           send({ type: 'auth', status: 'error', message: 'No autorizado. Por favor, inicie sesión.' });
           socket.close(4401, 'unauthorized');
           return;
         }
-        ctx.sockets.add(principal.realm, principal.id, socket);
         send({ type: 'auth', status: 'ok' });
         // Keeps idle connections alive through proxies and notices dead peers.
         const timer = setInterval(() => socket.ping(), PING_MS);

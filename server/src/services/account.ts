@@ -9,12 +9,14 @@ import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { composeMail, type Mailer } from './mailer.ts';
 import type { SessionMeta, SessionService } from './sessions.ts';
 import { getSiteSettings } from './settings.ts';
+import { consume, type RateLimitPolicy } from './rateLimit.ts';
 
 export interface AccountDeps {
   db: Db;
   sessions: SessionService;
   mailer: Mailer;
   companyName: string;
+  rateLimits: RateLimitPolicy;
 }
 
 /** Account settings (alias, e-mail, password), e-mail verification and password recovery. */
@@ -29,7 +31,20 @@ export class AccountService {
     return { message, user: await getCurrentUser(this.db, customerId) };
   }
 
-  async changeEmail(customerId: number, raw: string, origin: string): Promise<SettingsAnswer> {
+  /**
+   * Checks the customer's current password for a sensitive change, counting every attempt against
+   * the account's limit (RATE_LIMIT_PASSWORD_CHANGE_PER_ACCOUNT), so a stolen session cannot guess.
+   */
+  private async confirmPassword(customerId: number, password: string): Promise<void> {
+    await consume(this.db, `password:user:${customerId}`, this.deps.rateLimits.passwordChangePerAccount);
+    const [me] = await this.db
+      .select({ hash: customers.passwordHash })
+      .from(customers)
+      .where(eq(customers.id, customerId));
+    if (!me || !(await verifyPassword(password, me.hash))) throw badRequest(msg.passwordWrong);
+  }
+
+  async changeEmail(customerId: number, raw: string, password: string): Promise<SettingsAnswer> {
     const site = await getSiteSettings(this.db);
     if (!site.allow_email) throw badRequest(msg.emailDisabled);
     if (!raw.trim()) throw badRequest(msg.emailBlank);
@@ -39,6 +54,8 @@ export class AccountService {
       .from(customers)
       .where(eq(customers.id, customerId));
     if (me?.email && me.email.toLowerCase() === email.toLowerCase()) throw badRequest(msg.emailSame);
+    if (!password) throw badRequest(msg.emailPasswordRequired);
+    await this.confirmPassword(customerId, password);
     try {
       await this.db
         .update(customers)
@@ -48,7 +65,7 @@ export class AccountService {
       if (isUniqueViolation(e)) throw conflict(msg.emailTaken);
       throw e;
     }
-    await this.sendVerification(customerId, email, origin);
+    await this.sendVerification(customerId, email);
     return this.answer(customerId, msg.emailChanged);
   }
 
@@ -96,11 +113,7 @@ export class AccountService {
   ): Promise<SettingsAnswer> {
     if (!oldPassword || !newPassword) throw badRequest(msg.passwordsBlank);
     if (oldPassword === newPassword) throw badRequest(msg.passwordSame);
-    const [me] = await this.db
-      .select({ hash: customers.passwordHash })
-      .from(customers)
-      .where(eq(customers.id, customerId));
-    if (!me || !(await verifyPassword(oldPassword, me.hash))) throw badRequest(msg.passwordWrong);
+    await this.confirmPassword(customerId, oldPassword);
     checkNewPassword(newPassword);
     await this.db
       .update(customers)
@@ -111,10 +124,13 @@ export class AccountService {
     return { ...(await this.answer(customerId, msg.passwordChanged)), ...tokens };
   }
 
-  async sendVerification(customerId: number, email: string, origin: string): Promise<void> {
+  /** Mails a verification link (PUBLIC_URL only, see Mailer.link); nothing is issued while mail is off. */
+  async sendVerification(customerId: number, email: string): Promise<void> {
+    const page = this.deps.mailer.link('/verify-email');
+    if (!page) return;
     const token = await issueEmailToken(this.db, customerId, 'verify_email', email);
     // The token travels in the fragment: browsers never send it to servers or write it in logs.
-    const url = `${origin}/verify-email#token=${token}`;
+    const url = `${page}#token=${token}`;
     await this.deps.mailer.send(
       composeMail(
         this.deps.companyName,
@@ -147,11 +163,15 @@ export class AccountService {
     return updated.length > 0;
   }
 
-  /** Sends a reset link to the verified e-mail of that username, if any. The caller answers the same either way. */
-  async requestRecovery(username: string, origin: string): Promise<void> {
+  /**
+   * Sends a reset link (PUBLIC_URL only, see Mailer.link) to the verified e-mail of that username, if
+   * any. The caller answers the same either way.
+   */
+  async requestRecovery(username: string): Promise<void> {
     const [row] = await this.db
       .select({
         id: customers.id,
+        username: customers.username,
         email: customers.email,
         verified: customers.emailVerified,
         active: customers.active,
@@ -159,20 +179,38 @@ export class AccountService {
       .from(customers)
       .where(sql`lower(${customers.username}) = lower(${username.trim()})`);
     if (!row || !row.active || !row.email || !row.verified) return;
-    const token = await issueEmailToken(this.db, row.id, 'reset_password', row.email);
-    await this.deps.mailer.send(
+    await this.sendRecoveryLink({ id: row.id, username: row.username, email: row.email });
+  }
+
+  /**
+   * Issues a one-time reset token (voiding earlier ones) and mails its link to `to.email`, which the
+   * caller has checked is the customer's verified address. `inTx` runs in the token's transaction
+   * (a manager's audit entry). Returns whether the mail went out (false with mail off).
+   */
+  async sendRecoveryLink(
+    to: { id: number; username: string; email: string },
+    inTx?: (tx: Db) => Promise<void>,
+  ): Promise<boolean> {
+    const page = this.deps.mailer.link('/reset-password');
+    if (!page) return false;
+    const token = await this.db.transaction(async (tx) => {
+      const issued = await issueEmailToken(tx as unknown as Db, to.id, 'reset_password', to.email);
+      await inTx?.(tx as unknown as Db);
+      return issued;
+    });
+    return this.deps.mailer.send(
       composeMail(
         this.deps.companyName,
-        row.email,
+        to.email,
         'Restablecer contraseña',
         [
           'Hola:',
-          `Alguien (esperamos que usted) pidió restablecer la contraseña de la cuenta ${username.trim()}.`,
+          `Alguien (esperamos que usted) pidió restablecer la contraseña de la cuenta ${to.username}.`,
           'El enlace vale 1 hora y sirve una sola vez. Si no lo pidió, ignore este mensaje: su contraseña no cambia.',
         ],
         {
           label: 'Elegir una contraseña nueva',
-          url: `${origin}/reset-password#token=${token}`,
+          url: `${page}#token=${token}`,
         },
       ),
     );

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import {
+  customersMsg,
   PASSWORD_MAX,
   PASSWORD_MIN,
   USERNAME_RE,
@@ -9,7 +10,7 @@ import {
 } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers } from '../db/schema.ts';
-import { getDummyHash, hashPassword, verifyPassword } from '../lib/crypto.ts';
+import { getDummyHash, hashPassword, needsRehash, verifyPassword } from '../lib/crypto.ts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../lib/errors.ts';
 import { getSiteSettings } from './settings.ts';
 
@@ -74,7 +75,14 @@ export async function authenticateCustomer(db: Db, username: string, password: s
     .where(sql`lower(${customers.username}) = lower(${username.trim()})`);
   const ok = await verifyPassword(password, row?.hash ?? (await getDummyHash()));
   if (!row || !ok) throw unauthorized(msg.invalidCredentials);
-  if (!row.active) throw forbidden(msg.accountDisabled);
+  // A manager disabled the account (issue 7): say so, and where to turn.
+  if (!row.active) throw forbidden(customersMsg.loginDisabled);
+  // Hashes made with older scrypt parameters are upgraded while the password is at hand.
+  if (needsRehash(row.hash))
+    await db
+      .update(customers)
+      .set({ passwordHash: await hashPassword(password) })
+      .where(eq(customers.id, row.id));
   return row.id;
 }
 

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AgentPeer, ServerDelta, ServerSnapshot } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
-import { peers, serverChanges, servers } from '../db/schema.ts';
+import { customers, peers, serverChanges, servers } from '../db/schema.ts';
 import { decrypt } from '../lib/crypto.ts';
 import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
 import type { ServerRow } from './servers.ts';
@@ -48,13 +48,22 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
   return out;
 }
 
-/** A peer belongs on its server's interface while it is active and not expired. */
-const liveOnServer = (serverId: number) =>
+/**
+ * A peer belongs on its server's interface while it is active, not expired, within its data
+ * allowance, and its owner's account
+ * is not disabled (a manager's `PATCH /api/admin/customers/{id} {disabled}` takes every peer of the
+ * customer off its server until re-enabled, without touching the peers' own switches).
+ */
+export const peerIsLive = () =>
   and(
-    eq(peers.serverId, serverId),
     eq(peers.active, true),
     or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)),
-  );
+    // Out of data: off like an expired peer until a plan starts a new period (services/allowance.ts).
+    or(isNull(peers.dataAllowance), sql`${peers.dataUsed} < ${peers.dataAllowance}`),
+    sql`${peers.customerId} in (select ${customers.id} from ${customers} where ${customers.active})`,
+  )!;
+
+const liveOnServer = (serverId: number) => and(eq(peers.serverId, serverId), peerIsLive());
 
 type PeerKeys = Pick<typeof peers.$inferSelect, 'publicKey' | 'presharedKeyEnc' | 'address'>;
 
@@ -68,7 +77,13 @@ const toAgentPeer = (key: Buffer, p: PeerKeys): AgentPeer => ({
  * The whole desired state of one server. The revision is read before the peers, so the peers are
  * at least that new; a change that lands in between is sent again as a delta (applying is idempotent).
  */
-export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Promise<ServerSnapshot> {
+/** `key` decrypts keys at rest; `meshKey` derives the mesh links' preshared keys (Keys.mesh). */
+export async function buildSnapshot(
+  db: Db,
+  server: ServerRow,
+  key: Buffer,
+  meshKey: Buffer,
+): Promise<ServerSnapshot> {
   const [current] = await db
     .select({ revision: servers.revision })
     .from(servers)
@@ -78,7 +93,7 @@ export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Pro
     .from(peers)
     .where(liveOnServer(server.id))
     .orderBy(asc(peers.id));
-  const rooms = await roomsForServer(db, server, key);
+  const rooms = await roomsForServer(db, server, meshKey);
   return {
     type: 'snapshot',
     revision: current?.revision ?? server.revision,
@@ -96,8 +111,8 @@ export async function buildSnapshot(db: Db, server: ServerRow, key: Buffer): Pro
 }
 
 /** The preshared key of the mesh link between two servers: the same on both sides, never stored. */
-export function meshPresharedKey(key: Buffer, a: number, b: number): string {
-  return createHmac('sha256', key)
+export function meshPresharedKey(meshKey: Buffer, a: number, b: number): string {
+  return createHmac('sha256', meshKey)
     .update(`mesh:${Math.min(a, b)}:${Math.max(a, b)}`)
     .digest('base64');
 }
@@ -110,7 +125,7 @@ export function meshPresharedKey(key: Buffer, a: number, b: number): string {
 export async function roomsForServer(
   db: Db,
   server: ServerRow,
-  key: Buffer,
+  meshKey: Buffer,
 ): Promise<{ pairs: [string, string][]; mesh: AgentPeer[] }> {
   const locals = await db
     .select({ id: peers.id, partyId: peers.partyId, address: peers.address })
@@ -147,7 +162,7 @@ export async function roomsForServer(
     : [];
   const mesh = others.map((o) => ({
     public_key: o.publicKey,
-    preshared_key: meshPresharedKey(key, server.id, o.id),
+    preshared_key: meshPresharedKey(meshKey, server.id, o.id),
     allowed_ips: [...remote.get(o.id)!].sort(),
     endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
     persistent_keepalive: 25,

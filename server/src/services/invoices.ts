@@ -1,23 +1,67 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
+/**
+ * Invoices: creation at a gateway, confirmation with it, crediting and delivery. Over 400 lines on
+ * purpose: crediting (the conditional pending → paid step) and delivery (in one transaction with
+ * `credited_at`) are the two halves of "a payment is never lost nor counted twice", and every
+ * gateway's confirmation funnels into them; keeping them in one file keeps that guarantee readable.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { catalogMsg, msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { invoices, peers, planHistory, plans } from '../db/schema.ts';
-import { badRequest, HttpError, notFound, UUID_RE } from '../lib/errors.ts';
+import { badRequest, constraintOf, HttpError, isUniqueViolation, notFound, UUID_RE } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { recordChanges } from './desiredState.ts';
-import { GatewayError, type Gateway } from './gateways.ts';
+import { announceInvoice } from './adminInvoices.ts';
+import type { Revision } from './desiredState.ts';
+import { GatewayError, type Gateway, type VerifiedPayment } from './gateways.ts';
 import type { PeerService } from './peers.ts';
 import { pickServerForNewPeer } from './servers.ts';
 import { getSiteSettings } from './settings.ts';
 
 type InvoiceRow = typeof invoices.$inferSelect;
 
+/** What checking a payment did: credited or not, and why not in Spanish (null: simply not paid yet). */
+export interface Confirmation {
+  credited: boolean;
+  message: string | null;
+}
+
+/**
+ * Why the gateway's answer does not pay this invoice (a Spanish message for the customer), or null
+ * when it does. Every field must be present and match: the transaction stored at creation (or, for
+ * a gateway that names it only once paid, a reference at all), our invoice, our own merchant
+ * account, and a finite amount at least the invoice's.
+ */
+export function refusalOf(row: InvoiceRow, paid: VerifiedPayment): string | null {
+  if (!paid.transactionUuid || (row.transactionUuid !== null && paid.transactionUuid !== row.transactionUuid))
+    return msg.paymentNotThisInvoice;
+  if (paid.remoteId !== row.id || paid.ownAccount !== true) return msg.paymentNotThisInvoice;
+  if (paid.amount === null || !Number.isFinite(paid.amount)) return msg.paymentAmountUnknown;
+  // In cents: 3.5 pays a 3.50 invoice, 3.49 does not.
+  if (Math.round(paid.amount * 100) < Math.round(Number(row.amount) * 100)) return msg.paymentAmountLow;
+  return null;
+}
+
+/** What one delivery wrote: the peer, its agents' revisions, and whether the peer is new. */
+interface Delivered {
+  id: number;
+  revisions: Revision[];
+  customerId: number;
+  created: boolean;
+}
+
 export interface InvoiceDeps {
   db: Db;
   bus: Bus;
   peers: PeerService;
-  qvapay: Gateway | null;
+  /** QvaPay with the credentials in force (Ajustes, else the environment), or null when there are none. */
+  qvapay: () => Promise<Gateway | null>;
+  /** Remesita likewise (null also without PUBLIC_URL, which its notification URL needs). */
+  remesita: () => Promise<Gateway | null>;
   sandbox: Gateway | null;
+  /** Delivery failures are logged here (invoice id and reason). */
+  log: FastifyBaseLogger;
 }
 
 /**
@@ -32,23 +76,34 @@ export class InvoiceService {
     return this.deps.db;
   }
 
-  /** The gateway new invoices go to: QvaPay when switched on and configured, else the sandbox if enabled. */
-  async gateway(): Promise<Gateway | null> {
+  /** The gateways customers can pay with now: switched on and configured. */
+  async available(): Promise<{ qvapay: Gateway | null; remesita: Gateway | null }> {
     const site = await getSiteSettings(this.db);
-    if (site.allow_payments_qvapay && this.deps.qvapay) return this.deps.qvapay;
-    return this.deps.sandbox;
+    return {
+      qvapay: site.allow_payments_qvapay ? await this.deps.qvapay() : null,
+      remesita: site.allow_payments_remesita ? await this.deps.remesita() : null,
+    };
   }
 
-  async create(
-    customerId: number,
-    body: InvoiceBody,
-    origin: string,
-  ): Promise<{ id: string; payment_url: string }> {
-    const [plan] = await this.db
-      .select()
-      .from(plans)
-      .where(and(eq(plans.id, body.plan), eq(plans.active, true)));
+  /**
+   * The gateway a new invoice goes to: the customer's choice if it is available, else QvaPay, else
+   * Remesita (whichever is on), else the sandbox if enabled.
+   */
+  async gateway(choice?: 'qvapay' | 'remesita'): Promise<Gateway | null> {
+    const on = await this.available();
+    if (choice) {
+      const chosen = on[choice];
+      if (!chosen) throw badRequest(msg.gatewayUnavailable, { gateway: msg.gatewayUnavailable });
+      return chosen;
+    }
+    return on.qvapay ?? on.remesita ?? this.deps.sandbox;
+  }
+
+  async create(customerId: number, body: InvoiceBody): Promise<{ id: string; payment_url: string }> {
+    const [plan] = await this.db.select().from(plans).where(eq(plans.id, body.plan));
     if (!plan) throw notFound(msg.planNotFound);
+    // A hidden plan is no longer sold (a page opened before the change may still offer it).
+    if (!plan.active) throw badRequest(catalogMsg.planNotOnSale, { plan: catalogMsg.planNotOnSale });
     let peerId: number | null = null;
     let newPeerName: string | null = null;
     if (body.operation === 'add_plan') {
@@ -61,8 +116,9 @@ export class InvoiceService {
       if (!newPeerName) throw badRequest(msg.purchasePeerRequired);
       if (newPeerName.length > 40) throw badRequest(msg.peerNameTooLong);
     }
-    const gateway = await this.gateway();
+    const gateway = await this.gateway(body.gateway);
     if (!gateway) throw badRequest(msg.noGateway);
+    const notifySecret = randomBytes(32).toString('base64url');
     const [row] = await this.db
       .insert(invoices)
       .values({
@@ -74,18 +130,17 @@ export class InvoiceService {
         planName: plan.name,
         amount: plan.price,
         gateway: gateway.name,
+        notifySecretHash: hashSecret(notifySecret),
       })
       .returning();
     const invoice = row!;
     try {
-      const payment = await gateway.create(
-        {
-          id: invoice.id,
-          amount: Number(plan.price),
-          description: `${plan.name} — ${newPeerName ?? `peer ${peerId}`}`,
-        },
-        origin,
-      );
+      const payment = await gateway.create({
+        id: invoice.id,
+        amount: Number(plan.price),
+        description: `${plan.name} — ${newPeerName ?? `peer ${peerId}`}`,
+        notifySecret,
+      });
       await this.db
         .update(invoices)
         .set({
@@ -94,12 +149,32 @@ export class InvoiceService {
           remoteId: invoice.id,
         })
         .where(eq(invoices.id, invoice.id));
+      await announceInvoice(this.deps.bus, invoice.id, 'pending');
       return { id: invoice.id, payment_url: payment.paymentUrl };
     } catch (e) {
       await this.db.update(invoices).set({ status: 'failed' }).where(eq(invoices.id, invoice.id));
-      if (e instanceof GatewayError) throw new HttpError(502, msg.gatewayFailed, 'gateway');
+      await announceInvoice(this.deps.bus, invoice.id, 'failed');
+      // A transaction id another invoice already holds would tie one payment to two invoices.
+      const reused = isUniqueViolation(e) && constraintOf(e) === 'invoices_transaction';
+      if (e instanceof GatewayError || reused) {
+        this.deps.log.warn(
+          {
+            invoice: invoice.id,
+            reason: reused ? 'transacción ya usada por otra factura' : (e as Error).message,
+          },
+          'la pasarela no creó el pago',
+        );
+        throw new HttpError(502, msg.gatewayFailed, 'gateway');
+      }
       throw e;
     }
+  }
+
+  /** A sandbox invoice by id (the built-in test gateway's payment page); undefined otherwise. */
+  async sandboxInvoice(id: string): Promise<InvoiceRow | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
+    const [row] = await this.db.select().from(invoices).where(eq(invoices.id, id));
+    return row?.gateway === 'sandbox' ? row : undefined;
   }
 
   async getOwned(customerId: number, id: string): Promise<InvoiceRow> {
@@ -112,11 +187,12 @@ export class InvoiceService {
     return row;
   }
 
-  /** The invoice as the payment-result page shows it; a pending QvaPay invoice is checked with QvaPay first. */
+  /** The invoice as the payment-result page shows it; a pending gateway invoice is checked with its gateway first. */
   async present(customerId: number, id: string): Promise<Invoice> {
     let row = await this.getOwned(customerId, id);
-    if (row.status === 'pending' && row.gateway === 'qvapay' && row.transactionUuid) {
-      await this.confirmQvapay(row.transactionUuid, row.id).catch(() => false);
+    let message: string | null = null;
+    if (row.status === 'pending' && (row.gateway === 'qvapay' || row.gateway === 'remesita')) {
+      message = (await this.confirm(row)).message;
       row = await this.getOwned(customerId, id);
     }
     let peerName = row.newPeerName ?? '';
@@ -135,28 +211,110 @@ export class InvoiceService {
       transaction_uuid: row.transactionUuid,
       created: row.createdAt.toISOString(),
       paid: row.paidAt?.toISOString() ?? null,
+      delivered: row.creditedAt !== null,
+      ...(message && row.status === 'pending' ? { message } : {}),
     };
   }
 
+  /** The gateway an invoice was created with, with the credentials in force (null: none now). */
+  private async gatewayOf(name: string): Promise<Gateway | null> {
+    if (name === 'qvapay') return this.deps.qvapay();
+    if (name === 'remesita') return this.deps.remesita();
+    return null;
+  }
+
   /**
-   * A QvaPay notification (or a status check): believed only after asking QvaPay itself, and only
-   * if the transaction belongs to this invoice and pays its full amount.
+   * Asks the invoice's gateway about its payment and credits it only if the answer pays exactly
+   * this invoice ({@link refusalOf}). A gateway that cannot be asked credits nothing (logged).
    */
-  async confirmQvapay(transactionUuid: string, remoteId: string | null): Promise<boolean> {
-    if (!this.deps.qvapay || !transactionUuid || transactionUuid.length > 100) return false;
-    const verified = await this.deps.qvapay.verify(transactionUuid);
-    const invoiceId = verified.remoteId ?? remoteId;
-    if (!verified.paid || !invoiceId || !UUID_RE.test(invoiceId)) return false;
-    if (remoteId && verified.remoteId && remoteId !== verified.remoteId) return false;
+  async confirm(row: InvoiceRow): Promise<Confirmation> {
+    if (row.status !== 'pending') return { credited: false, message: null };
+    const gateway = await this.gatewayOf(row.gateway);
+    let paid: VerifiedPayment;
+    try {
+      if (!gateway) throw new GatewayError('la pasarela no está configurada');
+      paid = await gateway.verify({
+        id: row.id,
+        transactionUuid: row.transactionUuid,
+        createdAt: row.createdAt,
+      });
+    } catch (err) {
+      this.deps.log.warn(
+        { invoice: row.id, gateway: row.gateway, reason: err instanceof Error ? err.message : String(err) },
+        'no se pudo comprobar el pago con la pasarela',
+      );
+      return { credited: false, message: msg.paymentUnverifiable };
+    }
+    if (!paid.paid) return { credited: false, message: null };
+    const refusal = refusalOf(row, paid);
+    if (refusal) {
+      this.deps.log.warn({ invoice: row.id, gateway: row.gateway, reason: refusal }, 'pago rechazado');
+      return { credited: false, message: refusal };
+    }
+    try {
+      return { credited: await this.credit(row.id, paid.transactionUuid), message: null };
+    } catch (err) {
+      // The gateway's reference already settled another invoice: one payment credits once.
+      if (isUniqueViolation(err) && constraintOf(err) === 'invoices_transaction') {
+        this.deps.log.warn({ invoice: row.id, gateway: row.gateway }, 'pago ya usado por otra factura');
+        return { credited: false, message: msg.paymentNotThisInvoice };
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A QvaPay notification: it names a transaction, which must be the one stored when this invoice
+   * was created (and the invoice it names, if any, must be that one). Then QvaPay itself is asked.
+   */
+  async confirmQvapay(transactionUuid: string, remoteId: string | null): Promise<Confirmation> {
+    if (!transactionUuid || transactionUuid.length > 100)
+      return { credited: false, message: msg.paymentNotFound };
     const [row] = await this.db
       .select()
       .from(invoices)
-      .where(and(eq(invoices.id, invoiceId), eq(invoices.gateway, 'qvapay')));
-    if (!row || (verified.amount !== null && verified.amount + 1e-9 < Number(row.amount))) return false;
-    return this.credit(row.id, transactionUuid);
+      .where(and(eq(invoices.gateway, 'qvapay'), eq(invoices.transactionUuid, transactionUuid)));
+    if (!row) return { credited: false, message: msg.paymentNotFound };
+    if (remoteId !== null && remoteId !== row.id)
+      return { credited: false, message: msg.paymentNotThisInvoice };
+    return this.confirm(row);
   }
 
-  /** Marks paid and delivers what was bought, once. Returns whether this call did it. */
+  /**
+   * A Remesita notification (IPN) at `/api/payments/remesita/ipn/{invoice}/{secret}`. Only a URL
+   * with the invoice's own secret is heard (`found`); even then its content is only a hint: Remesita
+   * itself is asked, and a notification of a cancel cancels only what Remesita does not show paid.
+   */
+  async notifyRemesita(
+    invoiceId: string,
+    secret: string,
+    hint: { remoteId: string | null; status: string | null },
+  ): Promise<Confirmation & { found: boolean }> {
+    const none = { found: false, credited: false, message: msg.paymentNotFound };
+    if (!UUID_RE.test(invoiceId) || !/^[A-Za-z0-9_-]{20,100}$/.test(secret)) return none;
+    const [row] = await this.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.id, invoiceId), eq(invoices.gateway, 'remesita')));
+    if (!row?.notifySecretHash) return none;
+    const given = Buffer.from(hashSecret(secret), 'hex');
+    const stored = Buffer.from(row.notifySecretHash, 'hex');
+    if (given.length !== stored.length || !timingSafeEqual(given, stored)) return none;
+    if (hint.remoteId !== null && hint.remoteId !== row.id)
+      return { found: true, credited: false, message: msg.paymentNotThisInvoice };
+    const outcome = await this.confirm(row);
+    const canceled = hint.status === 'canceled' || hint.status === 'cancelled';
+    // Not paid at Remesita (and Remesita answered: no message) and it says canceled: canceled.
+    if (!outcome.credited && outcome.message === null && canceled) await this.cancel(row.id);
+    return { found: true, ...outcome };
+  }
+
+  /**
+   * Marks the invoice paid (once: the pending → paid update is conditional) and delivers what it
+   * bought. Returns whether this call marked it paid. A delivery that fails here (no active server,
+   * a database error) is logged and left to the scheduler, which retries until it is done
+   * ({@link deliverPending}): the payment is never lost, and the customer sees "delivery pending".
+   */
   async credit(invoiceId: string, transactionUuid: string | null): Promise<boolean> {
     const [paid] = await this.db
       .update(invoices)
@@ -166,72 +324,182 @@ export class InvoiceService {
         transactionUuid: transactionUuid ?? sql`${invoices.transactionUuid}`,
       })
       .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'pending')))
-      .returning();
+      .returning({ id: invoices.id });
     if (!paid) return false;
-    if (paid.operation === 'new_peer') {
-      const server = await pickServerForNewPeer(this.db);
-      let name = paid.newPeerName ?? 'Peer';
-      // A name the customer already uses gets a suffix rather than losing a paid peer.
-      for (let i = 2; await this.nameTaken(paid.customerId, name); i++) name = `${paid.newPeerName} (${i})`;
-      const peer = await this.deps.peers.provision({
-        customerId: paid.customerId,
-        planId: paid.planId,
-        name,
-        server,
-        manualPayment: false,
-        invoiceId: paid.id,
-      });
-      await this.db
-        .update(invoices)
-        .set({ peerId: peer.id, creditedAt: sql`now()` })
-        .where(eq(invoices.id, paid.id));
-    } else if (paid.peerId !== null) {
-      await this.extend(paid);
-    }
+    await announceInvoice(this.deps.bus, paid.id, 'paid');
+    await this.deliver(paid.id);
     return true;
   }
 
-  private async nameTaken(customerId: number, name: string): Promise<boolean> {
-    const rows = await this.db
+  /**
+   * Delivers a paid invoice, exactly once: the invoice row is locked, and the peer (or the added
+   * plan) and `credited_at` are written in that one transaction, so a crash leaves either both or
+   * neither. A concurrent or replayed delivery finds it credited and does nothing; the unique
+   * plan_history.invoice_id refuses a second one regardless. Never throws: a failure is logged
+   * (invoice id and reason) and the next attempt is scheduled. Returns whether this call delivered.
+   */
+  async deliver(invoiceId: string): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const done = await this.db.transaction(async (tx) => {
+          const [row] = await tx
+            .select()
+            .from(invoices)
+            .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'paid'), isNull(invoices.creditedAt)))
+            .for('update');
+          if (!row) return null;
+          return row.operation === 'new_peer'
+            ? this.createPeer(tx as unknown as Db, row)
+            : this.extend(tx as unknown as Db, row);
+        });
+        if (!done) return false;
+        await this.announce(invoiceId, done);
+        return true;
+      } catch (err) {
+        if (isUniqueViolation(err) && constraintOf(err) === 'plan_history_invoice') {
+          // Its plan is already in place (credited_at was lost): a record to repair, not a second delivery.
+          await this.markDelivered(invoiceId);
+          return false;
+        }
+        // Two peers created at once may pick the same address: the unique index refuses one; retry.
+        if (isUniqueViolation(err) && attempt < 5) continue;
+        await this.deliveryFailed(invoiceId, err);
+        return false;
+      }
+    }
+  }
+
+  /** After a delivery is committed: its agents and the owner (`created_peer` / `updated_peer`) are told. */
+  private async announce(invoiceId: string, done: Delivered): Promise<void> {
+    try {
+      if (done.created) await this.deps.peers.announceCreated(done, done.customerId);
+      else await this.deps.peers.announceUpdated(done);
+      // The console's Facturas list shows delivery too.
+      await announceInvoice(this.deps.bus, invoiceId, 'paid');
+    } catch (err) {
+      // Delivered all the same: agents converge from the change log on their next sync, and the
+      // customer's list is read again when their socket reconnects.
+      this.deps.log.error(
+        { invoice: invoiceId, reason: err instanceof Error ? err.message : String(err) },
+        'factura entregada, pero no se pudo avisar al agente o al cliente',
+      );
+    }
+  }
+
+  /**
+   * The scheduler's catch-up: every paid invoice not delivered yet whose retry time has come (one
+   * failure waits 15 s, then 30 s, then every minute). `now` is for tests.
+   */
+  async deliverPending(now = new Date(), limit = 50): Promise<number> {
+    const due = await this.db
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(
+        and(
+          eq(invoices.status, 'paid'),
+          isNull(invoices.creditedAt),
+          or(isNull(invoices.deliveryRetryAt), lte(invoices.deliveryRetryAt, now)),
+        ),
+      )
+      .orderBy(asc(invoices.paidAt))
+      .limit(limit);
+    let delivered = 0;
+    for (const { id } of due) if (await this.deliver(id)) delivered++;
+    return delivered;
+  }
+
+  private async markDelivered(invoiceId: string): Promise<void> {
+    await this.db
+      .update(invoices)
+      .set({
+        creditedAt: sql`now()`,
+        deliveryRetryAt: null,
+        peerId: sql`coalesce(${invoices.peerId}, (select ${planHistory.peerId} from ${planHistory} where ${planHistory.invoiceId} = ${invoiceId}))`,
+      })
+      .where(and(eq(invoices.id, invoiceId), isNull(invoices.creditedAt)));
+    this.deps.log.warn(
+      { invoice: invoiceId },
+      'factura ya entregada sin marcar: marcada, nada se entrega dos veces',
+    );
+  }
+
+  private async deliveryFailed(invoiceId: string, err: unknown): Promise<void> {
+    // The reason only (a Spanish message such as "No hay servidores disponibles", or the database's):
+    // never the row, which holds the transaction reference.
+    const reason = err instanceof Error ? err.message : String(err);
+    try {
+      const [row] = await this.db
+        .update(invoices)
+        .set({
+          deliveryAttempts: sql`${invoices.deliveryAttempts} + 1`,
+          deliveryRetryAt: sql`now() + least(15 * power(2, ${invoices.deliveryAttempts}), 60) * interval '1 second'`,
+        })
+        .where(eq(invoices.id, invoiceId))
+        .returning({ attempts: invoices.deliveryAttempts, retryAt: invoices.deliveryRetryAt });
+      this.deps.log.error(
+        { invoice: invoiceId, attempts: row?.attempts, retryAt: row?.retryAt, reason },
+        'factura pagada sin entregar: se reintentará',
+      );
+    } catch (e) {
+      this.deps.log.error(
+        { invoice: invoiceId, reason, error: e instanceof Error ? e.message : String(e) },
+        'factura pagada sin entregar: no se pudo programar el reintento',
+      );
+    }
+  }
+
+  /** new_peer, inside the delivery transaction: on the least-loaded live server, with a free name. */
+  private async createPeer(tx: Db, paid: InvoiceRow): Promise<Delivered> {
+    const server = await pickServerForNewPeer(tx);
+    const [plan] = await tx.select().from(plans).where(eq(plans.id, paid.planId));
+    if (!plan) throw new Error('el plan de la factura ya no existe');
+    const wanted = paid.newPeerName ?? 'Peer';
+    let name = wanted;
+    // A name the customer already uses gets a suffix rather than losing a paid peer.
+    for (let i = 2; await this.nameTaken(tx, paid.customerId, name); i++) name = `${wanted} (${i})`;
+    const created = await this.deps.peers.insertPeer(tx, {
+      customerId: paid.customerId,
+      server,
+      name,
+      plan,
+      manualPayment: false,
+      invoiceId: paid.id,
+    });
+    await tx
+      .update(invoices)
+      .set({ peerId: created.id, creditedAt: sql`now()`, deliveryRetryAt: null })
+      .where(eq(invoices.id, paid.id));
+    return { ...created, customerId: paid.customerId, created: true };
+  }
+
+  private async nameTaken(db: Db, customerId: number, name: string): Promise<boolean> {
+    const rows = await db
       .select({ id: peers.id })
       .from(peers)
       .where(and(eq(peers.customerId, customerId), sql`lower(${peers.name}) = lower(${name})`));
     return rows.length > 0;
   }
 
-  /** add_plan: expiry moves from max(now, current expiry) by the plan's validity; the peer is switched on. */
-  private async extend(paid: InvoiceRow): Promise<void> {
-    const [plan] = await this.db.select().from(plans).where(eq(plans.id, paid.planId));
-    const revisions = await this.db.transaction(async (tx) => {
-      const [peer] = await tx
-        .update(peers)
-        .set({
-          expiresAt: sql`greatest(now(), coalesce(${peers.expiresAt}, now())) + ${plan!.validity}::interval`,
-          active: true,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(peers.id, paid.peerId!))
-        .returning();
-      await tx.insert(planHistory).values({
-        peerId: peer!.id,
-        planId: plan!.id,
-        planName: paid.planName,
-        planPrice: paid.amount,
-        validity: plan!.validity,
-        invoiceId: paid.id,
-      });
-      await tx
-        .update(invoices)
-        .set({ creditedAt: sql`now()` })
-        .where(eq(invoices.id, paid.id));
-      return recordChanges(tx as unknown as Db, [{ serverId: peer!.serverId, upsertPeerIds: [peer!.id] }]);
-    });
-    for (const r of revisions)
-      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-    await this.deps.peers.push(paid.customerId, {
-      type: 'updated_peer',
-      peer: await this.deps.peers.presentOne(paid.peerId!),
-    });
+  /**
+   * add_plan, inside the delivery transaction: the peer service's one extend path (max(now, expiry)
+   * + validity, switched on).
+   */
+  private async extend(tx: Db, paid: InvoiceRow): Promise<Delivered> {
+    if (paid.peerId === null) throw new Error('el peer de la factura ya no existe');
+    const [plan] = await tx.select().from(plans).where(eq(plans.id, paid.planId));
+    if (!plan) throw new Error('el plan de la factura ya no existe');
+    const done = await this.deps.peers.extendIn(
+      tx,
+      paid.peerId,
+      // The history shows what was paid, even if the plan's name or price changed since.
+      { id: plan.id, name: paid.planName, price: paid.amount, validity: plan.validity, dataGb: plan.dataGb },
+      { invoiceId: paid.id },
+    );
+    await tx
+      .update(invoices)
+      .set({ creditedAt: sql`now()`, deliveryRetryAt: null })
+      .where(eq(invoices.id, paid.id));
+    return { ...done, created: false };
   }
 
   async cancel(invoiceId: string): Promise<boolean> {
@@ -240,6 +508,12 @@ export class InvoiceService {
       .set({ status: 'canceled' })
       .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'pending')))
       .returning({ id: invoices.id });
+    if (rows.length > 0) await announceInvoice(this.deps.bus, invoiceId, 'canceled');
     return rows.length > 0;
   }
+}
+
+/** Notification secrets are stored as their SHA-256 only. */
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
 }

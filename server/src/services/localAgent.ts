@@ -10,8 +10,14 @@ import { servers, settings } from '../db/schema.ts';
 import { createServer, rotateAgentToken } from './servers.ts';
 
 const LOCAL_SERVER_KEY = 'local_server_id';
-const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
+/** Compiled (`npm start`: server/dist) → the compiled agent under node; from sources (dev, tests) → tsx. */
+const COMPILED = import.meta.url.endsWith('.js');
+const AGENT_MAIN = fileURLToPath(
+  new URL(COMPILED ? '../../../agent/dist/main.js' : '../../../agent/src/main.ts', import.meta.url),
+);
+const RUNNER = COMPILED
+  ? process.execPath
+  : fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
 
 /** Why this machine cannot run a WireGuard interface, or null when it can. */
 export function localAgentBlocker(): string | null {
@@ -74,12 +80,20 @@ export async function startLocalAgent(deps: {
   const url = `http://127.0.0.1:${config.port}`;
   const args = [AGENT_MAIN, '--url', url, '--state-dir', `${config.dataDir}/agent`];
   if (config.localAgent.uplink) args.push('--uplink', config.localAgent.uplink);
+  // The agent's firewall shuts this host to tunnel clients, but full-tunnel customers reach the
+  // panel on this very host through their tunnel: open its ports (this one and PUBLIC_URL's) to them.
+  const panelPorts = new Set([config.port]);
+  if (config.publicUrl) {
+    const pub = new URL(config.publicUrl);
+    panelPorts.add(Number(pub.port || (pub.protocol === 'https:' ? 443 : 80)));
+  }
+  args.push('--host-tcp-ports', [...panelPorts].join(','));
   let child: ChildProcess | undefined;
   let stopping = false;
   let delay = 1000;
   const launch = () => {
     const started = Date.now();
-    child = spawn(TSX, args, {
+    child = spawn(RUNNER, args, {
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, AGENT_TOKEN: token },
     });

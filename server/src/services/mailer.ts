@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
+import type { MailConfig } from '../config.ts';
 
 export interface Mail {
   to: string;
@@ -12,9 +13,11 @@ export interface Mail {
 export class Mailer {
   private readonly transport: Transporter | null;
   private warned = false;
+  /** Told the outcome of every attempted send (the metrics count mails sent and failed). */
+  onResult: ((sent: boolean) => void) | null = null;
 
   constructor(
-    private readonly config: { url: string; from: string } | null,
+    private readonly config: MailConfig | null,
     private readonly log: FastifyBaseLogger,
   ) {
     this.transport = config ? nodemailer.createTransport(config.url) : null;
@@ -24,21 +27,39 @@ export class Mailer {
     return this.transport !== null;
   }
 
+  /**
+   * The absolute address of an SPA page for a mail, or null when mail is off (said once in the log).
+   * Always PUBLIC_URL, which the configuration requires with SMTP_URL: never the request's Host or
+   * X-Forwarded-Host, which anyone can forge to have a genuine mail carry a token to their own host.
+   */
+  link(path: string): string | null {
+    if (!this.config) {
+      this.warnOff();
+      return null;
+    }
+    return `${this.config.publicUrl}${path}`;
+  }
+
+  private warnOff(): void {
+    if (this.warned) return;
+    this.log.warn(
+      'correo desactivado: defina SMTP_URL para enviar verificaciones y recuperaciones de contraseña',
+    );
+    this.warned = true;
+  }
+
   /** Sends, or logs once that mail is off. Failures are logged (without the message) and reported as false. */
   async send(mail: Mail): Promise<boolean> {
     if (!this.transport || !this.config) {
-      if (!this.warned) {
-        this.log.warn(
-          'correo desactivado: defina SMTP_URL para enviar verificaciones y recuperaciones de contraseña',
-        );
-        this.warned = true;
-      }
+      this.warnOff();
       return false;
     }
     try {
       await this.transport.sendMail({ from: this.config.from, ...mail });
+      this.onResult?.(true);
       return true;
     } catch (err) {
+      this.onResult?.(false);
       this.log.error(
         { err: { message: (err as Error).message }, subject: mail.subject },
         'no se pudo enviar un correo',

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { msg, type CurrentManager } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { managers } from '../db/schema.ts';
-import { getDummyHash, hashPassword, randomToken, verifyPassword } from '../lib/crypto.ts';
+import { getDummyHash, hashPassword, needsRehash, randomToken, verifyPassword } from '../lib/crypto.ts';
 import { forbidden, notFound, unauthorized } from '../lib/errors.ts';
 
 /**
@@ -32,6 +32,12 @@ export async function authenticateManager(db: Db, username: string, password: st
   const ok = await verifyPassword(password, row?.hash ?? (await getDummyHash()));
   if (!row || !ok) throw unauthorized(msg.invalidCredentials);
   if (!row.active) throw forbidden(msg.accountDisabled);
+  // As for customers: a hash made with older scrypt parameters is upgraded while the password is at hand.
+  if (needsRehash(row.hash))
+    await db
+      .update(managers)
+      .set({ passwordHash: await hashPassword(password) })
+      .where(eq(managers.id, row.id));
   return row.id;
 }
 

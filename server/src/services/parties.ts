@@ -141,32 +141,51 @@ export class PartyService {
     return (await this.present([row], viewerId))[0]!;
   }
 
+  private async ownedCount(db: Db, customerId: number): Promise<number> {
+    const [{ n } = { n: 0 }] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(parties)
+      .where(eq(parties.ownerId, customerId));
+    return n;
+  }
+
   async create(customerId: number, rawName: string, peerId: number | undefined): Promise<Party> {
     const name = rawName.trim();
     if (!name) throw badRequest(msg.partyNameRequired);
     if (name.length > 40) throw badRequest(msg.partyNameTooLong);
     await this.requireAlias(customerId);
-    const [{ n } = { n: 0 }] = await this.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(parties)
-      .where(eq(parties.ownerId, customerId));
-    if (n >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
+    // The limit first (its message wins over the peer's), checked again under the lock below.
+    if ((await this.ownedCount(this.db, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
     const peer = await this.freePeer(customerId, peerId, msg.partyPeerRequired);
     let party: PartyRow;
     try {
-      [party] = (await this.db
-        .insert(parties)
-        .values({
-          name,
-          ownerId: customerId,
-          passwordEnc: encrypt(this.deps.encryptionKey, newRoomPassword()),
-        })
-        .returning()) as [PartyRow];
+      // The room row and its first member in one transaction, the 5-room limit counted under a
+      // lock on the owner's row: concurrent creations queue there and each counts the others'.
+      party = await this.changeMembers(
+        async (tx) => {
+          await tx
+            .select({ id: customers.id })
+            .from(customers)
+            .where(eq(customers.id, customerId))
+            .for('update');
+          if ((await this.ownedCount(tx, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
+          const [row] = await tx
+            .insert(parties)
+            .values({
+              name,
+              ownerId: customerId,
+              passwordEnc: encrypt(this.deps.encryptionKey, newRoomPassword()),
+            })
+            .returning();
+          return row!;
+        },
+        [peer.id],
+        [],
+      );
     } catch (e) {
       if (isUniqueViolation(e)) throw conflict(msg.partyNameTaken);
       throw e;
     }
-    await this.changeMembers(party, [peer.id], []);
     return this.presentOne(party.id, customerId);
   }
 
@@ -251,9 +270,25 @@ export class PartyService {
   async delete(customerId: number, partyId: number): Promise<void> {
     const party = await this.visible(customerId, partyId);
     if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+    await this.remove(party);
+  }
+
+  /**
+   * A manager deletes a room: the same path as its owner's delete (agents resynced, the owner and
+   * every guest told live); `inTx` runs inside the deleting transaction (the audit entry).
+   */
+  async adminDelete(partyId: number, inTx: (tx: Db) => Promise<void>): Promise<void> {
+    const [party] = await this.db.select().from(parties).where(eq(parties.id, partyId));
+    if (!party) throw notFound(msg.partyNotFound);
+    await this.remove(party, inTx);
+  }
+
+  private async remove(party: PartyRow, inTx?: (tx: Db) => Promise<void>): Promise<void> {
+    const customerId = party.ownerId;
     const members = await this.db.select().from(peers).where(eq(peers.partyId, party.id));
     const guests = [...new Set(members.map((m) => m.customerId).filter((c) => c !== customerId))];
     const revisions = await this.db.transaction(async (tx) => {
+      await inTx?.(tx as unknown as Db);
       await tx.update(peers).set({ partyId: null }).where(eq(peers.partyId, party.id));
       await tx.delete(parties).where(eq(parties.id, party.id));
       return recordChanges(
@@ -268,18 +303,31 @@ export class PartyService {
       await this.push(m.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(m.id) });
   }
 
-  /** Adds and removes members in one transaction and tells every affected agent and customer. */
-  private async changeMembers(party: PartyRow, add: number[], remove: number[]): Promise<void> {
-    const before = await this.db
-      .select({ serverId: peers.serverId, customerId: peers.customerId })
-      .from(peers)
-      .where(eq(peers.partyId, party.id));
+  /**
+   * Adds and removes members in one transaction and tells every affected agent and customer.
+   * `room` is an existing room, or the creation of a new one inside that same transaction.
+   */
+  private async changeMembers(
+    room: PartyRow | ((tx: Db) => Promise<PartyRow>),
+    add: number[],
+    remove: number[],
+  ): Promise<PartyRow> {
     const touched = await this.db
       .select()
       .from(peers)
       .where(inArray(peers.id, [...add, ...remove]));
-    const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
-    const revisions = await this.db.transaction(async (tx) => {
+    const { party, revisions } = await this.db.transaction(async (tx) => {
+      let party: PartyRow;
+      let before: { serverId: number }[] = [];
+      if (typeof room === 'function') party = await room(tx as unknown as Db);
+      else {
+        // Locked: concurrent changes to one room queue, so each resyncs every member's server.
+        const [locked] = await tx.select().from(parties).where(eq(parties.id, room.id)).for('update');
+        if (!locked) throw notFound(msg.partyNotFound);
+        party = locked;
+        before = await tx.select({ serverId: peers.serverId }).from(peers).where(eq(peers.partyId, party.id));
+      }
+      const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
       if (add.length) {
         const updated = await tx
           .update(peers)
@@ -301,16 +349,18 @@ export class PartyService {
           .delete(partyMembers)
           .where(and(eq(partyMembers.partyId, party.id), inArray(partyMembers.peerId, remove)));
       }
-      return recordChanges(
+      const revisions = await recordChanges(
         tx as unknown as Db,
         serverIds.map((serverId) => ({ serverId, full: true })),
       );
+      return { party, revisions };
     });
     await this.markProcessing(party.id, revisions);
     await this.publish(revisions);
     for (const t of touched)
       await this.push(t.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(t.id) });
     await this.settle();
+    return party;
   }
 
   private async markProcessing(partyId: number, revisions: Revision[]): Promise<void> {

@@ -21,6 +21,7 @@ export function presentPlan(row: PlanRow): Plan {
     description: row.description,
     price: Number(row.price),
     validity: formatValidity(row.validity),
+    data_gb: row.dataGb === null ? null : Number(row.dataGb),
   };
 }
 

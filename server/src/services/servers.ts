@@ -43,12 +43,19 @@ export async function listAvailableServers(db: Db, exceptServerId: number): Prom
   return rows.map(presentAvailableServer);
 }
 
+/**
+ * Peers on each server of a `from(servers)` select. The outer column is written out in full: drizzle
+ * renders `${servers.id}` unqualified in a one-table select, and inside the subquery a bare "id" is
+ * the peer's own id — which silently counted the wrong rows.
+ */
+export const peerCountOfServer = sql<number>`(select count(*)::int from peers p where p.server_id = "servers"."id")`;
+
 /** The server new peers go to: an active one with a live agent and the fewest peers, else any active one. */
 export async function pickServerForNewPeer(db: Db): Promise<ServerRow> {
   const rows = await db
     .select({
       server: servers,
-      load: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})`,
+      load: peerCountOfServer,
     })
     .from(servers)
     .where(eq(servers.active, true));

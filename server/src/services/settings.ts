@@ -3,6 +3,8 @@ import { SiteSettings, type PublicSettings } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { settings } from '../db/schema.ts';
 import { ShortCache } from '../lib/cache.ts';
+import { auditedTransaction, diffFields, type Actor } from './audit.ts';
+import type { Bus } from '../realtime/bus.ts';
 
 /** Defaults for an installation that has never saved a setting. */
 export const DEFAULT_SITE_SETTINGS: SiteSettings = {
@@ -60,4 +62,46 @@ export async function updateSiteSettings(db: Db, patch: Partial<SiteSettings>): 
     .values(entries.map(([key, value]) => ({ key, value })))
     .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value`, updatedAt: sql`now()` } });
   caches.get(db)?.invalidate();
+}
+
+/** Drops this instance's cached switches (after a write made inside a transaction). */
+export function invalidateSiteSettings(db: Db): void {
+  caches.get(db)?.invalidate();
+}
+
+/** The switches of `settings.public`; the gateway switches need `settings.gateways`. */
+export const PUBLIC_SWITCHES = [
+  'maintenance',
+  'allow_registration',
+  'allow_password_recovery',
+  'show_landing',
+  'allow_email',
+  'allow_partys',
+] as const satisfies readonly (keyof SiteSettings)[];
+export type PublicSwitches = Pick<SiteSettings, (typeof PUBLIC_SWITCHES)[number]>;
+
+/** A manager changes public switches: saved with its audit entry (before/after) in one transaction. */
+export async function savePublicSwitches(
+  db: Db,
+  bus: Bus,
+  actor: Actor,
+  patch: Partial<PublicSwitches>,
+): Promise<SiteSettings> {
+  const before = await readSiteSettings(db);
+  await auditedTransaction(db, actor, async (tx, audit) => {
+    await updateSiteSettings(tx as unknown as Db, patch);
+    const changes = diffFields(
+      Object.fromEntries(Object.keys(patch).map((k) => [k, before[k as keyof SiteSettings]])),
+      patch,
+    );
+    if (Object.keys(changes).length > 0)
+      await audit({
+        action: 'settings.update',
+        targetType: 'settings',
+        targetId: 'site',
+        changes,
+      });
+  });
+  invalidateSiteSettings(db);
+  return getSiteSettings(db);
 }

@@ -3,7 +3,9 @@
  * nftables, in network namespaces, driven only through the public HTTP API (manager and customer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plans } from '../../src/db/schema.ts';
+import { spawnSync } from 'node:child_process';
+import { eq } from 'drizzle-orm';
+import { peers, plans } from '../../src/db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -14,6 +16,7 @@ import {
   type TestApp,
 } from '../helpers.ts';
 import { PushClient } from '../protocolAgent.ts';
+import { Proxy } from '../tcpProxy.ts';
 import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, uniqueName, type Host } from './network.ts';
 
 const skip = dataplaneSkipReason();
@@ -83,8 +86,10 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     }
     await eventually(
       async () => {
-        const list = (await api('GET', '/api/admin/servers', admin)).json<{ agent_online: boolean }[]>();
-        return list.every((s) => s.agent_online);
+        const list = (await api('GET', '/api/admin/servers', admin)).json<{
+          results: { agent_online: boolean }[];
+        }>();
+        return list.results.every((s) => s.agent_online);
       },
       60_000,
       'agentes en línea',
@@ -198,6 +203,67 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await eventually(() => lab.peersOn(srv[1]!.iface).length === count - 2, 20_000, 'peer expirado retirado');
   });
 
+  it('traffic past the plan’s data allowance ends the tunnel; adding a plan restores it', async () => {
+    // 1 MB (0.001 GB, the smallest step) for 30 days.
+    const [small] = await t.ctx.db
+      .insert(plans)
+      .values({ name: 'Datos 1 MB', description: 'x', price: '1.00', validity: '30 days', dataGb: '0.001' })
+      .returning();
+    const c = await customer();
+    const res = await api('POST', '/api/admin/peers', admin, {
+      username: c.username,
+      plan: small!.id,
+      name: 'Datos',
+      server: srv[1]!.id,
+    });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().id as number;
+    const client = lab.host('dpcq', '198.51.100.81');
+    await lab.loadClientConf(client, await download(c.access, id));
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
+    const count = lab.peersOn(srv[1]!.iface).length;
+
+    // About 2 MB through the tunnel (800 pings of 1.3 KB, both ways), counted by wireguard-go,
+    // reported by the agent every 10 s, enforced by the scheduler's pass.
+    spawnSync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        client.ns,
+        'ping',
+        '-q',
+        '-c',
+        '800',
+        '-i',
+        '0.002',
+        '-s',
+        '1300',
+        '-W',
+        '1',
+        '10.64.0.1',
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await eventually(
+      async () => {
+        await t.ctx.allowances.enforce();
+        const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, id));
+        return row!.dataExhaustedAt !== null;
+      },
+      40_000,
+      'datos agotados',
+    );
+    await eventually(() => lab.peersOn(srv[1]!.iface).length === count - 1, 20_000, 'peer retirado');
+    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+
+    // A plan starts a new period: the same configuration works again.
+    await t.ctx.peers.extendWithPlan(id, small!, {});
+    expect(await lab.reaches(client.ns, '10.64.0.1', 30_000)).toBe(true);
+  });
+
   it('kill the agent, change peers, restart it: it converges to the desired state', async () => {
     const c = await customer();
     const keep = await grantPeer(c.username, srv[0]!.id, 'Queda');
@@ -219,6 +285,45 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const client2 = lab.host('dpck2', '198.51.100.62');
     await lab.loadClientConf(client2, await download(c.access, keep));
     expect(await lab.reaches(client2.ns, '10.64.0.1')).toBe(true);
+  });
+
+  it('an agent cut off from the control plane keeps its tunnels, then converges when the link is back', async () => {
+    const c = await customer();
+    const kept = await grantPeer(c.username, srv[0]!.id, 'Sigue');
+    const dropped = await grantPeer(c.username, srv[0]!.id, 'Se apaga');
+    // The agent reaches the control plane through a proxy that stands for its network path.
+    const proxy = new Proxy({ host: '127.0.0.1', port: Number(new URL(base).port) });
+    await proxy.start();
+    await lab.stopAgent(srv[0]!.host.ns);
+    lab.startAgent(srv[0]!.host, `http://127.0.0.1:${proxy.port}`, srv[0]!.token, srv[0]!.iface);
+    const client = lab.host('dpcx', '198.51.100.91');
+    await lab.loadClientConf(client, await download(c.access, kept));
+    await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 60_000, 'túnel antes del corte');
+    const other = lab.host('dpcy', '198.51.100.92');
+    await lab.loadClientConf(other, await download(c.access, dropped));
+    await eventually(() => lab.ping(other.ns, '10.64.0.1', 1), 20_000, 'segundo túnel antes del corte');
+
+    await proxy.cut();
+    const started = Date.now();
+    // While cut off: one peer added, one switched off. The agent cannot know yet.
+    const added = await grantPeer(c.username, srv[0]!.id, 'Nuevo en el corte');
+    await api('PATCH', `/api/admin/peers/${dropped}`, admin, { active: false });
+    // The tunnels it had keep working for as long as the link is down (here ~25 s).
+    while (Date.now() - started < 25_000) {
+      expect(lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+    await proxy.restore();
+    // Back: the new peer works, the switched-off one is gone, the kept one never stopped.
+    const fresh = lab.host('dpcz', '198.51.100.93');
+    await lab.loadClientConf(fresh, await download(c.access, added));
+    await eventually(() => lab.ping(fresh.ns, '10.64.0.1', 1), 90_000, 'convergencia tras el corte');
+    await eventually(() => !lab.ping(other.ns, '10.64.0.1', 1), 20_000, 'peer apagado retirado');
+    expect(lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
+    // The agent goes back to its direct link for the rest of the file.
+    await lab.stopAgent(srv[0]!.host.ns);
+    lab.startAgent(srv[0]!.host, base, srv[0]!.token, srv[0]!.iface);
+    await proxy.cut();
   });
 
   it('rooms: members reach each other across two servers; outsiders and leavers do not', async () => {

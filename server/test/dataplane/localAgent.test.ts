@@ -83,14 +83,14 @@ describe.skipIf(skip !== null)('one box (LOCAL_AGENT)', () => {
     ) as { access: string };
     const servers = JSON.parse(
       curl(['-H', `authorization: Bearer ${access}`, 'http://127.0.0.1:18080/api/admin/servers']),
-    ) as { name: string; agent_online: boolean; endpoint: string }[];
-    expect(servers).toMatchObject([{ name: 'Local', endpoint: '198.51.100.5:51820' }]);
+    ) as { results: { name: string; agent_online: boolean; endpoint: string }[] };
+    expect(servers.results).toMatchObject([{ name: 'Local', endpoint: '198.51.100.5:51820' }]);
     await eventually(
       () => {
         const list = JSON.parse(
           curl(['-H', `authorization: Bearer ${access}`, 'http://127.0.0.1:18080/api/admin/servers']),
-        ) as { agent_online: boolean }[];
-        return list[0]?.agent_online === true;
+        ) as { results: { agent_online: boolean }[] };
+        return list.results[0]?.agent_online === true;
       },
       30_000,
       'agente local en línea',

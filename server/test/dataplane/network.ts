@@ -13,8 +13,21 @@ import { TestNet, nsExec, sh, uniqueName } from '../../../agent/src/testing/netn
 export { nsExec, sh, uniqueName };
 
 export const INTERNET_HOST = '198.51.100.254';
-const AGENT_MAIN = new URL('../../../agent/src/main.ts', import.meta.url).pathname;
-const TSX = new URL('../../../node_modules/.bin/tsx', import.meta.url).pathname;
+const ROOT = new URL('../../../', import.meta.url).pathname;
+/**
+ * The agent as it runs in production: compiled JavaScript under plain node (one process, so a
+ * SIGKILL reaches the agent itself; through tsx it reached only tsx and orphaned the agent).
+ */
+const AGENT_MAIN = join(ROOT, 'agent/dist/main.js');
+let agentBuilt = false;
+function buildAgent(): void {
+  if (agentBuilt) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale', 'agent'], {
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) throw new Error('no se pudo compilar el agente');
+  agentBuilt = true;
+}
 
 export function dataplaneSkipReason(): string | null {
   if (process.getuid?.() !== 0) return 'hace falta root para crear espacios de red';
@@ -78,8 +91,9 @@ export class Lab {
     this.stopAgentSync(server.ns);
     if (!this.wgInterfaces.includes(iface)) this.wgInterfaces.push(iface);
     this.net.track(iface);
+    buildAgent();
     const child = spawn(
-      TSX,
+      process.execPath,
       [
         AGENT_MAIN,
         '--url',

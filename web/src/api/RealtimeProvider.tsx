@@ -6,7 +6,8 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { Info } from 'lucide-react';
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
+import type { AdminPush } from '@vpn/contracts';
 import type { ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'react-router';
@@ -29,6 +30,26 @@ const RealtimeContext = createContext<RealtimeState>({ realm: null, status: 'clo
 
 export function useRealtime(): RealtimeState {
   return useContext(RealtimeContext);
+}
+
+const adminListeners = new Set<(message: AdminPush) => void>();
+
+/**
+ * Runs `handler` for every manager-console push (`admin_server`, `admin_invoice`, `admin_audit`,
+ * `admin_drain`) while the component is mounted; typically it invalidates the queries it shows.
+ */
+export function useAdminPush(handler: (message: AdminPush) => void): void {
+  const ref = useRef(handler);
+  useEffect(() => {
+    ref.current = handler;
+  });
+  useEffect(() => {
+    const listener = (m: AdminPush) => ref.current(m);
+    adminListeners.add(listener);
+    return () => {
+      adminListeners.delete(listener);
+    };
+  }, []);
 }
 
 const infoIcon = <Info className="size-5 shrink-0 text-sky-300" aria-hidden="true" />;
@@ -97,6 +118,9 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
         if (realm === 'client') applyPushToCache(queryClient, message);
         toastPushMessage(message);
         setLastMessage(message);
+      },
+      onAdminMessage: (message) => {
+        for (const listener of adminListeners) listener(message);
       },
     });
     connection.start();

@@ -7,7 +7,10 @@
  * other session of the customer was closed by the server — stored through the session module.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { MessageBody, SettingsAnswer } from '@vpn/contracts';
+import type { SettingsAnswer } from '@vpn/contracts';
+
+/** The zod schemas, loaded on the first call that needs them (see `queries.ts`). */
+const schemas = () => import('@vpn/contracts');
 import type { SettingsPatchBody } from '@vpn/contracts';
 import { publicRequest } from './http';
 import { queryKeys } from './queries';
@@ -16,13 +19,23 @@ import { authRequest, renewTokens } from './session';
 export type { SettingsAnswer, SettingsPatchBody } from '@vpn/contracts';
 
 /** `PATCH /api/client/settings` with exactly one of `{email}`, `{alias}`, `{old_password, new_password}`. */
-export function patchSettings(body: SettingsPatchBody): Promise<SettingsAnswer> {
-  return authRequest('client', '/api/client/settings', { method: 'PATCH', body }, SettingsAnswer);
+export async function patchSettings(body: SettingsPatchBody): Promise<SettingsAnswer> {
+  return authRequest(
+    'client',
+    '/api/client/settings',
+    { method: 'PATCH', body },
+    (await schemas()).SettingsAnswer,
+  );
 }
 
 /** `DELETE /api/client/settings`: removes the account's e-mail. */
-export function deleteEmail(): Promise<SettingsAnswer> {
-  return authRequest('client', '/api/client/settings', { method: 'DELETE' }, SettingsAnswer);
+export async function deleteEmail(): Promise<SettingsAnswer> {
+  return authRequest(
+    'client',
+    '/api/client/settings',
+    { method: 'DELETE' },
+    (await schemas()).SettingsAnswer,
+  );
 }
 
 /**
@@ -39,7 +52,7 @@ export async function requestPasswordRecovery(username: string): Promise<string>
   const { message } = await publicRequest(
     '/api/client/password-recovery',
     { method: 'POST', body: { username } },
-    MessageBody,
+    (await schemas()).MessageBody,
   );
   return message;
 }
@@ -49,7 +62,7 @@ export async function resetPassword(token: string, password: string): Promise<st
   const { message } = await publicRequest(
     '/api/client/reset-password',
     { method: 'POST', body: { token, password } },
-    MessageBody,
+    (await schemas()).MessageBody,
   );
   return message;
 }
@@ -59,7 +72,7 @@ export async function verifyEmail(token: string): Promise<string> {
   const { message } = await publicRequest(
     '/api/client/verify-email',
     { method: 'POST', body: { token } },
-    MessageBody,
+    (await schemas()).MessageBody,
   );
   return message;
 }

@@ -6,20 +6,14 @@
  * so ending a session can drop exactly that data; public data starts with `'public'`.
  */
 import { queryOptions } from '@tanstack/react-query';
-import {
-  AdvertisementList,
-  AvailableServerList,
-  ClientVersion,
-  CurrentManager,
-  CurrentUser,
-  PartyLists,
-  PeerList,
-  PlanList,
-  PublicSettings,
-  ServiceStatus,
-} from '@vpn/contracts';
 import { publicRequest } from './http';
 import { authRequest } from './session';
+
+/**
+ * The contracts' zod schemas, loaded with the first query that runs (then cached by the module
+ * system): zod is ~35 KiB compressed, and a public page served with its data inline runs none.
+ */
+const schemas = () => import('@vpn/contracts');
 
 export const queryKeys = {
   publicSettings: ['public', 'settings'] as const,
@@ -29,6 +23,7 @@ export const queryKeys = {
   currentManager: ['manager', 'me'] as const,
   peers: ['client', 'peers'] as const,
   availableServers: (peerId: number) => ['client', 'network', peerId] as const,
+  peerUsage: (peerId: number) => ['client', 'peers', peerId, 'usage'] as const,
   advertisements: ['client', 'advertisements'] as const,
   clientVersion: ['client', 'client-version'] as const,
   partys: ['client', 'partys'] as const,
@@ -45,7 +40,7 @@ export const PARTY_PROCESSING_RECHECK_MS = 15_000;
 export function publicSettingsQuery() {
   return queryOptions({
     queryKey: queryKeys.publicSettings,
-    queryFn: ({ signal }) => publicRequest('/api/client', { signal }, PublicSettings),
+    queryFn: async ({ signal }) => publicRequest('/api/client', { signal }, (await schemas()).PublicSettings),
     staleTime: 30_000,
   });
 }
@@ -54,7 +49,8 @@ export function publicSettingsQuery() {
 export function serviceStatusQuery() {
   return queryOptions({
     queryKey: queryKeys.status,
-    queryFn: ({ signal }) => publicRequest('/api/client/status', { signal }, ServiceStatus),
+    queryFn: async ({ signal }) =>
+      publicRequest('/api/client/status', { signal }, (await schemas()).ServiceStatus),
     staleTime: 0,
   });
 }
@@ -63,7 +59,7 @@ export function serviceStatusQuery() {
 export function plansQuery() {
   return queryOptions({
     queryKey: queryKeys.plans,
-    queryFn: ({ signal }) => publicRequest('/api/client/plans', { signal }, PlanList),
+    queryFn: async ({ signal }) => publicRequest('/api/client/plans', { signal }, (await schemas()).PlanList),
     staleTime: 60_000,
   });
 }
@@ -72,7 +68,8 @@ export function plansQuery() {
 export function currentUserQuery() {
   return queryOptions({
     queryKey: queryKeys.currentUser,
-    queryFn: ({ signal }) => authRequest('client', '/api/client/verify-token', { signal }, CurrentUser),
+    queryFn: async ({ signal }) =>
+      authRequest('client', '/api/client/verify-token', { signal }, (await schemas()).CurrentUser),
     staleTime: 5 * 60_000,
   });
 }
@@ -81,7 +78,8 @@ export function currentUserQuery() {
 export function currentManagerQuery() {
   return queryOptions({
     queryKey: queryKeys.currentManager,
-    queryFn: ({ signal }) => authRequest('manager', '/api/admin/verify-token', { signal }, CurrentManager),
+    queryFn: async ({ signal }) =>
+      authRequest('manager', '/api/admin/verify-token', { signal }, (await schemas()).CurrentManager),
     staleTime: 5 * 60_000,
   });
 }
@@ -90,8 +88,24 @@ export function currentManagerQuery() {
 export function peersQuery() {
   return queryOptions({
     queryKey: queryKeys.peers,
-    queryFn: ({ signal }) => authRequest('client', '/api/client/accounts/peers', { signal }, PeerList),
+    queryFn: async ({ signal }) =>
+      authRequest('client', '/api/client/accounts/peers', { signal }, (await schemas()).PeerList),
     staleTime: 30_000,
+  });
+}
+
+/** `GET /api/client/accounts/peers/{id}/usage`: online, last handshake, period and 30 days of traffic. */
+export function peerUsageQuery(peerId: number) {
+  return queryOptions({
+    queryKey: queryKeys.peerUsage(peerId),
+    queryFn: async ({ signal }) =>
+      authRequest(
+        'client',
+        `/api/client/accounts/peers/${peerId}/usage`,
+        { signal },
+        (await schemas()).PeerUsage,
+      ),
+    staleTime: 60_000,
   });
 }
 
@@ -99,8 +113,13 @@ export function peersQuery() {
 export function availableServersQuery(peerId: number) {
   return queryOptions({
     queryKey: queryKeys.availableServers(peerId),
-    queryFn: ({ signal }) =>
-      authRequest('client', `/api/client/network/${peerId}`, { signal }, AvailableServerList),
+    queryFn: async ({ signal }) =>
+      authRequest(
+        'client',
+        `/api/client/network/${peerId}`,
+        { signal },
+        (await schemas()).AvailableServerList,
+      ),
     staleTime: 0,
     gcTime: 0,
   });
@@ -110,8 +129,8 @@ export function availableServersQuery(peerId: number) {
 export function advertisementsQuery() {
   return queryOptions({
     queryKey: queryKeys.advertisements,
-    queryFn: ({ signal }) =>
-      authRequest('client', '/api/client/advertisements', { signal }, AdvertisementList),
+    queryFn: async ({ signal }) =>
+      authRequest('client', '/api/client/advertisements', { signal }, (await schemas()).AdvertisementList),
     staleTime: 60_000,
   });
 }
@@ -120,7 +139,8 @@ export function advertisementsQuery() {
 export function clientVersionQuery() {
   return queryOptions({
     queryKey: queryKeys.clientVersion,
-    queryFn: ({ signal }) => authRequest('client', '/api/client/agent', { signal }, ClientVersion),
+    queryFn: async ({ signal }) =>
+      authRequest('client', '/api/client/agent', { signal }, (await schemas()).ClientVersion),
     staleTime: 5 * 60_000,
   });
 }
@@ -132,7 +152,8 @@ export function clientVersionQuery() {
 export function partysQuery() {
   return queryOptions({
     queryKey: queryKeys.partys,
-    queryFn: ({ signal }) => authRequest('client', '/api/client/network/partys', { signal }, PartyLists),
+    queryFn: async ({ signal }) =>
+      authRequest('client', '/api/client/network/partys', { signal }, (await schemas()).PartyLists),
     staleTime: 30_000,
     refetchInterval: (query) => {
       const lists = query.state.data;

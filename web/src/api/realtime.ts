@@ -17,7 +17,7 @@
  * refresh through the session module (shared with the HTTP calls), and otherwise stays closed.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { Party, PushMessage } from '@vpn/contracts';
+import { AdminPush, Party, PushMessage } from '@vpn/contracts';
 import { removeCachedParty, setCachedPartyProcessing, upsertCachedParty } from './partys';
 import { removeCachedPeer, setCachedProcessing, upsertCachedPeer } from './peers';
 import { queryKeys } from './queries';
@@ -60,6 +60,8 @@ export interface RealtimeOptions {
   realm: Realm;
   /** Every valid push message, `auth` included. */
   onMessage: (message: PushMessage) => void;
+  /** The manager console's pushes (ids of what changed; the console re-reads). */
+  onAdminMessage?: (message: AdminPush) => void;
   onStatus?: (status: RealtimeStatus) => void;
   /** The server accepted the socket (`auth` ok): pushes are flowing from now on. */
   onReady?: () => void;
@@ -123,7 +125,11 @@ export class RealtimeConnection {
     };
     socket.onmessage = (event) => {
       const message = parseMessage(event.data);
-      if (!message) return;
+      if (!message) {
+        const admin = parseAdminMessage(event.data);
+        if (admin) this.options.onAdminMessage?.(admin);
+        return;
+      }
       if (message.type === 'auth') {
         if (message.status === 'ok') {
           this.refreshSpent = false;
@@ -162,8 +168,26 @@ export class RealtimeConnection {
     if (current && current !== refused) return this.connect();
     if (this.refreshSpent) return;
     this.refreshSpent = true;
-    const ok = await refreshTokens(realm);
+    let ok: boolean;
+    try {
+      ok = await refreshTokens(realm);
+    } catch {
+      // No answer: the link is down, not the session. Try again later, with a refresh again.
+      this.refreshSpent = false;
+      if (!this.stopped) this.schedule(this.options.reconnectDelayMs ?? RECONNECT_DELAY_MS);
+      return;
+    }
     if (ok && !this.stopped) this.connect();
+  }
+}
+
+function parseAdminMessage(data: unknown): AdminPush | null {
+  if (typeof data !== 'string') return null;
+  try {
+    const parsed = AdminPush.safeParse(JSON.parse(data));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }
 

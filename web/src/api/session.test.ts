@@ -102,6 +102,27 @@ describe('session: authenticated calls', () => {
     stop();
   });
 
+  it('keeps the session when the refresh gets no answer or a server error: a connection error, tokens kept', async () => {
+    for (const reply of ['network', 503] as const) {
+      remembered();
+      const navigate = navigator();
+      fakeApi({
+        'GET /api/client/verify-token': { status: 401, body: { message: 'No autorizado' } },
+        'POST /api/refresh-token':
+          reply === 'network'
+            ? () => Promise.reject(new TypeError('Failed to fetch'))
+            : { status: 503, body: { message: 'Servicio en mantenimiento' } },
+      });
+
+      const error = await authRequest('client', '/api/client/verify-token').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(reply === 'network' ? 0 : 503);
+      expect(getAccessToken('client')).toBe('old-access');
+      expect(getRefreshToken('client')).toBe('old-refresh');
+      expect(navigate).not.toHaveBeenCalled();
+    }
+  });
+
   it('does not try to refresh a session that was not remembered', async () => {
     storeTokens('client', { access: 'a', refresh: 'r' }, false);
     const navigate = navigator();

@@ -15,8 +15,10 @@
  * stored refresh token (concurrent failures share one refresh in flight), retries the call once, and
  * otherwise clears the realm's tokens and navigates to its login page.
  */
-import { MessageBody, TokenPair } from '@vpn/contracts';
-import type { LoginBody } from '@vpn/contracts';
+import type { LoginBody, TokenPair } from '@vpn/contracts';
+
+/** The zod schemas, loaded on the first call that needs them (see `queries.ts`). */
+const schemas = () => import('@vpn/contracts');
 import { ApiError, parse, publicRequest, send } from './http';
 import type { HttpMethod, Schema } from './http';
 
@@ -82,14 +84,17 @@ export function hasSession(realm: Realm): boolean {
  * tokens go to localStorage; without it, only the access token, in sessionStorage.
  */
 export function storeTokens(realm: Realm, pair: TokenPair, remember: boolean): void {
-  clearTokens(realm, { notify: false });
   const keys = KEYS[realm];
-  if (remember) {
-    window.localStorage.setItem(keys.access, pair.access);
-    window.localStorage.setItem(keys.refresh, pair.refresh);
-  } else {
-    window.sessionStorage.setItem(keys.access, pair.access);
-  }
+  // New values overwrite the old ones in place: another tab reading between a clear and a write
+  // would see no session and end it.
+  const [keep, drop] = remember
+    ? [window.localStorage, window.sessionStorage]
+    : [window.sessionStorage, window.localStorage];
+  drop.removeItem(keys.access);
+  drop.removeItem(keys.refresh);
+  keep.setItem(keys.access, pair.access);
+  if (remember) keep.setItem(keys.refresh, pair.refresh);
+  else keep.removeItem(keys.refresh);
 }
 
 /** Whether this session was opened with "Recordarme" (only those keep a refresh token). */
@@ -151,23 +156,49 @@ export function endSession(realm: Realm): void {
 
 const refreshing = new Map<Realm, Promise<boolean>>();
 
-async function doRefresh(realm: Realm): Promise<boolean> {
-  const refresh = getRefreshToken(realm);
-  if (!refresh) return false;
+async function spend(realm: Realm, refresh: string): Promise<boolean> {
   try {
-    const pair = await publicRequest(REFRESH_ENDPOINT, { method: 'POST', body: { refresh } }, TokenPair);
+    const pair = await publicRequest(
+      REFRESH_ENDPOINT,
+      { method: 'POST', body: { refresh } },
+      (await schemas()).TokenPair,
+    );
     // Refresh tokens rotate on every use: the old one is now dead, always keep the new one.
     // A refresh token only exists for remembered sessions, so the pair goes back to localStorage.
     storeTokens(realm, pair, true);
     return true;
-  } catch {
+  } catch (error) {
+    // No answer (the link dropped) or a server error: the session is not over, the tokens stay and
+    // the caller sees a connection error. If the server did rotate and only its answer was lost,
+    // presenting the same token again later is accepted within a grace (SessionService.rotate).
+    if (error instanceof ApiError && (error.status === 0 || error.status >= 500)) throw error;
     return false;
   }
 }
 
 /**
+ * Tabs of one remembered session share the refresh token (localStorage), and it is single-use:
+ * two tabs spending it at once look like a stolen token to the server, which ends the session
+ * everywhere. So tabs take turns through a Web Lock, and a tab that waited finds the token already
+ * rotated by another and simply uses the new pair. Browsers without Web Locks refresh directly.
+ */
+async function doRefresh(realm: Realm): Promise<boolean> {
+  const seen = getRefreshToken(realm);
+  if (!seen) return false;
+  const locks = globalThis.navigator?.locks as LockManager | undefined;
+  if (!locks) return spend(realm, seen);
+  return locks.request(`vpn-refresh-${realm}`, async () => {
+    const current = getRefreshToken(realm);
+    if (!current) return false;
+    if (current !== seen) return true;
+    return spend(realm, current);
+  });
+}
+
+/**
  * Refreshes the realm's tokens. Concurrent callers share the same refresh in flight, so a burst of
- * 401s spends the (single-use) refresh token once. Resolves to whether a new access token exists.
+ * 401s spends the (single-use) refresh token once. Resolves to whether a new access token exists;
+ * rejects with the {@link ApiError} when no answer came (network down, 5xx): the session goes on.
  */
 export function refreshTokens(realm: Realm): Promise<boolean> {
   let inFlight = refreshing.get(realm);
@@ -233,8 +264,12 @@ export async function authRequest<T>(
 // Login and logout
 
 /** Logs in and stores the tokens (refresh only when `remember`). Throws {@link ApiError}. */
-export async function login(realm: Realm, body: LoginBody): Promise<void> {
-  const pair = await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPair);
+export async function login(realm: Realm, body: LoginBody & { totp?: string }): Promise<void> {
+  const pair = await publicRequest(
+    LOGIN_ENDPOINT[realm],
+    { method: 'POST', body },
+    (await schemas()).TokenPair,
+  );
   storeTokens(realm, pair, body.remember === true);
 }
 
@@ -250,7 +285,11 @@ export async function logout(realm: Realm): Promise<boolean> {
   // needed. A session that was not remembered has no refresh token and nothing to revoke.
   if (refresh) {
     try {
-      await publicRequest(LOGOUT_ENDPOINT, { method: 'POST', body: { refresh } }, MessageBody);
+      await publicRequest(
+        LOGOUT_ENDPOINT,
+        { method: 'POST', body: { refresh } },
+        (await schemas()).MessageBody,
+      );
     } catch {
       ok = false;
     }

@@ -21,7 +21,8 @@ export function AppToaster() {
 
   return (
     <Toaster
-      position="top-right"
+      // Bottom: at the top they covered the end of the navigation bars (the console's Auditoría).
+      position="bottom-center"
       toastOptions={{
         duration: TOAST_DURATIONS.blank,
         blank: { duration: TOAST_DURATIONS.blank },

@@ -46,6 +46,40 @@ function CaptchaLoadError() {
 // ---------------------------------------------------------------------------------------------
 // ALTCHA
 
+const INTERACTIONS = ['focusin', 'pointerdown', 'keydown', 'touchstart'] as const;
+let interacted: Promise<void> | null = null;
+
+/**
+ * Resolves at the visitor's first focus, key or touch on the page (at once if a field already has
+ * the focus). A visitor fills the form before the captcha matters, so the ~20 KiB widget is not part
+ * of the page's first load on mobile data.
+ */
+function firstInteraction(): Promise<void> {
+  interacted ??= new Promise<void>((resolve) => {
+    const active = document.activeElement;
+    if (active && active !== document.body) return resolve();
+    const done = () => {
+      for (const type of INTERACTIONS) document.removeEventListener(type, done, true);
+      resolve();
+    };
+    for (const type of INTERACTIONS) document.addEventListener(type, done, { capture: true, passive: true });
+  });
+  return interacted;
+}
+
+let widgetModule: Promise<unknown> | null = null;
+
+/** One download of the widget for the whole page, however many forms mount it (retried after a failure). */
+function loadWidget(): Promise<unknown> {
+  widgetModule ??= firstInteraction()
+    .then(() => import('altcha'))
+    .catch((error: unknown) => {
+      widgetModule = null;
+      throw error;
+    });
+  return widgetModule;
+}
+
 interface AltchaStateDetail {
   state?: string;
   payload?: string;
@@ -69,8 +103,9 @@ function AltchaCaptcha({
   const [failed, setFailed] = useState(false);
 
   useEffect(() => {
-    // Loaded on demand: only the register page pays for the widget (and its proof-of-work worker).
-    import('altcha').catch((error: unknown) => {
+    // Loaded on demand: only the register page pays for the widget (and its proof-of-work worker),
+    // and only once the visitor starts on the form, so the page's first load stays small.
+    loadWidget().catch((error: unknown) => {
       console.error(error);
       setFailed(true);
     });

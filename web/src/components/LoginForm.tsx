@@ -1,11 +1,12 @@
 import { LogIn } from 'lucide-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { errorMessage } from '../api/http';
+import { ApiError, errorMessage } from '../api/http';
 import { login } from '../api/session';
 import type { Realm } from '../api/session';
 import { es } from '../i18n/es';
 import { PasswordField, TextField } from './Field';
+import { Captcha, type CaptchaHandle } from './Captcha';
 import { FormError } from './FormError';
 import { Spinner } from './Spinner';
 import { ui } from './ui';
@@ -14,36 +15,70 @@ interface LoginFormProps {
   realm: Realm;
   /** Called after the tokens are stored. */
   onSuccess: () => void;
+  /**
+   * Managers with two-factor sign-in: the password was right and the server asks for the code
+   * (401 `totp_required`); the page takes over with the code step.
+   */
+  onTotpRequired?: (credentials: { username: string; password: string; remember: boolean }) => void;
 }
+
+/** The server's answers after repeated wrong passwords: the next try needs a solved captcha. */
+const CAPTCHA_CODES = new Set(['captcha_required', 'login_delay']);
 
 /**
  * Username, password (show/hide), 'Recordarme'. While the call runs every control is disabled and
  * the button reads 'Procesando...'; a failure shows the server's message (or the spec's fallback)
  * in a red box. Shared by the customer and the manager login.
+ *
+ * After repeated wrong passwords for an account (or from the customer's shared address) the server
+ * asks for a captcha (`captcha_required`, or `login_delay` to skip the wait): the form then shows
+ * the captcha, and the right password together with it gets in. Each attempt spends the solution.
  */
-export function LoginForm({ realm, onSuccess }: LoginFormProps) {
+export function LoginForm({ realm, onSuccess, onTotpRequired }: LoginFormProps) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [captchaShown, setCaptchaShown] = useState(false);
+  const [captchaToken, setCaptchaToken] = useState<string | null>(null);
+  const captcha = useRef<CaptchaHandle>(null);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
+    if (captchaShown && !captchaToken) {
+      setError(es.msg.captchaRequired);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      await login(realm, { username: username.trim(), password, remember });
+      await login(realm, {
+        username: username.trim(),
+        password,
+        remember,
+        ...(captchaToken ? { captcha_token: captchaToken } : {}),
+      });
       onSuccess();
     } catch (err) {
+      if (onTotpRequired && err instanceof ApiError && err.code === 'totp_required') {
+        onTotpRequired({ username: username.trim(), password, remember });
+        return;
+      }
+      if (err instanceof ApiError && err.code && CAPTCHA_CODES.has(err.code)) setCaptchaShown(true);
       setError(errorMessage(err, es.login.error));
       setBusy(false);
+      if (captchaToken) {
+        setCaptchaToken(null);
+        captcha.current?.reset();
+      }
     }
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4">
+    // method="post": should the form ever be sent without JavaScript, the password stays out of the URL.
+    <form method="post" onSubmit={submit} className="space-y-4">
       <FormError message={error} />
       <TextField
         label={es.auth.username}
@@ -75,6 +110,12 @@ export function LoginForm({ realm, onSuccess }: LoginFormProps) {
         />
         {es.auth.remember}
       </label>
+      {captchaShown && (
+        <div>
+          <span className={ui.label}>{es.register.captchaLabel}</span>
+          <Captcha ref={captcha} onToken={setCaptchaToken} />
+        </div>
+      )}
       <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>
         {busy ? <Spinner className="size-4" /> : <LogIn className="size-4" aria-hidden="true" />}
         {busy ? es.auth.processing : es.login.submit}

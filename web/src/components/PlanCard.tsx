@@ -1,11 +1,11 @@
-import { CalendarClock, Check } from 'lucide-react';
+import { CalendarClock, Check, Gauge } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { Plan } from '../api/types';
 import { es } from '../i18n/es';
-import { descriptionLines, formatPrice, formatValidity } from '../lib/format';
+import { descriptionLines, formatDataSize, formatPrice, formatValidity } from '../lib/format';
 import { ui } from './ui';
 
-/** One plan: name, validity in years/months/days, description bullets, price in USD, an action. */
+/** One plan: name, validity in years/months/days, data, description bullets, price in USD, an action. */
 export function PlanCard({ plan, action }: { plan: Plan; action?: ReactNode }) {
   const lines = descriptionLines(plan.description);
   return (
@@ -20,6 +20,10 @@ export function PlanCard({ plan, action }: { plan: Plan; action?: ReactNode }) {
         <CalendarClock className="size-4" aria-hidden="true" />
         <span className="sr-only">{es.plans.validity}: </span>
         {formatValidity(plan.validity)}
+      </p>
+      <p className="mt-1 inline-flex items-center gap-1.5 text-sm text-emerald-300">
+        <Gauge className="size-4" aria-hidden="true" />
+        {plan.data_gb === null ? es.plans.unlimitedData : es.plans.data(formatDataSize(plan.data_gb * 1e9))}
       </p>
       <p className="mt-5 text-3xl font-bold tracking-tight text-white">{formatPrice(plan.price)}</p>
       {lines.length > 0 && (

@@ -5,6 +5,7 @@ import { Link, NavLink } from 'react-router';
 import type { PublicSettings } from '../api/types';
 import { useRuntimeConfig } from '../config/runtime';
 import { es } from '../i18n/es';
+import { footerYear } from '../lib/year';
 import { Brand } from './Brand';
 import { ui } from './ui';
 
@@ -84,7 +85,7 @@ function PublicFooter() {
   return (
     <footer className="border-t border-white/5 bg-navy-950">
       <div className="mx-auto flex max-w-6xl flex-col gap-3 px-4 py-8 text-sm text-slate-400 sm:flex-row sm:items-center sm:justify-between sm:px-6">
-        <p>{es.footer.rights(company_name, new Date().getFullYear())}</p>
+        <p>{es.footer.rights(company_name, footerYear())}</p>
         <div className="flex flex-wrap items-center gap-4">
           {support_url && (
             <a href={support_url} target="_blank" rel="noopener noreferrer" className="hover:text-white">

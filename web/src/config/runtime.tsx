@@ -5,7 +5,8 @@
  */
 import { createContext, useContext } from 'react';
 import type { ReactNode } from 'react';
-import { RuntimeConfig } from '@vpn/contracts';
+import type { Plan, PublicSettings } from '@vpn/contracts';
+import type { RuntimeConfig } from '@vpn/contracts';
 import { es } from '../i18n/es';
 
 export const DEFAULT_CONFIG: RuntimeConfig = {
@@ -26,6 +27,9 @@ export async function loadRuntimeConfig(fetchImpl: typeof fetch = fetch): Promis
       cache: 'no-cache',
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    // The schemas (and zod) are fetched only here: pages served by the control plane carry the
+    // configuration inline and never need them.
+    const { RuntimeConfig } = await import('@vpn/contracts');
     const parsed = RuntimeConfig.safeParse(await res.json());
     if (!parsed.success) throw parsed.error;
     return {
@@ -35,6 +39,30 @@ export async function loadRuntimeConfig(fetchImpl: typeof fetch = fetch): Promis
   } catch (error) {
     console.warn('No se pudo leer /config.json; se usa la configuración por defecto.', error);
     return DEFAULT_CONFIG;
+  }
+}
+
+/** What the control plane writes inline into every page it serves (`server/src/plugins/webPages.ts`). */
+export interface BootData {
+  config: RuntimeConfig;
+  settings?: PublicSettings;
+  plans?: Plan[];
+}
+
+/**
+ * The inline boot data of the page (`<script id="vpn-boot" type="application/json">`), or null when
+ * there is none or it cannot be read (then the SPA asks /config.json and the API as before).
+ */
+export function readBootData(doc: Document): BootData | null {
+  const text = doc.getElementById('vpn-boot')?.textContent;
+  if (!text) return null;
+  try {
+    const data = JSON.parse(text) as BootData;
+    if (!data?.config?.company_name) return null;
+    return data;
+  } catch (error) {
+    console.warn('Datos de arranque ilegibles; se piden al servidor.', error);
+    return null;
   }
 }
 

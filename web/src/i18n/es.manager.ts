@@ -12,12 +12,20 @@ export const esManager = {
   yes: 'Sí',
   no: 'No',
 
+  noPermission: 'Su rol no tiene acceso a esta sección.',
+
+  /** The navigation reads exactly these, in this order (issue 7). */
   nav: {
     overview: 'Resumen',
+    customers: 'Clientes',
+    peers: 'Peers',
     servers: 'Servidores',
-    settings: 'Ajustes',
+    plans: 'Planes',
+    invoices: 'Facturas',
+    rooms: 'Salas',
     content: 'Contenido',
-    peer: 'Peer manual',
+    settings: 'Ajustes',
+    managers: 'Gestores',
     audit: 'Auditoría',
   },
 
@@ -79,22 +87,6 @@ export const esManager = {
       endpointFormat: 'El endpoint debe tener la forma host:puerto',
       mtuInvalid: 'La MTU debe ser un número entero.',
     },
-    token: {
-      title: 'Token del agente',
-      description: (name: string) => `Configura el agente del servidor ${name} con este token.`,
-      warning: 'Copia el token ahora: no se volverá a mostrar.',
-      tokenLabel: 'Token',
-      commandLabel: 'Comando del agente',
-      copy: 'Copiar',
-      copied: 'Copiado',
-      copyToken: 'Copiar el token del agente',
-      tokenCopied: 'Token del agente copiado',
-      copyCommand: 'Copiar el comando del agente',
-      commandCopied: 'Comando del agente copiado',
-      copiedToast: 'Copiado al portapapeles',
-      copyError: 'No se pudo copiar al portapapeles',
-      command: (origin: string, token: string) => `npm run agent -- --url ${origin} --token ${token}`,
-    },
   },
 
   settings: {
@@ -143,36 +135,5 @@ export const esManager = {
     versionSubmit: 'Publicar versión',
     versionRequired: 'Completa la versión y el enlace.',
     versionPublished: (version: string) => `Versión ${version} publicada`,
-  },
-
-  peer: {
-    title: 'Peer manual',
-    subtitle: 'Crea un peer para un cliente que pagó por otra vía.',
-    username: 'Usuario del cliente',
-    plan: 'Plan',
-    planPlaceholder: 'Elige un plan',
-    planId: 'Id del plan',
-    name: 'Nombre del peer',
-    server: 'Servidor',
-    serverAuto: 'Automático',
-    submit: 'Crear peer',
-    required: 'Completa el usuario, el plan y el nombre.',
-    created: (name: string, username: string) => `Peer ${name} creado para ${username}`,
-  },
-
-  audit: {
-    title: 'Auditoría',
-    subtitle: 'Cada cambio hecho desde la administración (rutas y campos, nunca valores).',
-    tableLabel: 'Registro de auditoría',
-    empty: 'Aún no hay registros.',
-    loadMore: 'Cargar más',
-    columns: {
-      created: 'Fecha',
-      manager: 'Administrador',
-      action: 'Acción',
-      target: 'Objetivo',
-      fields: 'Campos',
-      ip: 'IP',
-    },
   },
 } as const;

@@ -21,6 +21,7 @@ export const esPayments = {
     description: (plan: string, price: string) =>
       `${plan} · ${price}. Elige si el plan es para uno de tus peers o para uno nuevo.`,
     choiceLegend: 'Destino del plan',
+    gatewayLegend: 'Pasarela de pago',
     existing: 'Peer existente',
     new: 'Peer nuevo',
     peerLabel: 'Peer',
@@ -37,6 +38,11 @@ export const esPayments = {
       'Completa el pago en la ventana que se acaba de abrir. Al terminar, la pasarela te llevará al resultado del pago.',
     openAgain: 'Abrir la pasarela de pago',
     peersLoading: 'Cargando información...',
+    renewTitle: (peer: string) => `Renovar ${peer}`,
+    renewDescription: 'Elige el plan con el que renovar el peer.',
+    planLabel: 'Plan',
+    selectPlan: 'Selecciona un plan',
+    planRequired: 'Selecciona un plan',
   },
 
   payment: {
@@ -61,6 +67,8 @@ export const esPayments = {
     stillPending:
       'El pago aún no se ha confirmado. Se acreditará en cuanto la pasarela lo confirme: revisa tus peers en unos minutos.',
     credited: 'Plan acreditado: ya puedes usarlo desde la sección Peers.',
+    deliveryPending:
+      'Pago recibido. Estamos preparando tu peer: aparecerá en la sección Peers en cuanto haya un servidor disponible. No tienes que pagar de nuevo.',
     back: 'Volver al inicio',
     retry: 'Reintentar',
   },

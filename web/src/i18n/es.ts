@@ -3,7 +3,7 @@
  * another language can be added later. Strings quoted by the spec are used verbatim; texts that the
  * server and the SPA must agree on live in `@vpn/contracts` (`msg`) and are re-exported here.
  */
-import { msg } from '@vpn/contracts';
+import { msg } from '@vpn/contracts/messages';
 
 /** Spanish plural helper: `plural(2, 'mes', 'meses')` → '2 meses'. */
 export function plural(n: number, one: string, many: string): string {
@@ -42,6 +42,16 @@ export const es = {
     requestError: 'Hubo un error al realizar la solicitud',
   },
 
+  /** The shared list (components/DataTable.tsx). */
+  table: {
+    pagination: 'Paginación',
+    previous: 'Página anterior',
+    next: 'Página siguiente',
+    pageOf: (page: number, pages: number) => `Página ${page} de ${pages}`,
+    range: (from: number, to: number, count: number) =>
+      `${from.toLocaleString('es-ES')}–${to.toLocaleString('es-ES')} de ${count.toLocaleString('es-ES')}`,
+  },
+
   nav: {
     home: 'Inicio',
     plans: 'Planes',
@@ -51,7 +61,8 @@ export const es = {
   },
 
   footer: {
-    rights: (company: string, year: number) => `© ${year} ${company}. Todos los derechos reservados.`,
+    rights: (company: string, year: number | string) =>
+      `© ${year} ${company}. Todos los derechos reservados.`,
     wireguardNote: 'WireGuard es una marca registrada de Jason A. Donenfeld.',
     support: 'Soporte',
   },
@@ -112,6 +123,8 @@ export const es = {
     acquire: 'Adquirir',
     select: 'Seleccionar Plan',
     validity: 'Vigencia',
+    data: (size: string) => `${size} de datos`,
+    unlimitedData: 'Datos ilimitados',
     listLabel: 'Planes disponibles',
     registerCta: 'Registrarse',
     registerPrompt: '¿Aún no tienes cuenta? Regístrate para adquirir un plan.',
@@ -291,6 +304,21 @@ export const es = {
       support: 'Contactar con Soporte',
       supportUnavailable: 'El soporte en línea no está configurado todavía.',
       error: 'Hubo un error al cargar los datos.',
+      expiring: {
+        title: 'Peers a punto de vencer',
+        text: 'Renuévalos para no quedarte sin conexión. No tendrás que importar nada de nuevo: la configuración y el mirror link siguen siendo los mismos.',
+        expires: (date: string) => `vence el ${date}`,
+        expired: (date: string) => `venció el ${date}`,
+        renew: 'Renovar',
+        manual: 'Pago manual: contacta con soporte para renovarlo.',
+      },
+      data: {
+        title: 'Datos casi agotados',
+        text: 'Añade un plan para ampliarlos: empieza un periodo nuevo con los datos del plan, sin importar nada de nuevo.',
+        used: (percent: number, total: string) => `ha usado el ${percent} % de sus ${total}`,
+        exhausted: (total: string) => `agotó sus ${total}: deshabilitado hasta que añadas un plan`,
+        add: 'Añadir plan',
+      },
       version: {
         title: (version: string) => `Nueva versión de la app cliente: ${version}`,
         text: 'Descárgala para tener las últimas mejoras y mantener tus peers actualizados con su mirror link.',
@@ -394,6 +422,23 @@ export const es = {
         price: 'Precio',
         date: 'Fecha',
         noHistory: 'Este peer no tiene planes registrados.',
+        usage: 'Uso',
+        connection: 'Conexión',
+        online: 'En línea',
+        offline: 'Desconectado',
+        lastHandshake: 'Último handshake',
+        never: 'Nunca',
+        period: (since: string) => `Tráfico del periodo actual (desde ${since})`,
+        upload: 'Subida',
+        download: 'Bajada',
+        chartTitle: 'Tráfico de los últimos 30 días',
+        chartLabel: (total: string) => `Gráfico del tráfico diario de los últimos 30 días: ${total} en total`,
+        dayLabel: (day: string, down: string, up: string) => `${day}: ${down} de bajada, ${up} de subida`,
+        dataTitle: 'Datos del plan',
+        dataUsed: (used: string, total: string, percent: number) => `${used} de ${total} (${percent} %)`,
+        dataExhausted: 'Datos agotados: el peer está deshabilitado hasta que añadas un plan.',
+        usageLoading: 'Cargando el uso...',
+        usageError: 'No se pudo cargar el uso de este peer.',
       },
       qr: {
         title: (name: string) => `Código QR del peer ${name}`,

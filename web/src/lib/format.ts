@@ -1,4 +1,4 @@
-import { splitValidity } from '@vpn/contracts';
+import { splitValidity } from '@vpn/contracts/validity';
 import { es } from '../i18n/es';
 
 /**
@@ -52,4 +52,24 @@ export function absoluteUrl(link: string, origin: string = window.location.origi
   } catch {
     return link;
   }
+}
+
+/** Bytes in binary units, Spanish number format: 1536 → '1,5 KB'. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${new Intl.NumberFormat('es-ES', { maximumFractionDigits: unit ? 1 : 0 }).format(value)} ${units[unit]}`;
+}
+
+/** A data allowance as carriers count it (1 GB = 10^9 bytes): "1 MB", "2,5 GB", "50 GB". */
+export function formatDataSize(bytes: number): string {
+  const fmt = (v: number) => new Intl.NumberFormat('es-ES', { maximumFractionDigits: 1 }).format(v);
+  if (bytes >= 1e9) return `${fmt(bytes / 1e9)} GB`;
+  if (bytes >= 1e6) return `${fmt(bytes / 1e6)} MB`;
+  return `${fmt(bytes / 1e3)} KB`;
 }

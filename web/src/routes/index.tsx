@@ -2,94 +2,180 @@
  * The route table (spec "Screens and routes"). Public pages sit under the public gate, the customer
  * dashboard under its own gate, the manager area under the manager gate. Each public route names
  * itself in `handle.publicPage` so the gate can apply the spec's rules without string-matching paths.
- * The root element holds the app's one push websocket (`api/RealtimeProvider.tsx`).
+ * The dashboard and the manager console sit under the app's one push websocket
+ * (`api/RealtimeProvider.tsx`, via `RealtimeLayout`).
+ *
+ * Every page is its own chunk, loaded when its route is first matched (`lazy`): a visitor of the
+ * landing downloads neither the dashboard nor the manager console. Only the root and the public gate
+ * are in the entry. The build reads this table (`scripts/prerender.ts`) to pre-render the public pages
+ * and to list each one's chunks as `modulepreload`s, so a lazy page costs no extra round trip.
  */
 import { Navigate, Outlet } from 'react-router';
 import type { RouteObject } from 'react-router';
-import { RealtimeProvider } from '../api/RealtimeProvider';
+import type { ComponentType } from 'react';
 import { RouteErrorFallback } from '../components/ErrorFallback';
-import { DashboardLayout } from './dashboard/DashboardLayout';
-import { Help } from './dashboard/Help';
-import { Home } from './dashboard/Home';
-import { Partys } from './dashboard/Partys';
-import { Payment } from './dashboard/Payment';
-import { Peers } from './dashboard/peers/Peers';
-import { DashboardPlans } from './dashboard/Plans';
-import { AccountSettings } from './dashboard/Settings';
-import { ManagerAudit } from './manager/Audit';
-import { ManagerContent } from './manager/Content';
-import { ManagerLayout } from './manager/ManagerLayout';
-import { ManagerLogin } from './manager/ManagerLogin';
-import { ManagerManualPeer } from './manager/ManualPeer';
-import { ManagerOverview } from './manager/Overview';
-import { ManagerServers } from './manager/Servers';
-import { ManagerSettings } from './manager/Settings';
+import type { RequirePermission } from './manager/ManagerLayout';
 import type { PublicHandle } from './public/gate';
-import { Landing } from './public/Landing';
-import { Login } from './public/Login';
-import { Maintenance } from './public/Maintenance';
-import { NotFound } from './public/NotFound';
-import { PasswordRecovery } from './public/PasswordRecovery';
-import { Plans } from './public/Plans';
 import { PublicLayout } from './public/PublicLayout';
-import { Register } from './public/Register';
-import { ResetPassword } from './public/ResetPassword';
-import { VerifyEmail } from './public/VerifyEmail';
+
+/** `lazy` for a module that exports the route's component under `name`. */
+function load<M, K extends keyof M>(importer: () => Promise<M>, name: K): RouteObject['lazy'] {
+  return async () => ({ Component: (await importer())[name] as ComponentType });
+}
+
+type Permission = Parameters<typeof RequirePermission>[0]['permission'];
+
+/** `lazy` for a manager page shown only with `permission` (the console's own guard wraps it). */
+function guarded<M, K extends keyof M>(
+  importer: () => Promise<M>,
+  name: K,
+  permission: Permission,
+): RouteObject['lazy'] {
+  return async () => {
+    const [{ RequirePermission: Guard }, module] = await Promise.all([
+      import('./manager/ManagerLayout'),
+      importer(),
+    ]);
+    const Page = module[name] as ComponentType;
+    return {
+      element: (
+        <Guard permission={permission}>
+          <Page />
+        </Guard>
+      ),
+    };
+  };
+}
 
 const page = (publicPage: PublicHandle['publicPage']): PublicHandle => ({ publicPage });
 
 export const routes: RouteObject[] = [
   {
-    // The live connection lives above every page: it opens and closes as the path changes.
-    element: (
-      <RealtimeProvider>
-        <Outlet />
-      </RealtimeProvider>
-    ),
+    element: <Outlet />,
     errorElement: <RouteErrorFallback />,
     children: [
       {
-        path: '/dashboard',
-        element: <DashboardLayout />,
+        // The push websocket is for the dashboard and the console only: its code (and the API schemas
+        // it checks messages with) stays out of the public pages.
+        lazy: load(() => import('./RealtimeLayout'), 'RealtimeLayout'),
         children: [
-          { index: true, element: <Navigate to="/dashboard/home" replace /> },
-          { path: 'home', element: <Home /> },
-          { path: 'peers', element: <Peers /> },
-          { path: 'partys', element: <Partys /> },
-          { path: 'plans', element: <DashboardPlans /> },
-          { path: 'help', element: <Help /> },
-          { path: 'settings', element: <AccountSettings /> },
-          { path: 'payment', element: <Payment /> },
-          { path: '*', element: <Navigate to="/dashboard/home" replace /> },
-        ],
-      },
-      { path: '/manager', element: <Navigate to="/manager/dashboard" replace /> },
-      { path: '/manager/login', element: <ManagerLogin /> },
-      {
-        path: '/manager/dashboard',
-        element: <ManagerLayout />,
-        children: [
-          { index: true, element: <ManagerOverview /> },
-          { path: 'servers', element: <ManagerServers /> },
-          { path: 'settings', element: <ManagerSettings /> },
-          { path: 'content', element: <ManagerContent /> },
-          { path: 'peer', element: <ManagerManualPeer /> },
-          { path: 'audit', element: <ManagerAudit /> },
-          { path: '*', element: <Navigate to="/manager/dashboard" replace /> },
+          {
+            path: '/dashboard',
+            lazy: load(() => import('./dashboard/DashboardLayout'), 'DashboardLayout'),
+            children: [
+              { index: true, element: <Navigate to="/dashboard/home" replace /> },
+              { path: 'home', lazy: load(() => import('./dashboard/Home'), 'Home') },
+              { path: 'peers', lazy: load(() => import('./dashboard/peers/Peers'), 'Peers') },
+              { path: 'partys', lazy: load(() => import('./dashboard/Partys'), 'Partys') },
+              { path: 'plans', lazy: load(() => import('./dashboard/Plans'), 'DashboardPlans') },
+              { path: 'help', lazy: load(() => import('./dashboard/Help'), 'Help') },
+              { path: 'settings', lazy: load(() => import('./dashboard/Settings'), 'AccountSettings') },
+              { path: 'payment', lazy: load(() => import('./dashboard/Payment'), 'Payment') },
+              { path: '*', element: <Navigate to="/dashboard/home" replace /> },
+            ],
+          },
+          { path: '/manager', element: <Navigate to="/manager/dashboard" replace /> },
+          { path: '/manager/login', lazy: load(() => import('./manager/ManagerLogin'), 'ManagerLogin') },
+          {
+            path: '/manager/dashboard',
+            lazy: load(() => import('./manager/ManagerLayout'), 'ManagerLayout'),
+            children: [
+              { index: true, lazy: load(() => import('./manager/Overview'), 'ManagerOverview') },
+              { path: 'servers', lazy: load(() => import('./manager/Servers'), 'ManagerServers') },
+              {
+                path: 'customers',
+                lazy: guarded(
+                  () => import('./manager/customers/Customers'),
+                  'ManagerCustomers',
+                  'customers.read',
+                ),
+              },
+              {
+                path: 'customers/:id',
+                lazy: guarded(
+                  () => import('./manager/customers/CustomerDetail'),
+                  'ManagerCustomerDetail',
+                  'customers.read',
+                ),
+              },
+              {
+                path: 'invoices',
+                lazy: guarded(
+                  () => import('./manager/customers/Invoices'),
+                  'ManagerInvoices',
+                  'invoices.read',
+                ),
+              },
+              {
+                path: 'invoices/:id',
+                lazy: guarded(
+                  () => import('./manager/customers/InvoiceDetail'),
+                  'ManagerInvoiceDetail',
+                  'invoices.read',
+                ),
+              },
+              {
+                path: 'settings',
+                lazy: guarded(() => import('./manager/Settings'), 'ManagerSettings', 'settings.read'),
+              },
+              {
+                path: 'managers',
+                lazy: guarded(() => import('./manager/Managers'), 'ManagerManagers', 'managers.manage'),
+              },
+              { path: 'security', lazy: load(() => import('./manager/Security'), 'ManagerSecurity') },
+              { path: 'content', lazy: load(() => import('./manager/Content'), 'ManagerContent') },
+              {
+                path: 'peers',
+                lazy: guarded(() => import('./manager/catalog/Peers'), 'ManagerPeers', 'peers.read'),
+              },
+              {
+                path: 'plans',
+                lazy: guarded(() => import('./manager/catalog/Plans'), 'ManagerPlans', 'plans.read'),
+              },
+              {
+                path: 'partys',
+                lazy: guarded(() => import('./manager/catalog/Partys'), 'ManagerPartys', 'rooms.read'),
+              },
+              // 'Peer manual' is now a dialog of the Peers page; old links land there.
+              { path: 'peer', element: <Navigate to="/manager/dashboard/peers" replace /> },
+              { path: 'audit', lazy: guarded(() => import('./manager/Audit'), 'ManagerAudit', 'audit.read') },
+              { path: '*', element: <Navigate to="/manager/dashboard" replace /> },
+            ],
+          },
         ],
       },
       {
         element: <PublicLayout />,
         children: [
-          { index: true, element: <Landing />, handle: page('landing') },
-          { path: '/plans', element: <Plans />, handle: page('plans') },
-          { path: '/login', element: <Login />, handle: page('login') },
-          { path: '/register', element: <Register />, handle: page('register') },
-          { path: '/password-recovery', element: <PasswordRecovery />, handle: page('recovery') },
-          { path: '/reset-password', element: <ResetPassword />, handle: page('resetPassword') },
-          { path: '/verify-email', element: <VerifyEmail />, handle: page('verifyEmail') },
-          { path: '/maintenance', element: <Maintenance />, handle: page('maintenance') },
-          { path: '*', element: <NotFound />, handle: page('notFound') },
+          { index: true, lazy: load(() => import('./public/Landing'), 'Landing'), handle: page('landing') },
+          { path: '/plans', lazy: load(() => import('./public/Plans'), 'Plans'), handle: page('plans') },
+          { path: '/login', lazy: load(() => import('./public/Login'), 'Login'), handle: page('login') },
+          {
+            path: '/register',
+            lazy: load(() => import('./public/Register'), 'Register'),
+            handle: page('register'),
+          },
+          {
+            path: '/password-recovery',
+            lazy: load(() => import('./public/PasswordRecovery'), 'PasswordRecovery'),
+            handle: page('recovery'),
+          },
+          {
+            path: '/reset-password',
+            lazy: load(() => import('./public/ResetPassword'), 'ResetPassword'),
+            handle: page('resetPassword'),
+          },
+          {
+            path: '/verify-email',
+            lazy: load(() => import('./public/VerifyEmail'), 'VerifyEmail'),
+            handle: page('verifyEmail'),
+          },
+          {
+            path: '/maintenance',
+            lazy: load(() => import('./public/Maintenance'), 'Maintenance'),
+            handle: page('maintenance'),
+          },
+          { path: '*', lazy: load(() => import('./public/NotFound'), 'NotFound'), handle: page('notFound') },
         ],
       },
     ],

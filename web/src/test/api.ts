@@ -44,6 +44,7 @@ export const samplePlans: Plan[] = [
     description: 'Un dispositivo. Servidores en Europa. Soporte por chat.',
     price: 5,
     validity: '30 days 00:00:00',
+    data_gb: null,
   },
   {
     id: 2,
@@ -51,8 +52,16 @@ export const samplePlans: Plan[] = [
     description: 'Tres meses de conexión.',
     price: 12.5,
     validity: '90 days 00:00:00',
+    data_gb: 50,
   },
-  { id: 3, name: 'Anual', description: 'Un año completo.', price: 40, validity: '365 days 00:00:00' },
+  {
+    id: 3,
+    name: 'Anual',
+    description: 'Un año completo.',
+    price: 40,
+    validity: '365 days 00:00:00',
+    data_gb: null,
+  },
 ];
 
 export const sampleUser = {

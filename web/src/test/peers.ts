@@ -22,6 +22,8 @@ export function samplePeer(overrides: Partial<Peer> = {}): Peer {
     party: null,
     manual_payment: true,
     processing: null,
+    online: false,
+    data: null,
     ...overrides,
   };
 }

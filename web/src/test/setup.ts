@@ -2,7 +2,12 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { toast } from 'react-hot-toast';
 import { afterEach, beforeEach, vi } from 'vitest';
+import { routes } from '../routes';
+import { resolveAll } from '../routes/resolve';
 import { FakeWebSocket } from './websocket';
+
+// Pages are lazy chunks in the app; tests render them at once, as before the split.
+await resolveAll(routes);
 
 // jsdom lacks matchMedia (react-hot-toast asks for prefers-reduced-motion): answer "no match".
 if (!window.matchMedia) {

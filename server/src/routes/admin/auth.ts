@@ -1,28 +1,31 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CurrentManager, ErrorBody, LoginBody, TokenPair, msg } from '@vpn/contracts';
+import { CurrentManager, ErrorBody, ManagerLoginBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { authenticateManager, getCurrentManager } from '../../services/managers.ts';
 import { consume } from '../../services/rateLimit.ts';
+import { twoFactorOf } from '../../services/twoFactor.ts';
 import { badRequest } from '../../lib/errors.ts';
 
 /** Manager login: a separate realm from customers. */
 export const adminAuthRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    const twoFactor = twoFactorOf(ctx);
     app.post(
       '/api/admin/login',
       {
         config: { auth: 'public' },
         schema: {
           tags: ['admin'],
-          summary: 'Inicio de sesión de gestor',
-          body: LoginBody,
+          summary:
+            'Inicio de sesión de gestor; con verificación en dos pasos activada pide `totp` (código o código de recuperación): 401 `totp_required` si falta',
+          body: ManagerLoginBody,
           response: { 200: TokenPair, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         },
       },
       async (request) => {
-        const { username, password, remember } = request.body;
+        const { username, password, remember, totp } = request.body;
         await consume(ctx.db, `admin-login:ip:${request.ip}`, ctx.rateLimits.loginPerIp);
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
         await consume(
@@ -31,6 +34,8 @@ export const adminAuthRoutes =
           ctx.rateLimits.loginPerUsername,
         );
         const id = await authenticateManager(ctx.db, username, password);
+        // Every attempt, wrong codes included, was counted above against the login limits.
+        await twoFactor.checkAtLogin(id, totp);
         return ctx.sessions.issue({ realm: 'manager', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],
@@ -41,6 +46,7 @@ export const adminAuthRoutes =
     app.get(
       '/api/admin/verify-token',
       {
+        config: { permission: 'self' },
         schema: {
           tags: ['admin'],
           summary: 'Datos del gestor actual',
@@ -51,3 +57,5 @@ export const adminAuthRoutes =
       async (request) => getCurrentManager(ctx.db, principalOf(request).id),
     );
   };
+
+export default adminAuthRoutes;

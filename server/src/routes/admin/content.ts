@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
-import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../context.ts';
-import { announcements, clientVersions } from '../../db/schema.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { publishAnnouncement, publishClientVersion, withdrawAnnouncement } from '../../services/content.ts';
 
 /** What managers publish to customers: announcements and client-app releases. */
 export const adminContentRoutes =
@@ -13,6 +12,7 @@ export const adminContentRoutes =
     app.post(
       '/api/admin/advertisements',
       {
+        config: { permission: 'content.write' },
         schema: {
           tags: ['admin'],
           summary: 'Publica un anuncio en el inicio del panel',
@@ -24,19 +24,14 @@ export const adminContentRoutes =
         },
       },
       async (request, reply) => {
-        const [row] = await ctx.db.insert(announcements).values(request.body).returning();
-        return reply.status(201).send({
-          id: row!.id,
-          name: row!.name,
-          message: row!.message,
-          created: row!.createdAt.toISOString(),
-        });
+        return reply.status(201).send(await publishAnnouncement(ctx, actorOf(request), request.body));
       },
     );
 
     app.delete(
       '/api/admin/advertisements/:id',
       {
+        config: { permission: 'content.write' },
         schema: {
           tags: ['admin'],
           summary: 'Retira un anuncio',
@@ -52,12 +47,7 @@ export const adminContentRoutes =
         },
       },
       async (request) => {
-        const rows = await ctx.db
-          .update(announcements)
-          .set({ active: false })
-          .where(eq(announcements.id, request.params.id))
-          .returning({ id: announcements.id });
-        if (rows.length === 0) throw notFound();
+        await withdrawAnnouncement(ctx, actorOf(request), request.params.id);
         return { message: 'Anuncio retirado' };
       },
     );
@@ -65,6 +55,7 @@ export const adminContentRoutes =
     app.post(
       '/api/admin/agent',
       {
+        config: { permission: 'content.write' },
         schema: {
           tags: ['admin'],
           summary: 'Publica una versión de la app cliente (se anuncia en el inicio del panel)',
@@ -74,8 +65,9 @@ export const adminContentRoutes =
         },
       },
       async (request, reply) => {
-        const [row] = await ctx.db.insert(clientVersions).values(request.body).returning();
-        return reply.status(201).send({ version: row!.version, url: row!.url });
+        return reply.status(201).send(await publishClientVersion(ctx, actorOf(request), request.body));
       },
     );
   };
+
+export default adminContentRoutes;

@@ -1,60 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ErrorBody, Peer, msg } from '@vpn/contracts';
-import type { AppContext } from '../../context.ts';
-import { originOf } from '../origin.ts';
-import { customers, servers } from '../../db/schema.ts';
-import { badRequest, notFound } from '../../lib/errors.ts';
 import {
-  agentOnline,
-  createServer,
-  endpointOf,
-  pickServerForNewPeer,
-  rotateAgentToken,
-  type ServerRow,
-} from '../../services/servers.ts';
+  AdminServer,
+  AdminServerDetail,
+  AgentInstall,
+  ErrorBody,
+  ListQuery,
+  Reason,
+  ServerPatch,
+  ServerPeer,
+  DrainProgress,
+  fleetMsg,
+  paged,
+  IdParams,
+} from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { originOf } from '../origin.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { AdminServerService } from '../../services/adminServers.ts';
+import { DrainService } from '../../services/drain.ts';
 
 const text = (max: number) =>
   z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(max));
-
-export const AdminServer = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  endpoint: z.string(),
-  ubication: z.string(),
-  active: z.boolean(),
-  allow_partys: z.boolean(),
-  dns: z.string(),
-  mtu: z.number().int(),
-  interface_name: z.string(),
-  public_key: z.string(),
-  agent_online: z.boolean(),
-  agent_version: z.string().nullable(),
-  last_seen_at: z.string().nullable(),
-  revision: z.number().int(),
-  acked_revision: z.number().int(),
-  peers: z.number().int(),
-});
-
-const presentAdminServer = (s: ServerRow, peers = 0): z.infer<typeof AdminServer> => ({
-  id: s.id,
-  name: s.name,
-  endpoint: endpointOf(s),
-  ubication: s.ubication,
-  active: s.active,
-  allow_partys: s.allowPartys,
-  dns: s.dns,
-  mtu: s.mtu,
-  interface_name: s.interfaceName,
-  public_key: s.publicKey,
-  agent_online: agentOnline(s),
-  agent_version: s.agentVersion,
-  last_seen_at: s.lastSeenAt?.toISOString() ?? null,
-  revision: s.revision,
-  acked_revision: s.ackedRevision,
-  peers,
-});
 
 const NewServerBody = z.object({
   name: text(60),
@@ -73,161 +41,153 @@ const NewServerBody = z.object({
     .optional(),
 });
 
-/** The manager API for servers and manual peers (the manager area's pages come later, on these routes). */
+const admin = { tags: ['admin'], security: [{ bearer: [] }] };
+
+/**
+ * The manager API for servers: list, detail with live status and drain progress, peers, create and
+ * token rotation (the install command shown once), edit, drain and delete. (Peers, manual ones
+ * included, live in peers.ts.)
+ */
 export const adminServerRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    const service = new AdminServerService({
+      db: ctx.db,
+      bus: ctx.bus,
+      peers: ctx.peers,
+      encryptionKey: ctx.keys.encryption,
+    });
+    const drains = new DrainService({ db: ctx.db, bus: ctx.bus, peers: ctx.peers, log: app.log });
+    app.addHook('onClose', () => drains.stop());
+    // The agent must reach the control plane at its public address: PUBLIC_URL, else the address
+    // this console was opened at (the answer goes back to that same manager).
+    const baseOf = (request: Parameters<typeof originOf>[0]) => originOf(request, ctx);
+
     app.get(
       '/api/admin/servers',
       {
+        config: { permission: 'servers.read' },
         schema: {
-          tags: ['admin'],
-          summary: 'Servidores VPN',
-          security: [{ bearer: [] }],
-          response: { 200: z.array(AdminServer) },
+          ...admin,
+          summary: 'Servidores VPN (busca por nombre, host y ubicación)',
+          querystring: ListQuery,
+          response: { 200: paged(AdminServer), 400: ErrorBody },
         },
       },
-      async () => {
-        const rows = await ctx.db
-          .select({
-            server: servers,
-            peers: sql<number>`(select count(*)::int from peers p where p.server_id = ${servers.id})`,
-          })
-          .from(servers)
-          .orderBy(asc(servers.id));
-        return rows.map((r) => presentAdminServer(r.server, r.peers));
+      async (request) => service.list(request.query),
+    );
+
+    app.get(
+      '/api/admin/servers/:id',
+      {
+        config: { permission: 'servers.read' },
+        schema: {
+          ...admin,
+          summary: 'Un servidor: estado del agente, revisión pendiente, peers en línea y drenado',
+          params: IdParams,
+          response: { 200: AdminServerDetail, 404: ErrorBody },
+        },
       },
+      async (request) => service.detail(request.params.id),
+    );
+
+    app.get(
+      '/api/admin/servers/:id/peers',
+      {
+        config: { permission: 'servers.read' },
+        schema: {
+          ...admin,
+          summary: 'Peers de un servidor (busca por nombre y dirección)',
+          params: IdParams,
+          querystring: ListQuery,
+          response: { 200: paged(ServerPeer), 400: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request) => service.peersOf(request.params.id, request.query),
     );
 
     app.post(
       '/api/admin/servers',
       {
+        config: { permission: 'servers.write' },
         schema: {
-          tags: ['admin'],
-          summary: 'Crea un servidor; el token del agente se muestra solo esta vez',
-          security: [{ bearer: [] }],
+          ...admin,
+          summary:
+            'Crea un servidor; el token y el comando de instalación del agente se muestran solo esta vez',
           body: NewServerBody,
-          response: { 201: z.object({ server: AdminServer, agent_token: z.string() }), 400: ErrorBody },
+          response: { 201: AgentInstall.extend({ server: AdminServer }), 400: ErrorBody },
         },
       },
-      async (request, reply) => {
-        const b = request.body;
-        const { server, agentToken } = await createServer(ctx.db, ctx.keys.encryption, b);
-        return reply.status(201).send({ server: presentAdminServer(server), agent_token: agentToken });
-      },
+      async (request, reply) =>
+        reply.status(201).send(await service.create(actorOf(request), request.body, baseOf(request))),
     );
 
     app.post(
       '/api/admin/servers/:id/token',
       {
+        config: { permission: 'servers.write' },
         schema: {
-          tags: ['admin'],
-          summary: 'Rota el token del agente (el anterior deja de valer al instante)',
-          security: [{ bearer: [] }],
-          params: z.object({
-            id: z.coerce
-              .number()
-              .int()
-              .positive()
-              .max(2 ** 31 - 1),
-          }),
-          response: { 200: z.object({ agent_token: z.string() }), 404: ErrorBody },
+          ...admin,
+          summary:
+            'Rota el token del agente (el anterior deja de valer al instante); muestra el comando de instalación',
+          params: IdParams,
+          response: { 200: AgentInstall, 404: ErrorBody },
+        },
+      },
+      async (request) => service.rotateToken(actorOf(request), request.params.id, baseOf(request)),
+    );
+
+    app.patch(
+      '/api/admin/servers/:id',
+      {
+        config: { permission: 'servers.write' },
+        schema: {
+          ...admin,
+          summary: 'Edita nombre, host, puerto, ubicación, activo y salas de un servidor',
+          params: IdParams,
+          body: ServerPatch,
+          response: { 200: AdminServer, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request) => {
-        const agentToken = await rotateAgentToken(ctx.db, request.params.id);
-        ctx.agents.disconnect(request.params.id);
-        return { agent_token: agentToken };
+        if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
+        return service.update(actorOf(request), request.params.id, request.body);
       },
     );
 
     app.post(
-      '/api/admin/peers',
+      '/api/admin/servers/:id/drain',
       {
+        config: { permission: 'servers.write' },
         schema: {
-          tags: ['admin'],
-          summary: 'Crea un peer para un cliente con un plan (pago manual)',
-          security: [{ bearer: [] }],
-          body: z.object({
-            username: text(64),
-            plan: z.coerce
-              .number()
-              .int()
-              .positive()
-              .max(2 ** 31 - 1),
-            name: text(100),
-            server: z.coerce
-              .number()
-              .int()
-              .positive()
-              .max(2 ** 31 - 1)
-              .optional(),
-          }),
-          response: { 201: Peer, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+          ...admin,
+          summary:
+            'Desactiva el servidor y mueve todos sus peers a otros servidores activos (mismas direcciones); progreso en GET /servers/{id}',
+          params: IdParams,
+          body: z.object({ reason: Reason.optional() }).strict().optional(),
+          response: { 202: DrainProgress, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send(await drains.start(actorOf(request), request.params.id, request.body?.reason)),
+    );
+
+    app.delete(
+      '/api/admin/servers/:id',
+      {
+        config: { permission: 'servers.write' },
+        schema: {
+          ...admin,
+          summary: 'Elimina un servidor sin peers (si tiene, 409: drénelo antes)',
+          params: IdParams,
+          response: { 204: z.null(), 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request, reply) => {
-        const b = request.body;
-        const [customer] = await ctx.db
-          .select({ id: customers.id })
-          .from(customers)
-          .where(sql`lower(${customers.username}) = lower(${b.username.trim()})`);
-        if (!customer) throw notFound(msg.customerNotFound);
-        let server: ServerRow;
-        if (b.server !== undefined) {
-          const [row] = await ctx.db.select().from(servers).where(eq(servers.id, b.server));
-          if (!row) throw notFound(msg.serverNotFound);
-          if (!row.active) throw badRequest(msg.serverUnavailable);
-          server = row;
-        } else {
-          server = await pickServerForNewPeer(ctx.db);
-        }
-        const peer = await ctx.peers.provision({
-          customerId: customer.id,
-          planId: b.plan,
-          name: b.name,
-          server,
-          manualPayment: true,
-          origin: originOf(request, ctx),
-        });
-        return reply.status(201).send(peer);
-      },
-    );
-
-    app.patch(
-      '/api/admin/peers/:id',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'Activa o desactiva un peer, o cambia su fecha de expiración (null = indeterminada)',
-          security: [{ bearer: [] }],
-          params: z.object({
-            id: z.coerce
-              .number()
-              .int()
-              .positive()
-              .max(2 ** 31 - 1),
-          }),
-          body: z
-            .object({
-              active: z.boolean().optional(),
-              expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
-            })
-            .strict(),
-          response: { 200: Peer, 400: ErrorBody, 404: ErrorBody },
-        },
-      },
-      async (request) => {
-        const b = request.body;
-        return ctx.peers.adminUpdate(
-          request.params.id,
-          {
-            active: b.active,
-            expiresAt:
-              b.expires_at === undefined ? undefined : b.expires_at === null ? null : new Date(b.expires_at),
-          },
-          originOf(request, ctx),
-        );
+        await service.remove(actorOf(request), request.params.id);
+        return reply.status(204).send(null);
       },
     );
   };
+
+export default adminServerRoutes;

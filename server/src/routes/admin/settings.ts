@@ -1,15 +1,42 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ErrorBody, SiteSettings } from '@vpn/contracts';
+import { z } from 'zod';
+import { ErrorBody, GatewayPatch, GatewaySettings, SiteSettings, fleetMsg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
-import { getSiteSettings, readSiteSettings, updateSiteSettings } from '../../services/settings.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { readSiteSettings, savePublicSwitches } from '../../services/settings.ts';
 
-/** Site switches (maintenance, registration, landing, rooms, e-mail, payment gateways). */
+/** The switches `settings.public` may change; gateway switches are not among them. */
+const PublicSwitchesPatch = z
+  .strictObject(
+    {
+      maintenance: z.boolean(),
+      allow_registration: z.boolean(),
+      allow_password_recovery: z.boolean(),
+      show_landing: z.boolean(),
+      allow_email: z.boolean(),
+      allow_partys: z.boolean(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? 'Ajuste desconocido. Las pasarelas de pago se cambian en PATCH /api/admin/settings/gateways.'
+          : undefined,
+    },
+  )
+  .partial();
+
+/**
+ * Site switches (maintenance, registration, landing, rooms, e-mail) for `settings.public`; payment
+ * gateways (switches and credentials) apart, for `settings.gateways` (owner only).
+ */
 export const adminSettingsRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/api/admin/settings',
       {
+        config: { permission: 'settings.read' },
         schema: {
           tags: ['admin'],
           summary: 'Ajustes del sitio',
@@ -23,17 +50,50 @@ export const adminSettingsRoutes =
     app.patch(
       '/api/admin/settings',
       {
+        config: { permission: 'settings.public' },
         schema: {
           tags: ['admin'],
-          summary: 'Cambia ajustes del sitio (solo los enviados)',
+          summary: 'Cambia interruptores públicos del sitio (solo los enviados; no las pasarelas)',
           security: [{ bearer: [] }],
-          body: SiteSettings.partial().strict(),
+          body: PublicSwitchesPatch,
           response: { 200: SiteSettings, 400: ErrorBody },
         },
       },
+      async (request) => savePublicSwitches(ctx.db, ctx.bus, actorOf(request), request.body),
+    );
+
+    app.get(
+      '/api/admin/settings/gateways',
+      {
+        config: { permission: 'settings.gateways' },
+        schema: {
+          tags: ['admin'],
+          summary: 'Pasarelas de pago: interruptores y si hay credenciales (nunca las credenciales)',
+          security: [{ bearer: [] }],
+          response: { 200: GatewaySettings },
+        },
+      },
+      async () => ctx.gatewayCredentials.status(),
+    );
+
+    app.patch(
+      '/api/admin/settings/gateways',
+      {
+        config: { permission: 'settings.gateways' },
+        schema: {
+          tags: ['admin'],
+          summary:
+            'Cambia interruptores y credenciales de las pasarelas (cifradas; null las olvida y vuelven las del entorno)',
+          security: [{ bearer: [] }],
+          body: GatewayPatch,
+          response: { 200: GatewaySettings, 400: ErrorBody },
+        },
+      },
       async (request) => {
-        await updateSiteSettings(ctx.db, request.body);
-        return getSiteSettings(ctx.db);
+        if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
+        return ctx.gatewayCredentials.update(actorOf(request), request.body);
       },
     );
   };
+
+export default adminSettingsRoutes;

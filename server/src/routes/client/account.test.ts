@@ -130,7 +130,7 @@ describe('GET /api/client/advertisements and /api/client/agent', () => {
 describe('PATCH /api/client/settings: email', () => {
   it('changes the email and sends a verification link that works once', async () => {
     const c = await signedIn();
-    const res = await patchSettings(c.access, { email: 'nuevo@nauta.cu' });
+    const res = await patchSettings(c.access, { email: 'nuevo@nauta.cu', password: c.password });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe(
       'Email modificado correctamente. Le enviamos un enlace para verificarlo.',
@@ -156,10 +156,16 @@ describe('PATCH /api/client/settings: email', () => {
     await signedIn('ocupado@nauta.cu');
     const c = await signedIn('actual@nauta.cu');
     const cases: [object, number, string][] = [
-      [{ email: '  ' }, 400, 'El email no puede estar en blanco'],
-      [{ email: 'ACTUAL@nauta.cu' }, 400, 'El nuevo email no puede ser igual q el anterior'],
-      [{ email: 'no-es-email' }, 400, 'El email no es válido'],
-      [{ email: 'ocupado@nauta.cu' }, 409, 'El email ya está en uso'],
+      [{ email: '  ', password: c.password }, 400, 'El email no puede estar en blanco'],
+      [
+        { email: 'ACTUAL@nauta.cu', password: c.password },
+        400,
+        'El nuevo email no puede ser igual q el anterior',
+      ],
+      [{ email: 'no-es-email', password: c.password }, 400, 'El email no es válido'],
+      [{ email: 'ocupado@nauta.cu', password: c.password }, 409, 'El email ya está en uso'],
+      [{ email: 'otro@nauta.cu', password: '' }, 400, 'Indique su contraseña actual para cambiar el email'],
+      [{ email: 'otro@nauta.cu', password: 'no-es-la-mia' }, 400, 'La contraseña actual no es correcta'],
     ];
     for (const [payload, status, message] of cases) {
       const res = await patchSettings(c.access, payload);
@@ -167,11 +173,31 @@ describe('PATCH /api/client/settings: email', () => {
       expect(res.json().message).toBe(message);
     }
     await setSettings(t, { allow_email: false });
-    const off = await patchSettings(c.access, { email: 'otro@nauta.cu' });
+    const off = await patchSettings(c.access, { email: 'otro@nauta.cu', password: c.password });
     expect(off.statusCode).toBe(400);
     expect(off.json().message).toBe('El uso de email no está habilitado');
     const [row] = await t.ctx.db.select().from(customers).where(eq(customers.id, c.id));
     expect(row!.email).toBe('actual@nauta.cu');
+  });
+
+  it('limits password checks per account: a stolen session cannot guess the password', async () => {
+    const limited = await createTestApp({
+      database: t.database,
+      rateLimits: { passwordChangePerAccount: { max: 3, windowSeconds: 3600 } },
+    });
+    const c = await signedIn();
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await limited.app.inject({
+        method: 'PATCH',
+        url: '/api/client/settings',
+        headers: bearer(c.access),
+        payload: { old_password: `intento-${i}`, new_password: 'nueva-clave-segura' },
+      });
+      codes.push(res.statusCode);
+    }
+    expect(codes).toEqual([400, 400, 400, 429]);
+    await limited.app.close();
   });
 
   it('DELETE removes the email', async () => {
@@ -330,6 +356,24 @@ describe('password recovery', () => {
     });
     expect(twice.statusCode).toBe(400);
     expect(twice.json().message).toBe('El enlace no es válido o ha caducado');
+  });
+
+  it('links to PUBLIC_URL whatever Host or X-Forwarded-Host the request claims', async () => {
+    const c = await signedIn('victima@nauta.cu', true);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/client/password-recovery',
+      headers: {
+        host: 'atacante.example',
+        'x-forwarded-host': 'atacante.example',
+        'x-forwarded-proto': 'https',
+      },
+      payload: { username: c.username },
+    });
+    expect(res.statusCode).toBe(200);
+    const mail = await smtp.waitFor('victima@nauta.cu');
+    expect(mail.text).toContain('https://panel.example/reset-password#token=');
+    expect(mail.text).not.toContain('atacante');
   });
 
   it('answers the same, and sends nothing, without a verified email or for an unknown user', async () => {

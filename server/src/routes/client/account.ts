@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { desc, eq } from 'drizzle-orm';
 import {
   AdvertisementList,
   ClientVersion,
@@ -13,12 +12,11 @@ import {
   msg,
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
-import { announcements, clientVersions } from '../../db/schema.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { badRequest, forbidden } from '../../lib/errors.ts';
 import { consume } from '../../services/rateLimit.ts';
 import { getSiteSettings } from '../../services/settings.ts';
-import { originOf } from '../origin.ts';
+import { latestClientVersion, listAnnouncements } from '../../services/content.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -36,19 +34,7 @@ export const accountRoutes =
           response: { 200: AdvertisementList },
         },
       },
-      async () => {
-        const rows = await ctx.db
-          .select()
-          .from(announcements)
-          .where(eq(announcements.active, true))
-          .orderBy(desc(announcements.createdAt), desc(announcements.id));
-        return rows.map((r) => ({
-          id: r.id,
-          name: r.name,
-          message: r.message,
-          created: r.createdAt.toISOString(),
-        }));
-      },
+      async () => listAnnouncements(ctx.db),
     );
 
     app.get(
@@ -61,14 +47,7 @@ export const accountRoutes =
           response: { 200: ClientVersion },
         },
       },
-      async () => {
-        const [row] = await ctx.db
-          .select()
-          .from(clientVersions)
-          .orderBy(desc(clientVersions.createdAt), desc(clientVersions.id))
-          .limit(1);
-        return { version: row?.version ?? null, url: row?.url ?? null };
-      },
+      async () => latestClientVersion(ctx.db),
     );
 
     app.patch(
@@ -85,7 +64,7 @@ export const accountRoutes =
       async (request) => {
         const me = principalOf(request).id;
         const body = request.body;
-        if ('email' in body) return ctx.account.changeEmail(me, body.email, originOf(request, ctx));
+        if ('email' in body) return ctx.account.changeEmail(me, body.email, body.password);
         if ('alias' in body) return ctx.account.setAlias(me, body.alias);
         return ctx.account.changePassword(me, body.old_password, body.new_password, {
           ip: request.ip,
@@ -126,7 +105,7 @@ export const accountRoutes =
         if (!username) throw badRequest(msg.credentialsRequired);
         await consume(ctx.db, `recovery:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
         await consume(ctx.db, `recovery:user:${username.toLowerCase()}`, ctx.rateLimits.recoveryPerUsername);
-        await ctx.account.requestRecovery(username, originOf(request, ctx));
+        await ctx.account.requestRecovery(username);
         return { message: msg.recoverySent };
       },
     );
@@ -167,3 +146,5 @@ export const accountRoutes =
       },
     );
   };
+
+export default accountRoutes;

@@ -4,8 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/accounts.ts';
 import { consume } from '../../services/rateLimit.ts';
-import { badRequest } from '../../lib/errors.ts';
-import { originOf } from '../origin.ts';
+import { badRequest, HttpError } from '../../lib/errors.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -26,13 +25,14 @@ export const customerAuthRoutes =
       },
       async (request, reply) => {
         const body = request.body;
-        await consume(ctx.db, `register:ip:${request.ip}`, ctx.rateLimits.registerPerIp);
+        // The captcha is the first gate: a bot without one spends nothing of the address's budget
+        // (which customers behind the same carrier-grade NAT share).
         if (!body.captcha_token) throw badRequest(msg.captchaRequired);
         if (!body.username.trim() || !body.password) throw badRequest(msg.credentialsRequired);
         await ctx.captcha.verify(body.captcha_token, request.ip);
+        await consume(ctx.db, `register:ip:${request.ip}`, ctx.rateLimits.registerPerIp);
         const created = await registerCustomer(ctx.db, body);
-        if (created.email)
-          await ctx.account.sendVerification(created.id, created.email, originOf(request, ctx));
+        if (created.email) await ctx.account.sendVerification(created.id, created.email);
         return reply.status(201).send({ message: msg.registered });
       },
     );
@@ -45,15 +45,22 @@ export const customerAuthRoutes =
           tags: ['auth'],
           summary: 'Inicio de sesión de cliente',
           body: LoginBody,
+          description:
+            'Tras varios intentos fallidos con un usuario, la respuesta 429 lleva `code: captcha_required` ' +
+            'y el siguiente intento debe incluir `captcha_token`.',
           response: { 200: TokenPair, ...errors },
         },
       },
       async (request) => {
-        const { username, password, remember } = request.body;
-        await consume(ctx.db, `login:ip:${request.ip}`, ctx.rateLimits.loginPerIp);
+        const { username, password, remember, captcha_token } = request.body;
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
-        await consume(ctx.db, `login:user:${username.trim().toLowerCase()}`, ctx.rateLimits.loginPerUsername);
-        const id = await authenticateCustomer(ctx.db, username, password);
+        await ctx.loginThrottle.admit(request.ip, username, captcha_token);
+        const id = await authenticateCustomer(ctx.db, username, password).catch(async (e: unknown) => {
+          if (e instanceof HttpError && e.status === 401)
+            await ctx.loginThrottle.failed(request.ip, username);
+          throw e;
+        });
+        await ctx.loginThrottle.succeeded(username);
         return ctx.sessions.issue({ realm: 'customer', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],
@@ -74,3 +81,5 @@ export const customerAuthRoutes =
       async (request) => getCurrentUser(ctx.db, principalOf(request).id),
     );
   };
+
+export default customerAuthRoutes;

@@ -98,7 +98,13 @@ describe('QvaPay', () => {
     const invoice = (
       await t.app.inject({ method: 'GET', url: `/api/client/invoices/${id}`, headers: bearer(c.access) })
     ).json();
-    expect(invoice).toMatchObject({ plan_name: 'Mensual', peer_name: 'Móvil', amount: 3.5, status: 'paid' });
+    expect(invoice).toMatchObject({
+      plan_name: 'Mensual',
+      peer_name: 'Móvil',
+      amount: 3.5,
+      status: 'paid',
+      delivered: true,
+    });
   });
 
   it('add_plan: the payment-result page asks QvaPay and extends the expiry from the current one', async () => {

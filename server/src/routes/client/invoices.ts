@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { ErrorBody, Invoice, InvoiceBody, InvoiceCreated, PaymentSettings } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { getSiteSettings } from '../../services/settings.ts';
-import { originOf } from '../origin.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
 
@@ -23,7 +21,7 @@ export const invoiceRoutes =
           response: { 200: InvoiceCreated, ...errors },
         },
       },
-      async (request) => ctx.invoices.create(principalOf(request).id, request.body, originOf(request, ctx)),
+      async (request) => ctx.invoices.create(principalOf(request).id, request.body),
     );
 
     app.get(
@@ -51,12 +49,15 @@ export const invoiceRoutes =
         },
       },
       async () => {
-        const site = await getSiteSettings(ctx.db);
+        // A gateway is offered when switched on and configured.
+        const on = await ctx.invoices.available();
         return {
-          allow_payments_qvapay: site.allow_payments_qvapay && ctx.config.payments.qvapay !== null,
-          allow_payments_remesita: site.allow_payments_remesita,
+          allow_payments_qvapay: on.qvapay !== null,
+          allow_payments_remesita: on.remesita !== null,
           sandbox: ctx.config.payments.sandbox,
         };
       },
     );
   };
+
+export default invoiceRoutes;

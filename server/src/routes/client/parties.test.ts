@@ -238,6 +238,45 @@ describe('rooms', () => {
     );
   });
 
+  it('never lets concurrent creations pass the 5-room limit, nor leave a room without its peer', async () => {
+    const owner = await member('Carla', rooms1.id);
+    const peerIds: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/peers',
+        headers: bearer(admin),
+        payload: { username: owner.username, plan: planId, name: `c${i}`, server: rooms1.id },
+      });
+      peerIds.push(res.json().id);
+    }
+    const created = await Promise.all(
+      peerIds.map((peer, i) =>
+        api('POST', '/api/client/network/partys', owner.access, { name: `Carla ${i}`, peer }),
+      ),
+    );
+    expect(created.filter((r) => r.statusCode === 201)).toHaveLength(5);
+    for (const refused of created.filter((r) => r.statusCode !== 201)) {
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().message).toBe('No se pueden crear más de 5 salas');
+    }
+    const listed = (await api('GET', '/api/client/network/partys', owner.access)).json();
+    expect(listed.owned_partys).toHaveLength(5);
+    for (const room of listed.owned_partys) expect(room.peers).toHaveLength(1);
+
+    // Two rooms created at once with the same peer: one gets it, the other is not created at all.
+    const other = await member('Diego', rooms1.id);
+    const pair = await Promise.all(
+      ['Diego A', 'Diego B'].map((name) =>
+        api('POST', '/api/client/network/partys', other.access, { name, peer: other.peer.id }),
+      ),
+    );
+    expect(pair.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const mine = (await api('GET', '/api/client/network/partys', other.access)).json().owned_partys;
+    expect(mine).toHaveLength(1);
+    expect(mine[0].peers.map((p: { id: number }) => p.id)).toEqual([other.peer.id]);
+  });
+
   it('lets the owner regenerate the password, remove peers and delete the room; guests only remove their own', async () => {
     const owner = await member('Marta', rooms1.id);
     const guest = await member('Jose', rooms2.id);

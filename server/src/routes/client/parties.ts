@@ -139,3 +139,5 @@ export const partyRoutes =
       },
     );
   };
+
+export default partyRoutes;

@@ -1,7 +1,7 @@
 import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { peerUsage, peers, plans, rateLimits } from '../../db/schema.ts';
+import { peerUsageHourly, peers, plans, rateLimits } from '../../db/schema.ts';
 import { invalidatePlans } from '../../services/plans.ts';
 import {
   bearer,
@@ -52,7 +52,8 @@ async function customerWithPeer(serverId: number, peerName = 'Teléfono') {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/peers',
-    headers: bearer(admin),
+    // The manager reaches the panel under another name than customers do.
+    headers: { ...bearer(admin), host: 'gestion.interna:8080' },
     payload: { username: c.username, plan: planId, name: peerName, server: serverId },
   });
   expect(res.statusCode).toBe(201);
@@ -107,7 +108,9 @@ describe('manager API for servers and manual peers', () => {
     const text = list.body;
     expect(text).not.toContain(s1.agent_token);
     expect(
-      list.json<{ name: string; agent_online: boolean }[]>().find((s) => s.name === 'Uno')?.agent_online,
+      list
+        .json<{ results: { name: string; agent_online: boolean }[] }>()
+        .results.find((s) => s.name === 'Uno')?.agent_online,
     ).toBe(true);
   });
 
@@ -139,8 +142,13 @@ describe('manager API for servers and manual peers', () => {
   it('creates a peer for a customer: the agent gets it, the owner gets created_peer', async () => {
     const { push, peer } = await customerWithPeer(s1.server.id);
     const created = await push.waitFor('created_peer');
+    // The manager's answer may use the manager's own Host; the owner's push never does (no
+    // PUBLIC_URL here: a relative link, which the customer's SPA resolves against its own address).
     expect((created.peer as { mirror_link: string }).mirror_link).toMatch(
-      /^http:\/\/localhost(:\d+)?\/api\/mirror\//,
+      /^\/api\/mirror\/[A-Za-z0-9_-]{43}$/,
+    );
+    expect((peer as { mirror_link?: string }).mirror_link).toMatch(
+      /^http:\/\/gestion\.interna:8080\/api\/mirror\//,
     );
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
     await a1.until(() => a1.peers.has(row!.publicKey));
@@ -469,6 +477,35 @@ describe('PATCH change_server and GET /api/client/network/{peerId}', () => {
   });
 });
 
+describe('concurrent changes', () => {
+  it('lets one of a concurrent regenerate and change_server through; the other is refused as busy', async () => {
+    a1.autoAck = false;
+    a2.autoAck = false;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { access, peer } = await customerWithPeer(s1.server.id, `Carrera ${i}`);
+        const [regen, moved] = await Promise.all([
+          patch(access, peer.id, { operation: 'regenerate' }),
+          patch(access, peer.id, { operation: 'change_server', server: s2.server.id }),
+        ]);
+        const codes = [regen.statusCode, moved.statusCode];
+        expect(codes.sort()).toEqual([200, 409]);
+        const refused = regen.statusCode === 409 ? regen : moved;
+        expect(refused.json().message).toBe('El peer tiene una operación en curso. Espere a que termine.');
+        const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
+        // The winner alone changed the peer: a new key on the old server, or the old key moved.
+        expect(row!.pendingOperation).toBe(regen.statusCode === 200 ? 'regenerate' : 'change_server');
+        expect(row!.serverId).toBe(regen.statusCode === 200 ? s1.server.id : s2.server.id);
+      }
+    } finally {
+      a1.autoAck = true;
+      a2.autoAck = true;
+      a1.ack();
+      a2.ack();
+    }
+  });
+});
+
 describe('expiry', () => {
   it('disables expired peers: the agent drops them and the owner sees Deshabilitado live', async () => {
     const { peer, push } = await customerWithPeer(s1.server.id);
@@ -485,6 +522,38 @@ describe('expiry', () => {
       (m) => (m.peer as { active: boolean }).active === false,
     );
     expect((update.peer as { id: number }).id).toBe(peer.id);
+    const info = await push.waitFor('info', (m) => m.peer_id === peer.id);
+    expect(info.message).toBe(
+      'El peer Teléfono ha vencido y se ha deshabilitado. Renuévelo para volver a conectarse: no tendrá que importar nada de nuevo.',
+    );
+  });
+
+  it('keeps the mirror link answering the same configuration once expired; not once a manager disabled it', async () => {
+    await t.ctx.db.delete(rateLimits);
+    const { access, peer } = await customerWithPeer(s1.server.id, 'Espejo');
+    const [listed] = (
+      await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })
+    ).json();
+    const path = new URL(listed.mirror_link).pathname;
+    const before = await t.app.inject({ method: 'GET', url: path });
+    expect(before.statusCode).toBe(200);
+    await t.ctx.db
+      .update(peers)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(peers.id, peer.id));
+    await t.ctx.peers.disableExpired();
+    const expired = await t.app.inject({ method: 'GET', url: path });
+    expect(expired.statusCode).toBe(200);
+    expect(expired.body).toBe(before.body);
+
+    const other = await customerWithPeer(s1.server.id, 'Apagado');
+    const [otherListed] = (
+      await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(other.access) })
+    ).json();
+    await t.ctx.db.update(peers).set({ active: false }).where(eq(peers.id, other.peer.id));
+    expect(
+      (await t.app.inject({ method: 'GET', url: new URL(otherListed.mirror_link).pathname })).statusCode,
+    ).toBe(404);
   });
 });
 
@@ -563,14 +632,22 @@ describe('agent protocol', () => {
     a1.send(stat(1000, 500));
     a1.send(stat(3000, 800));
     a1.send(stat(200, 100)); // wireguard-go restarted: counters start again
-    await new Promise((r) => setTimeout(r, 300));
-    const [sum] = await t.ctx.db
-      .select({
-        rx: sql<number>`sum(${peerUsage.rxBytes})::int`,
-        tx: sql<number>`sum(${peerUsage.txBytes})::int`,
-      })
-      .from(peerUsage)
-      .where(eq(peerUsage.peerId, peer.id));
+    const total = async () =>
+      (
+        await t.ctx.db
+          .select({
+            rx: sql<number>`coalesce(sum(${peerUsageHourly.rxBytes}), 0)::int`,
+            tx: sql<number>`coalesce(sum(${peerUsageHourly.txBytes}), 0)::int`,
+          })
+          .from(peerUsageHourly)
+          .where(eq(peerUsageHourly.peerId, peer.id))
+      )[0];
+    // The three reports are handled in order: wait for the last one's effect.
+    let sum = await total();
+    for (let i = 0; i < 100 && sum?.rx !== 3200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      sum = await total();
+    }
     expect(sum).toEqual({ rx: 3200, tx: 900 });
   });
 });

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AvailableServerList, ErrorBody, Peer, PeerList, PeerPatchBody } from '@vpn/contracts';
+import { AvailableServerList, ErrorBody, Peer, PeerList, PeerPatchBody, PeerUsage } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { listAvailableServers } from '../../services/servers.ts';
+import { peerUsage } from '../../services/usage.ts';
 import { safeName } from '../../services/wgconfig.ts';
 import { originOf } from '../origin.ts';
 
@@ -64,6 +65,24 @@ export const peerRoutes =
       },
     );
 
+    app.get(
+      '/api/client/accounts/peers/:id/usage',
+      {
+        schema: {
+          tags: ['peers'],
+          summary: 'Uso del peer: en línea, último handshake, tráfico del periodo y de los últimos 30 días',
+          security: [{ bearer: [] }],
+          params: IdParams,
+          response: { 200: PeerUsage, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const row = await ctx.peers.getOwned(principalOf(request).id, request.params.id);
+        reply.header('cache-control', 'no-store');
+        return peerUsage(ctx.db, row.id);
+      },
+    );
+
     app.patch(
       '/api/client/accounts/peers/:id',
       {
@@ -113,3 +132,5 @@ export const peerRoutes =
       },
     );
   };
+
+export default peerRoutes;

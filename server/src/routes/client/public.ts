@@ -60,3 +60,5 @@ export const publicRoutes =
       async () => listActivePlans(ctx.db),
     );
   };
+
+export default publicRoutes;

@@ -1,10 +1,12 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/runtime';
-import { deferred, fakeApi, sampleUser } from '../../test/api';
+import { deferred, fakeApi, samplePlans, sampleUser } from '../../test/api';
 import type { Reply } from '../../test/api';
 import { renderApp } from '../../test/render';
+import { samplePeer } from '../../test/peers';
+import { DataAllowanceBar } from '../../components/DataAllowanceBar';
 
 const SUPPORT = 'https://soporte.example.com/chat';
 const withSupport = { config: { ...DEFAULT_CONFIG, support_url: SUPPORT } };
@@ -183,5 +185,142 @@ describe('client-app banner', () => {
     renderApp('/dashboard/home');
     expect(await screen.findByRole('heading', { name: 'Bienvenido a VPN Service' })).toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+});
+
+describe('dashboard home: peers about to expire', () => {
+  const inDays = (d: number) => new Date(Date.now() + d * 24 * 3_600_000).toISOString();
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('lists the peers expiring within 3 days; Renovar opens the purchase dialog with that peer and its last plan', async () => {
+    const open = vi.fn(() => null);
+    vi.stubGlobal('open', open);
+    const api = fakeApi({
+      'GET /api/client/verify-token': { body: sampleUser },
+      'GET /api/client/accounts/peers': {
+        body: [
+          samplePeer({
+            id: 21,
+            name: 'movil',
+            manual_payment: false,
+            expiration_date: inDays(2),
+            plans_history: [
+              { plan_name: 'Trimestral', plan_price: 12.5, created: '2025-03-05T10:00:00.000Z' },
+            ],
+          }),
+          samplePeer({ id: 22, name: 'portatil', manual_payment: false, expiration_date: inDays(10) }),
+          samplePeer({ id: 23, name: 'router', manual_payment: true, expiration_date: inDays(1) }),
+          samplePeer({
+            id: 24,
+            name: 'tablet',
+            manual_payment: false,
+            active: false,
+            expiration_date: inDays(-1),
+          }),
+        ],
+      },
+      'GET /api/client/plans': { body: samplePlans },
+      'PUT /api/client/invoices': { body: { id: 'inv-1', payment_url: 'https://pasarela.example/pagar/1' } },
+    });
+    renderApp('/dashboard/home');
+    const banner = (await screen.findByRole('heading', { name: 'Peers a punto de vencer' })).closest(
+      'section',
+    )!;
+    const items = within(banner).getAllByRole('listitem');
+    expect(items.map((li) => li.textContent)).toEqual([
+      expect.stringMatching(/^tablet venció el/),
+      expect.stringMatching(/^router vence el .*Pago manual: contacta con soporte/),
+      expect.stringMatching(/^movil vence el/),
+    ]);
+    expect(within(banner).queryByRole('button', { name: 'Renovar router' })).toBeNull();
+    expect(banner).not.toHaveTextContent('portatil');
+
+    await userEvent.click(within(banner).getByRole('button', { name: 'Renovar movil' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Renovar movil' });
+    expect(within(dialog).getByRole('combobox', { name: 'Peer' })).toHaveValue('21');
+    await waitFor(() => expect(within(dialog).getByRole('combobox', { name: 'Plan' })).toHaveValue('2'));
+    await userEvent.selectOptions(within(dialog).getByRole('combobox', { name: 'Plan' }), '3');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
+    await waitFor(() => expect(api.callsTo('PUT /api/client/invoices')).toHaveLength(1));
+    expect(api.callsTo('PUT /api/client/invoices')[0]!.body).toEqual({
+      operation: 'add_plan',
+      peer: 21,
+      plan: 3,
+    });
+    expect(open).toHaveBeenCalledWith('https://pasarela.example/pagar/1', '_blank');
+    expect(await screen.findByRole('status')).toHaveTextContent('Pasarela de pago abierta');
+  });
+
+  it('shows no banner when no peer expires within 3 days', async () => {
+    fakeApi({
+      'GET /api/client/verify-token': { body: sampleUser },
+      'GET /api/client/accounts/peers': {
+        body: [samplePeer({ expiration_date: inDays(4) }), samplePeer({ id: 2, expiration_date: null })],
+      },
+    });
+    renderApp('/dashboard/home');
+    await screen.findByRole('heading', { name: 'Bienvenido a VPN Service' });
+    await waitFor(() =>
+      expect(screen.queryByRole('heading', { name: 'Peers a punto de vencer' })).toBeNull(),
+    );
+  });
+});
+
+describe('dashboard home: peers running out of data', () => {
+  it('lists peers past 80 % of their allowance, fullest first, with Añadir plan opening the purchase dialog', async () => {
+    fakeApi({
+      'GET /api/client/verify-token': { body: sampleUser },
+      'GET /api/client/accounts/peers': {
+        body: [
+          samplePeer({
+            id: 31,
+            name: 'movil',
+            manual_payment: false,
+            data: { used: 850_000_000, allowance: 1e9 },
+          }),
+          samplePeer({
+            id: 32,
+            name: 'portatil',
+            manual_payment: false,
+            data: { used: 790_000_000, allowance: 1e9 },
+          }),
+          samplePeer({
+            id: 33,
+            name: 'tablet',
+            manual_payment: false,
+            active: false,
+            data: { used: 2_500_000_000, allowance: 2_500_000_000 },
+          }),
+          samplePeer({ id: 34, name: 'router', manual_payment: false, data: null }),
+        ],
+      },
+      'GET /api/client/plans': { body: samplePlans },
+    });
+    renderApp('/dashboard/home');
+    const banner = (await screen.findByRole('heading', { name: 'Datos casi agotados' })).closest('section')!;
+    expect(
+      within(banner)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual([
+      'tablet agotó sus 2,5 GB: deshabilitado hasta que añadas un plan' + 'Añadir plan',
+      'movil ha usado el 85 % de sus 1 GB' + 'Añadir plan',
+    ]);
+    await userEvent.click(within(banner).getByRole('button', { name: 'Añadir plan movil' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Renovar movil' });
+    expect(within(dialog).getByRole('combobox', { name: 'Peer' })).toHaveValue('31');
+  });
+});
+
+describe('data allowance bar', () => {
+  it('shows what was used of the allowance, and says when it is used up', () => {
+    const { rerender } = render(<DataAllowanceBar used={850_000} allowance={1_000_000} />);
+    const bar = screen.getByRole('progressbar', { name: 'Datos del plan' });
+    expect(bar).toHaveAttribute('aria-valuenow', '85');
+    expect(bar).toHaveAttribute('aria-valuetext', '850 KB de 1 MB (85 %)');
+    expect(screen.queryByText(/Datos agotados/)).toBeNull();
+    rerender(<DataAllowanceBar used={1_200_000} allowance={1_000_000} />);
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuetext', '1 MB de 1 MB (100 %)');
+    expect(screen.getByText(/Datos agotados: el peer está deshabilitado/)).toBeInTheDocument();
   });
 });

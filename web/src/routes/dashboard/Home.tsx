@@ -1,18 +1,37 @@
 import { useQuery } from '@tanstack/react-query';
-import { Gauge, LifeBuoy, Megaphone, ShieldCheck, Users } from 'lucide-react';
-import type { Advertisement } from '@vpn/contracts';
-import { advertisementsQuery, clientVersionQuery } from '../../api/queries';
+import { AlarmClock, ExternalLink, Gauge, LifeBuoy, Megaphone, ShieldCheck, Users } from 'lucide-react';
+import { Suspense, lazy, useState, type ReactNode } from 'react';
+import type { Advertisement, Peer } from '@vpn/contracts';
+import { advertisementsQuery, clientVersionQuery, peersQuery } from '../../api/queries';
 import { ErrorPanel } from '../../components/ErrorPanel';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { SupportLink } from '../../components/SupportLink';
 import { ui } from '../../components/ui';
 import { useRuntimeConfig } from '../../config/runtime';
 import { es } from '../../i18n/es';
-import { formatDate } from '../../lib/format';
+import { esPayments } from '../../i18n/es.payments';
+import { formatDataSize, formatDate } from '../../lib/format';
 import { ClientVersionBanner } from './ClientVersionBanner';
 import { useCurrentUser } from './DashboardLayout';
 
 const t = es.dashboard.home;
+
+/** The purchase dialog is fetched only when a customer renews from the banner. */
+const PurchaseDialog = lazy(() =>
+  import('./purchase/PurchaseDialog').then((m) => ({ default: m.PurchaseDialog })),
+);
+
+const SOON_MS = 3 * 24 * 3_600_000;
+
+/**
+ * The peers the banner lists: those expiring within 3 days, and those already expired (switched
+ * off at expiry: renewing brings them back with the same configuration), soonest first.
+ */
+export function expiringSoon(peers: readonly Peer[], now: number): Peer[] {
+  return peers
+    .filter((p) => p.expiration_date !== null && new Date(p.expiration_date).getTime() - now <= SOON_MS)
+    .sort((a, b) => Date.parse(a.expiration_date!) - Date.parse(b.expiration_date!));
+}
 
 /**
  * `/dashboard/home` (spec "Dashboard home"): loading ('Cargando información...'), error ('Hubo un
@@ -20,7 +39,9 @@ const t = es.dashboard.home;
  * the feature blurbs (private rooms only where allowed) and a support button; with announcements,
  * their cards (name, date in Spanish long form, message) and the support-centre card. Above either,
  * the client-app banner while a release the customer has not dismissed exists. The banner is extra:
- * if its call fails the page still shows.
+ * if its call fails the page still shows. First of all, the peers about to expire, each with
+ * 'Renovar' (the purchase dialog with that peer selected); their list is the Peers page's query,
+ * which pushes keep current and the purchase dialog reads anyway.
  */
 export function Home() {
   const announcements = useQuery(advertisementsQuery());
@@ -41,6 +62,7 @@ export function Home() {
 
   return (
     <div className="space-y-6">
+      <ExpiringPeers />
       {version.data && <ClientVersionBanner key={version.data.version} info={version.data} />}
       {announcements.data.length === 0 ? (
         <WelcomeCard />
@@ -144,5 +166,142 @@ function SupportCard() {
       </div>
       <SupportLink url={support_url} />
     </section>
+  );
+}
+
+/**
+ * The peers whose data allowance is at 80 % or more (the server also mails and pushes the notice
+ * once), fullest first. Adding a plan starts a new period with the plan's data.
+ */
+export function runningOutOfData(peers: readonly Peer[]): Peer[] {
+  const share = (p: Peer) => p.data!.used / p.data!.allowance;
+  return peers.filter((p) => p.data !== null && share(p) >= 0.8).sort((a, b) => share(b) - share(a));
+}
+
+/** One of the home's peer notices: a list of peers, each with why and a button to add a plan. */
+function PeerNotice(props: {
+  id: string;
+  icon: ReactNode;
+  title: string;
+  text: string;
+  action: string;
+  items: { peer: Peer; detail: string }[];
+  onRenew: (peerId: number) => void;
+}) {
+  return (
+    <section
+      aria-labelledby={props.id}
+      className="rounded-xl border border-amber-400/30 bg-amber-500/10 p-4 text-amber-50 sm:p-5"
+    >
+      <h2 id={props.id} className="flex items-center gap-2 font-semibold text-white">
+        {props.icon}
+        {props.title}
+      </h2>
+      <p className="mt-1 text-sm text-amber-100/90">{props.text}</p>
+      <ul className="mt-3 divide-y divide-amber-400/20">
+        {props.items.map(({ peer, detail }) => (
+          <li key={peer.id} className="flex flex-wrap items-center gap-3 py-2">
+            <span className="flex-1">
+              <strong className="font-semibold text-white">{peer.name}</strong>{' '}
+              <span className="text-sm">{detail}</span>
+            </span>
+            {peer.manual_payment ? (
+              <span className="text-sm text-amber-100/80">{t.expiring.manual}</span>
+            ) : (
+              <button
+                type="button"
+                className={ui.buttonPrimary}
+                aria-label={`${props.action} ${peer.name}`}
+                onClick={() => props.onRenew(peer.id)}
+              >
+                {props.action}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function ExpiringPeers() {
+  const peers = useQuery(peersQuery());
+  const [renewing, setRenewing] = useState<number | null>(null);
+  const [opened, setOpened] = useState<string | null>(null);
+  const now = Date.now();
+  const soon = expiringSoon(peers.data ?? [], now);
+  const low = runningOutOfData(peers.data ?? []);
+  if (soon.length === 0 && low.length === 0 && !opened) return null;
+  const renew = (id: number) => {
+    setOpened(null);
+    setRenewing(id);
+  };
+  return (
+    <>
+      {soon.length > 0 && (
+        <PeerNotice
+          id="expiring-title"
+          icon={<AlarmClock className="size-5 text-amber-300" aria-hidden="true" />}
+          title={t.expiring.title}
+          text={t.expiring.text}
+          action={t.expiring.renew}
+          onRenew={renew}
+          items={soon.map((peer) => {
+            const date = formatDate(peer.expiration_date!);
+            const past = Date.parse(peer.expiration_date!) <= now;
+            return { peer, detail: past ? t.expiring.expired(date) : t.expiring.expires(date) };
+          })}
+        />
+      )}
+      {low.length > 0 && (
+        <PeerNotice
+          id="data-title"
+          icon={<Gauge className="size-5 text-amber-300" aria-hidden="true" />}
+          title={t.data.title}
+          text={t.data.text}
+          action={t.data.add}
+          onRenew={renew}
+          items={low.map((peer) => {
+            const { used, allowance } = peer.data!;
+            return {
+              peer,
+              detail:
+                used >= allowance
+                  ? t.data.exhausted(formatDataSize(allowance))
+                  : t.data.used(Math.floor((used / allowance) * 100), formatDataSize(allowance)),
+            };
+          })}
+        />
+      )}
+      {opened && (
+        <div
+          role="status"
+          className="flex flex-col gap-3 rounded-xl border border-blue-400/20 bg-blue-500/10 px-4 py-3 text-sm text-blue-100 sm:flex-row sm:items-center"
+        >
+          <p className="flex-1">
+            <strong className="font-semibold text-white">{esPayments.purchase.openedTitle}. </strong>
+            {esPayments.purchase.opened}
+          </p>
+          <a href={opened} target="_blank" rel="noopener noreferrer" className={ui.buttonSecondary}>
+            {esPayments.purchase.openAgain}
+            <ExternalLink className="size-4" aria-hidden="true" />
+          </a>
+        </div>
+      )}
+      {renewing !== null && (
+        <Suspense fallback={null}>
+          <PurchaseDialog
+            key={renewing}
+            plan={null}
+            renew={renewing}
+            onClose={() => setRenewing(null)}
+            onOpened={(url) => {
+              setRenewing(null);
+              setOpened(url);
+            }}
+          />
+        </Suspense>
+      )}
+    </>
   );
 }

@@ -25,6 +25,8 @@ const t = esPayments.payment;
  * and `remote_id` (the invoice id). Shows the result named in the query and the invoice's plan,
  * peer, amount and transaction. Crediting is decided server-side: after a success the invoice may
  * still read 'pending' for a moment, so it is read again every 3 s (up to ~30 s) until it is paid.
+ * A paid invoice whose delivery is still pending (no server available yet) says so: the server
+ * delivers it on its own, and the Peers page shows it live when it does.
  */
 export function Payment() {
   const [params] = useSearchParams();
@@ -80,10 +82,26 @@ export function Payment() {
           <div className="text-left">
             <InvoiceDetails invoice={invoice.data} transaction={transaction} />
           </div>
-          {result === 'success' && (
-            <p role="status" className="mt-4 text-sm text-slate-300">
-              {data?.status === 'paid' ? t.credited : gaveUp ? t.stillPending : polling ? t.confirming : null}
+          {data?.message ? (
+            // The server's reason a reported payment credited nothing (another invoice's payment,
+            // a smaller amount, the gateway unreachable): shown as it says it.
+            <p role="alert" className="mt-4 text-sm text-amber-200">
+              {data.message}
             </p>
+          ) : (
+            (result === 'success' || data?.status === 'paid') && (
+              <p role="status" className="mt-4 text-sm text-slate-300">
+                {data?.status === 'paid'
+                  ? data.delivered
+                    ? t.credited
+                    : t.deliveryPending
+                  : gaveUp
+                    ? t.stillPending
+                    : polling
+                      ? t.confirming
+                      : null}
+              </p>
+            )
           )}
         </>
       )}

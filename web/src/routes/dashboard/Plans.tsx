@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ExternalLink, PackageOpen, Wallet } from 'lucide-react';
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import { paymentSettingsQuery } from '../../api/invoices';
 import { plansQuery } from '../../api/queries';
 import type { Plan } from '../../api/types';
@@ -14,7 +14,11 @@ import { es } from '../../i18n/es';
 import { esPayments } from '../../i18n/es.payments';
 import { PageHeader } from './PageHeader';
 import { GatewaysBanner, enabledGateways } from './purchase/GatewaysBanner';
-import { PurchaseDialog } from './purchase/PurchaseDialog';
+
+/** The purchase dialog (and its gateway logic) is fetched when a customer first picks a plan. */
+const PurchaseDialog = lazy(() =>
+  import('./purchase/PurchaseDialog').then((m) => ({ default: m.PurchaseDialog })),
+);
 
 /**
  * `/dashboard/plans`: the plans on sale. 'Seleccionar Plan' opens the purchase dialog (existing or
@@ -87,15 +91,17 @@ export function DashboardPlans() {
         </PlanGrid>
       )}
       {buying && (
-        <PurchaseDialog
-          key={buying.id}
-          plan={buying}
-          onClose={() => setBuying(null)}
-          onOpened={(url) => {
-            setBuying(null);
-            setOpened(url);
-          }}
-        />
+        <Suspense fallback={null}>
+          <PurchaseDialog
+            key={buying.id}
+            plan={buying}
+            onClose={() => setBuying(null)}
+            onOpened={(url) => {
+              setBuying(null);
+              setOpened(url);
+            }}
+          />
+        </Suspense>
       )}
     </>
   );

@@ -119,6 +119,12 @@ describe('email dialog', () => {
     expect(within(dialog).getByRole('alert')).toHaveTextContent(
       'El nuevo email no puede ser igual q el anterior',
     );
+    await userEvent.clear(within(dialog).getByLabelText('Nuevo email'));
+    await userEvent.type(within(dialog).getByLabelText('Nuevo email'), 'otra@example.com');
+    await save(dialog);
+    expect(within(dialog).getByRole('alert')).toHaveTextContent(
+      'Indique su contraseña actual para cambiar el email',
+    );
     expect(api.callsTo('PATCH /api/client/settings')).toHaveLength(0);
   });
 
@@ -128,6 +134,7 @@ describe('email dialog', () => {
     });
     const dialog = await openDialog('Cambiar email');
     await userEvent.type(within(dialog).getByLabelText('Nuevo email'), 'otra@example.com');
+    await userEvent.type(within(dialog).getByLabelText('Contraseña actual'), 'secreto123');
     await save(dialog);
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('El email ya está en uso');
   });
@@ -144,10 +151,11 @@ describe('email dialog', () => {
     );
     const dialog = await openDialog('Cambiar email');
     await userEvent.type(within(dialog).getByLabelText('Nuevo email'), 'nueva@example.com');
+    await userEvent.type(within(dialog).getByLabelText('Contraseña actual'), 'secreto123');
     await save(dialog);
     expect(await screen.findByText(message)).toBeInTheDocument();
     expect(api.callsTo('PATCH /api/client/settings').map((c) => c.body)).toEqual([
-      { email: 'nueva@example.com' },
+      { email: 'nueva@example.com', password: 'secreto123' },
     ]);
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(within(row('Email')).getByText('nueva@example.com')).toBeInTheDocument();

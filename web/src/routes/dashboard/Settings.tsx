@@ -232,6 +232,7 @@ function AliasDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
 
 function EmailDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
   const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const change = useSettingsChange(onClose, setError);
 
@@ -239,8 +240,10 @@ function EmailDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
     const value = email.trim();
     if (!value) return setError(es.msg.emailBlank);
     if (user.email && value.toLowerCase() === user.email.toLowerCase()) return setError(es.msg.emailSame);
+    // The current password confirms the change (a stolen session must not redirect recovery mail).
+    if (!password) return setError(es.msg.emailPasswordRequired);
     setError(null);
-    change.mutate({ email: value });
+    change.mutate({ email: value, password });
   }
 
   return (
@@ -263,6 +266,14 @@ function EmailDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
         placeholder={user.email ?? undefined}
         value={email}
         onChange={(e) => setEmail(e.target.value)}
+        disabled={change.isPending}
+      />
+      <PasswordField
+        label={t.currentPassword}
+        name="current-password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
         disabled={change.isPending}
       />
     </FormDialog>

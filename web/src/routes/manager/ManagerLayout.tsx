@@ -1,6 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import { FileClock, Gauge, LogOut, Megaphone, Server, SlidersHorizontal, UserPlus } from 'lucide-react';
-import { createContext, useContext } from 'react';
+import {
+  FileClock,
+  Gauge,
+  KeyRound,
+  LogOut,
+  Megaphone,
+  Network,
+  Receipt,
+  Server,
+  ShieldCheck,
+  SlidersHorizontal,
+  Tags,
+  Users,
+  Waypoints,
+} from 'lucide-react';
+import { createContext, useContext, type ReactNode } from 'react';
+import { can, type Permission } from '@vpn/contracts';
 import { Navigate, NavLink, Outlet } from 'react-router';
 import toast from 'react-hot-toast';
 import { ApiError } from '../../api/http';
@@ -13,6 +28,7 @@ import { LoadingScreen } from '../../components/LoadingScreen';
 import { RedirectToLogin } from '../../components/RedirectToLogin';
 import { es } from '../../i18n/es';
 import { esManager } from '../../i18n/es.manager';
+import { esManagers } from '../../i18n/es.manager.managers';
 import { useDocumentTitle } from '../../lib/title';
 
 const CurrentManagerContext = createContext<CurrentManager | null>(null);
@@ -23,14 +39,81 @@ export function useCurrentManager(): CurrentManager {
   return manager;
 }
 
-const NAV = [
-  { to: '/manager/dashboard', label: esManager.nav.overview, icon: Gauge, end: true },
-  { to: '/manager/dashboard/servers', label: esManager.nav.servers, icon: Server },
-  { to: '/manager/dashboard/settings', label: esManager.nav.settings, icon: SlidersHorizontal },
-  { to: '/manager/dashboard/content', label: esManager.nav.content, icon: Megaphone },
-  { to: '/manager/dashboard/peer', label: esManager.nav.peer, icon: UserPlus },
-  { to: '/manager/dashboard/audit', label: esManager.nav.audit, icon: FileClock },
-];
+/**
+ * The console's sections, in the order the navigation reads (issue 7), each with the permission of
+ * the matrix (packages/contracts/src/admin.ts) a role needs to see it.
+ */
+export const NAV: { to: string; label: string; icon: typeof Gauge; permission: Permission; end?: boolean }[] =
+  [
+    {
+      to: '/manager/dashboard',
+      label: esManager.nav.overview,
+      icon: Gauge,
+      permission: 'overview.read',
+      end: true,
+    },
+    {
+      to: '/manager/dashboard/customers',
+      label: esManager.nav.customers,
+      icon: Users,
+      permission: 'customers.read',
+    },
+    { to: '/manager/dashboard/peers', label: esManager.nav.peers, icon: Network, permission: 'peers.read' },
+    {
+      to: '/manager/dashboard/servers',
+      label: esManager.nav.servers,
+      icon: Server,
+      permission: 'servers.read',
+    },
+    { to: '/manager/dashboard/plans', label: esManager.nav.plans, icon: Tags, permission: 'plans.read' },
+    {
+      to: '/manager/dashboard/invoices',
+      label: esManager.nav.invoices,
+      icon: Receipt,
+      permission: 'invoices.read',
+    },
+    {
+      to: '/manager/dashboard/partys',
+      label: esManager.nav.rooms,
+      icon: Waypoints,
+      permission: 'rooms.read',
+    },
+    {
+      to: '/manager/dashboard/content',
+      label: esManager.nav.content,
+      icon: Megaphone,
+      permission: 'content.write',
+    },
+    {
+      to: '/manager/dashboard/settings',
+      label: esManager.nav.settings,
+      icon: SlidersHorizontal,
+      permission: 'settings.read',
+    },
+    {
+      to: '/manager/dashboard/managers',
+      label: esManager.nav.managers,
+      icon: KeyRound,
+      permission: 'managers.manage',
+    },
+    { to: '/manager/dashboard/audit', label: esManager.nav.audit, icon: FileClock, permission: 'audit.read' },
+  ];
+
+/** Whether the signed-in manager's role has a permission (the server enforces it again). */
+export function useCan(permission: Permission): boolean {
+  return can(useCurrentManager().role, permission);
+}
+
+/** A console page a role may not use: a clear panel instead of the page (and no request made). */
+export function RequirePermission({ permission, children }: { permission: Permission; children: ReactNode }) {
+  if (!useCan(permission))
+    return (
+      <p role="alert" className="rounded-2xl border border-amber-500/30 bg-amber-500/10 p-6 text-amber-100">
+        {esManager.noPermission}
+      </p>
+    );
+  return <>{children}</>;
+}
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   `inline-flex shrink-0 items-center gap-2 rounded-lg px-3 py-2 text-sm font-medium transition ${
@@ -38,10 +121,11 @@ const navClass = ({ isActive }: { isActive: boolean }) =>
   }`;
 
 function ManagerNav() {
+  const { role } = useCurrentManager();
   return (
     <nav aria-label={esManager.navLabel} className="border-b border-white/5 bg-navy-950/60">
       <div className="mx-auto flex max-w-6xl gap-1 overflow-x-auto px-4 py-2 sm:px-6">
-        {NAV.map(({ to, label, icon: Icon, end }) => (
+        {NAV.filter((item) => can(role, item.permission)).map(({ to, label, icon: Icon, end }) => (
           <NavLink key={to} to={to} end={end} className={navClass}>
             <Icon className="size-4" aria-hidden="true" />
             {label}
@@ -89,6 +173,10 @@ export function ManagerLayout() {
             </span>
             <div className="ml-auto flex items-center gap-3">
               <span className="hidden text-sm text-slate-300 sm:inline">{me.data.username}</span>
+              <NavLink to="/manager/dashboard/security" className={navClass}>
+                <ShieldCheck className="size-4" aria-hidden="true" />
+                {esManagers.security.link}
+              </NavLink>
               <button
                 type="button"
                 onClick={() => void signOut()}

@@ -1,232 +1,269 @@
+import { PAGE_SIZE } from '../../api/adminList';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { KeyRound, Plus } from 'lucide-react';
-import { useState } from 'react';
+import { Plus } from 'lucide-react';
+import { useCallback, useState } from 'react';
 import toast from 'react-hot-toast';
-import { adminKeys, createServer, rotateAgentToken, serversQuery } from '../../api/admin';
-import type { AdminServer, NewServerBody } from '../../api/admin';
+import { useSearchParams } from 'react-router';
+import type { DrainProgress } from '@vpn/contracts';
+import {
+  deleteServer,
+  drainServer,
+  fleetKeys,
+  rotateServerToken,
+  serverListQuery,
+} from '../../api/adminFleet';
+import type { AdminServer, AdminServerDetail } from '../../api/adminFleet';
+import { adminKeys } from '../../api/admin';
 import { errorMessage } from '../../api/http';
+import { useAdminPush } from '../../api/RealtimeProvider';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { TextField } from '../../components/Field';
-import { FormDialog } from '../../components/FormDialog';
+import { DataTable, SearchBox } from '../../components/DataTable';
+import type { Column } from '../../components/DataTable';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
-import { AgentTokenDialog } from './AgentTokenDialog';
-import type { ShownToken } from './AgentTokenDialog';
-import { ManagerPageHeader, QueryView, StateBadge, tableClass, tdClass, thClass } from './shared';
+import { esFleet } from '../../i18n/es.manager.fleet';
+import { useCan } from './ManagerLayout';
+import { EditServerDialog, InstallCommandDialog, NewServerDialog } from './ServerDialogs';
+import type { ShownInstall } from './ServerDialogs';
+import { ServerDetail } from './ServerDetail';
+import { ManagerPageHeader, QueryView, StateBadge } from './shared';
 
-const t = esManager.servers;
-const ENDPOINT = /^[^\s:]+:\d{1,5}$/;
+const t = esFleet.servers;
 
-/** `/manager/dashboard/servers`: the nodes, their agents, new servers and token rotation. */
+/**
+ * `/manager/dashboard/servers`: the fleet (searchable, paged, in the URL), a server's detail with
+ * live status and peers, and the operator's actions: new, edit, drain, delete, rotate the token.
+ * `admin_server` / `admin_drain` pushes keep status and drain progress live.
+ */
 export function ManagerServers() {
   const queryClient = useQueryClient();
-  const servers = useQuery(serversQuery());
-  const [creating, setCreating] = useState(false);
-  const [rotating, setRotating] = useState<AdminServer | null>(null);
-  const [shown, setShown] = useState<ShownToken | null>(null);
+  const canWrite = useCan('servers.write');
+  const [params, setParams] = useSearchParams();
+  const q = params.get('q') ?? '';
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const selected = Number(params.get('server')) || null;
+  const list = useQuery(serverListQuery(q, page));
 
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<AdminServer | null>(null);
+  const [draining, setDraining] = useState<AdminServerDetail | null>(null);
+  const [reason, setReason] = useState('');
+  const [deleting, setDeleting] = useState<AdminServerDetail | null>(null);
+  const [rotating, setRotating] = useState<AdminServerDetail | null>(null);
+  const [shown, setShown] = useState<ShownInstall | null>(null);
+
+  const update = useCallback(
+    (patch: Record<string, string | null>) =>
+      setParams(
+        (prev) => {
+          const next = new URLSearchParams(prev);
+          for (const [k, v] of Object.entries(patch)) {
+            if (v === null || v === '') next.delete(k);
+            else next.set(k, v);
+          }
+          return next;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: fleetKeys.servers });
+
+  useAdminPush((m) => {
+    if (m.type === 'admin_server') refresh();
+    if (m.type === 'admin_drain') {
+      // The bar moves with the push itself; the re-read brings counts and status.
+      queryClient.setQueryData<AdminServerDetail>(fleetKeys.server(m.server_id), (old) =>
+        old
+          ? {
+              ...old,
+              drain: {
+                ...(old.drain ??
+                  ({
+                    started_at: new Date().toISOString(),
+                    finished_at: null,
+                    error: null,
+                  } as DrainProgress)),
+                moved: m.moved,
+                total: m.total,
+                done: m.done,
+              },
+            }
+          : old,
+      );
+      refresh();
+    }
+  });
+
+  const drain = useMutation({
+    mutationFn: ({ id, why }: { id: number; why: string }) => drainServer(id, why),
+    onSuccess: () => {
+      toast.success(esFleet.drain.started);
+      refresh();
+    },
+    onError: (error) => toast.error(errorMessage(error, esManager.requestError)),
+  });
+  const remove = useMutation({
+    mutationFn: (id: number) => deleteServer(id),
+    onSuccess: () => {
+      toast.success(esFleet.remove.done);
+      update({ server: null });
+      refresh();
+      void queryClient.invalidateQueries({ queryKey: adminKeys.metrics });
+    },
+    // 409 while peers remain: the server's sentence says why and what to do.
+    onError: (error) => toast.error(errorMessage(error, esManager.requestError), { duration: 8000 }),
+  });
   const rotate = useMutation({
-    mutationFn: (server: AdminServer) => rotateAgentToken(server.id),
-    onSuccess: ({ agent_token }, server) => {
-      toast.success(t.rotated);
-      setShown({ serverName: server.name, token: agent_token });
-      void queryClient.invalidateQueries({ queryKey: adminKeys.servers });
+    mutationFn: (server: AdminServerDetail) => rotateServerToken(server.id),
+    onSuccess: (answer, server) => {
+      toast.success(esManager.servers.rotated);
+      setShown({ ...answer, serverName: server.name });
+      refresh();
     },
     onError: (error) => toast.error(errorMessage(error, esManager.requestError)),
   });
 
+  const c = t.columns;
+  const columns: Column<AdminServer>[] = [
+    { key: 'name', header: c.name, cell: (s) => <span className="font-semibold text-white">{s.name}</span> },
+    {
+      key: 'endpoint',
+      header: c.endpoint,
+      cell: (s) => <span className="font-mono text-xs">{s.endpoint}</span>,
+    },
+    { key: 'ubication', header: c.ubication, cell: (s) => s.ubication },
+    {
+      key: 'agent',
+      header: c.agent,
+      cell: (s) => <StateBadge ok={s.agent_online}>{s.agent_online ? t.online : t.offline}</StateBadge>,
+    },
+    {
+      key: 'state',
+      header: c.state,
+      cell: (s) => <StateBadge ok={s.active}>{s.active ? t.enabled : t.disabled}</StateBadge>,
+    },
+    { key: 'peers', header: c.peers, cell: (s) => s.peers.toLocaleString('es-ES') },
+  ];
+
   return (
     <section>
-      <ManagerPageHeader title={t.title} subtitle={t.subtitle}>
-        <button type="button" className={ui.buttonPrimary} onClick={() => setCreating(true)}>
-          <Plus className="size-4" aria-hidden="true" />
-          {t.create}
-        </button>
+      <ManagerPageHeader title={esManager.servers.title} subtitle={esManager.servers.subtitle}>
+        {canWrite && (
+          <button type="button" className={ui.buttonPrimary} onClick={() => setCreating(true)}>
+            <Plus className="size-4" aria-hidden="true" />
+            {esManager.servers.create}
+          </button>
+        )}
       </ManagerPageHeader>
-      <QueryView query={servers}>
-        {(list) =>
-          list.length === 0 ? (
-            <p className={`${ui.card} p-8 text-center text-slate-300`}>{t.empty}</p>
-          ) : (
-            <ServersTable servers={list} busy={rotate.isPending} onRotate={setRotating} />
-          )
-        }
+      <div className="mb-4">
+        <SearchBox
+          value={q}
+          onSearch={(next) => update({ q: next, page: null })}
+          placeholder={t.searchPlaceholder}
+          label={t.search}
+        />
+      </div>
+      <QueryView query={list}>
+        {(data) => (
+          <DataTable
+            label={esManager.servers.tableLabel}
+            columns={columns}
+            rows={data.results}
+            rowKey={(s) => s.id}
+            empty={q ? t.noMatch : t.empty}
+            onRowClick={(s) => update({ server: String(s.id) })}
+            stale={list.isPlaceholderData}
+            pagination={{
+              page,
+              pageSize: PAGE_SIZE,
+              count: data.count,
+              onPage: (p) => update({ page: p > 1 ? String(p) : null }),
+            }}
+          />
+        )}
       </QueryView>
+      {selected !== null && (
+        <ServerDetail
+          id={selected}
+          onClose={() => update({ server: null })}
+          actions={{
+            onEdit: setEditing,
+            onDrain: (s) => {
+              setReason('');
+              setDraining(s);
+            },
+            onDelete: setDeleting,
+            onRotate: setRotating,
+          }}
+        />
+      )}
 
       <NewServerDialog
         open={creating}
         onOpenChange={setCreating}
-        onCreated={(server, token) => {
+        onCreated={(answer) => {
           setCreating(false);
-          toast.success(t.created);
-          setShown({ serverName: server.name, token });
-          void queryClient.invalidateQueries({ queryKey: adminKeys.servers });
+          toast.success(esManager.servers.created);
+          setShown({ ...answer, serverName: answer.server.name });
+          refresh();
           void queryClient.invalidateQueries({ queryKey: adminKeys.metrics });
+        }}
+      />
+      <EditServerDialog
+        server={editing}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          setEditing(null);
+          toast.success(esFleet.edit.saved);
+          refresh();
+        }}
+      />
+      <ConfirmDialog
+        open={draining !== null}
+        onOpenChange={(open) => (open ? undefined : setDraining(null))}
+        title={esFleet.drain.title}
+        description={draining ? esFleet.drain.description(draining.name, draining.peers) : ''}
+        confirmLabel={esFleet.drain.confirm}
+        onConfirm={() => {
+          if (draining) drain.mutate({ id: draining.id, why: reason.trim() });
+          setDraining(null);
+        }}
+      >
+        <label className={`${ui.label} mt-4`} htmlFor="drain-reason">
+          {esFleet.drain.reason}
+        </label>
+        <input
+          id="drain-reason"
+          className={ui.input}
+          value={reason}
+          maxLength={300}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(open) => (open ? undefined : setDeleting(null))}
+        title={esFleet.remove.title}
+        description={deleting ? esFleet.remove.description(deleting.name) : ''}
+        confirmLabel={esFleet.remove.confirm}
+        onConfirm={() => {
+          if (deleting) remove.mutate(deleting.id);
+          setDeleting(null);
         }}
       />
       <ConfirmDialog
         open={rotating !== null}
         onOpenChange={(open) => (open ? undefined : setRotating(null))}
-        title={t.rotateTitle}
-        description={rotating ? t.rotateDescription(rotating.name) : ''}
-        confirmLabel={t.rotate}
+        title={esManager.servers.rotateTitle}
+        description={rotating ? esManager.servers.rotateDescription(rotating.name) : ''}
+        confirmLabel={esManager.servers.rotate}
         onConfirm={() => {
           if (rotating) rotate.mutate(rotating);
           setRotating(null);
         }}
       />
-      <AgentTokenDialog shown={shown} onClose={() => setShown(null)} />
+      <InstallCommandDialog shown={shown} onClose={() => setShown(null)} />
     </section>
-  );
-}
-
-function ServersTable({
-  servers,
-  busy,
-  onRotate,
-}: {
-  servers: AdminServer[];
-  busy: boolean;
-  onRotate: (server: AdminServer) => void;
-}) {
-  const c = t.columns;
-  return (
-    <div className={`${ui.card} overflow-x-auto`}>
-      <table className={tableClass} aria-label={t.tableLabel}>
-        <thead className="border-b border-slate-800">
-          <tr>
-            {[c.name, c.endpoint, c.ubication, c.state, c.peers, c.revision, c.agent, c.actions].map(
-              (label) => (
-                <th key={label} scope="col" className={thClass}>
-                  {label}
-                </th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-800">
-          {servers.map((server) => (
-            <tr key={server.id}>
-              <th scope="row" className={`${tdClass} font-semibold text-white`}>
-                {server.name}
-              </th>
-              <td className={`${tdClass} font-mono text-xs`}>{server.endpoint}</td>
-              <td className={tdClass}>{server.ubication}</td>
-              <td className={tdClass}>
-                <StateBadge ok={server.agent_online}>
-                  {server.agent_online ? t.active : t.inactive}
-                </StateBadge>
-              </td>
-              <td className={tdClass}>{server.peers}</td>
-              <td className={tdClass}>
-                {server.revision} ({server.acked_revision})
-              </td>
-              <td className={tdClass}>{server.agent_version ?? t.noAgent}</td>
-              <td className={tdClass}>
-                <button
-                  type="button"
-                  className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
-                  disabled={busy}
-                  aria-label={t.rotateLabel(server.name)}
-                  onClick={() => onRotate(server)}
-                >
-                  <KeyRound className="size-4" aria-hidden="true" />
-                  {t.rotate}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-const EMPTY = {
-  name: '',
-  endpoint: '',
-  ubication: '',
-  allowPartys: false,
-  dns: '',
-  mtu: '',
-  interfaceName: '',
-};
-
-function NewServerDialog({
-  open,
-  onOpenChange,
-  onCreated,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  onCreated: (server: AdminServer, token: string) => void;
-}) {
-  const f = t.form;
-  const [form, setForm] = useState(EMPTY);
-  const [error, setError] = useState<string | null>(null);
-  const create = useMutation({
-    mutationFn: createServer,
-    onSuccess: ({ server, agent_token }) => {
-      setForm(EMPTY);
-      onCreated(server, agent_token);
-    },
-    onError: (err) => setError(errorMessage(err, esManager.requestError)),
-  });
-
-  function submit() {
-    const name = form.name.trim();
-    const endpoint = form.endpoint.trim();
-    const ubication = form.ubication.trim();
-    if (!name || !endpoint || !ubication) return setError(f.required);
-    if (!ENDPOINT.test(endpoint)) return setError(f.endpointFormat);
-    const body: NewServerBody = { name, endpoint, ubication, allow_partys: form.allowPartys };
-    if (form.dns.trim()) body.dns = form.dns.trim();
-    if (form.interfaceName.trim()) body.interface_name = form.interfaceName.trim();
-    if (form.mtu.trim()) {
-      const mtu = Number(form.mtu.trim());
-      if (!Number.isInteger(mtu)) return setError(f.mtuInvalid);
-      body.mtu = mtu;
-    }
-    setError(null);
-    create.mutate(body);
-  }
-
-  const field = (key: 'name' | 'endpoint' | 'ubication' | 'dns' | 'mtu' | 'interfaceName') => ({
-    value: form[key],
-    onChange: (e: { target: { value: string } }) => setForm((prev) => ({ ...prev, [key]: e.target.value })),
-    disabled: create.isPending,
-  });
-
-  return (
-    <FormDialog
-      open={open}
-      onOpenChange={(next) => {
-        if (!next) setError(null);
-        onOpenChange(next);
-      }}
-      title={f.title}
-      description={f.description}
-      submitLabel={f.submit}
-      onSubmit={submit}
-      busy={create.isPending}
-      error={error}
-    >
-      <TextField label={f.name} {...field('name')} />
-      <TextField label={f.endpoint} placeholder="vpn.example.com:51820" {...field('endpoint')} />
-      <TextField label={f.ubication} {...field('ubication')} />
-      <label className="flex items-center gap-2 text-sm text-slate-200">
-        <input
-          type="checkbox"
-          className="size-4 accent-emerald-500"
-          checked={form.allowPartys}
-          disabled={create.isPending}
-          onChange={(e) => setForm((prev) => ({ ...prev, allowPartys: e.target.checked }))}
-        />
-        {f.allowPartys}
-      </label>
-      <TextField label={f.dns} {...field('dns')} />
-      <TextField label={f.mtu} inputMode="numeric" {...field('mtu')} />
-      <TextField label={f.interfaceName} {...field('interfaceName')} />
-    </FormDialog>
   );
 }

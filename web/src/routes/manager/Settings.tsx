@@ -7,14 +7,21 @@ import { errorMessage } from '../../api/http';
 import { queryKeys } from '../../api/queries';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
+import { useCan } from './ManagerLayout';
+import { SettingsGateways } from './SettingsGateways';
 import { ManagerPageHeader, QueryView, Switch } from './shared';
 
 const t = esManager.settings;
-const KEYS = Object.keys(t.labels) as (keyof SiteSettings)[];
+/** Public switches (`settings.public`); the gateways have their own panel (SettingsGateways). */
+const KEYS = (Object.keys(t.labels) as (keyof SiteSettings)[]).filter(
+  (key) => key !== 'allow_payments_qvapay' && key !== 'allow_payments_remesita',
+);
 
 /** `/manager/dashboard/settings`: one switch per site setting, each saved as it is toggled. */
 export function ManagerSettings() {
   const queryClient = useQueryClient();
+  const canGateways = useCan('settings.gateways');
+  const canPublic = useCan('settings.public');
   const settings = useQuery(settingsQuery());
   const save = useMutation({
     mutationFn: (change: Partial<SiteSettings>) => patchSettings(change),
@@ -56,7 +63,7 @@ export function ManagerSettings() {
                   <Switch
                     label={t.labels[key]}
                     checked={data[key]}
-                    disabled={save.isPending}
+                    disabled={save.isPending || !canPublic}
                     onChange={(next) => save.mutate({ [key]: next })}
                   />
                 </li>
@@ -65,6 +72,7 @@ export function ManagerSettings() {
           </div>
         )}
       </QueryView>
+      {canGateways && <SettingsGateways />}
     </section>
   );
 }

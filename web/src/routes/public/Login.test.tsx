@@ -1,9 +1,12 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultSettings, deferred, fakeApi, sampleUser } from '../../test/api';
 import type { Reply } from '../../test/api';
 import { renderApp } from '../../test/render';
+
+// The captcha widget's contract with us is the element and its 'statechange' event (Register.test).
+vi.mock('altcha', () => ({}));
 
 async function fillAndSubmit(username = 'juan', password = 'secreto123') {
   await userEvent.type(await screen.findByLabelText('Usuario'), username);
@@ -12,6 +15,49 @@ async function fillAndSubmit(username = 'juan', password = 'secreto123') {
 }
 
 describe('/login', () => {
+  it('shows the captcha when the server asks for one after repeated failures, and sends its solution', async () => {
+    let calls = 0;
+    const api = fakeApi({
+      'POST /api/client/login': () => {
+        calls++;
+        return calls === 1
+          ? {
+              status: 429,
+              body: {
+                message: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+                code: 'captcha_required',
+              },
+            }
+          : { body: { access: 'a1', refresh: 'r1' } };
+      },
+      'GET /api/client/verify-token': { body: sampleUser },
+    });
+    const app = renderApp('/login');
+    expect(screen.queryByTestId('captcha')).not.toBeInTheDocument();
+    await fillAndSubmit();
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+    );
+    const widget = await screen.findByTestId('captcha');
+    // Without solving it, the form does not send the password again.
+    await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Por favor, complete el captcha');
+    expect(api.callsTo('POST /api/client/login')).toHaveLength(1);
+    act(() => {
+      widget.dispatchEvent(
+        new CustomEvent('statechange', { detail: { state: 'verified', payload: 'sol-9' } }),
+      );
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await waitFor(() => expect(app.path()).toBe('/dashboard/home'));
+    expect(api.callsTo('POST /api/client/login')[1]?.body).toEqual({
+      username: 'juan',
+      password: 'secreto123',
+      remember: false,
+      captcha_token: 'sol-9',
+    });
+  });
+
   it('shows the server message in a red box when the login fails', async () => {
     fakeApi({
       'POST /api/client/login': { status: 401, body: { message: 'Usuario o contraseña incorrectos' } },
@@ -114,12 +160,18 @@ describe('/login', () => {
   });
 
   it('goes to /maintenance when the status check reports maintenance or answers 503', async () => {
-    const api = fakeApi({ 'GET /api/client/status': { body: { maintenance: true } } });
+    // Maintenance switched on after the settings were read: the status check is the first to know.
+    let settingsCalls = 0;
+    const api = fakeApi({
+      'GET /api/client': () => ({ body: { ...defaultSettings, maintenance: settingsCalls++ > 0 } }),
+      'GET /api/client/status': { body: { maintenance: true } },
+    });
     const first = renderApp('/login');
     expect(await screen.findByRole('heading', { name: 'Servicio en Mantenimiento' })).toBeInTheDocument();
     expect(first.path()).toBe('/maintenance');
     first.unmount();
 
+    settingsCalls = 0;
     api.on('GET /api/client/status', { status: 503, body: {} });
     const second = renderApp('/login');
     await waitFor(() => expect(second.path()).toBe('/maintenance'));

@@ -1,8 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
 import { ApiError } from '../../api/http';
-import { serviceStatusQuery } from '../../api/queries';
+import { queryKeys, serviceStatusQuery } from '../../api/queries';
 import { hasSession } from '../../api/session';
 import { AuthCard } from '../../components/AuthCard';
 import { LoginForm } from '../../components/LoginForm';
@@ -10,6 +11,23 @@ import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
 import { useDocumentTitle } from '../../lib/title';
 import { usePublicSettings } from './PublicLayout';
+
+/** How long a status read counts as this page load's check. */
+const STATUS_FRESH_MS = 5_000;
+
+const noSubscription = () => () => {};
+
+/**
+ * Whether a customer token is stored. Read after hydration (the server snapshot is "no"): the
+ * pre-rendered login form must hydrate as it is, and only then give way to the dashboard.
+ */
+function useHasClientSession(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => hasSession('client'),
+    () => false,
+  );
+}
 
 /**
  * `/login`. On load it checks the service status (maintenance or a 503 → /maintenance). A visitor who
@@ -20,12 +38,21 @@ export function Login() {
   useDocumentTitle(es.titles.login);
   const settings = usePublicSettings();
   const navigate = useNavigate();
-  const status = useQuery(serviceStatusQuery());
+  // A status read in the last few seconds (the one inline in the page just served) is this load's
+  // check; otherwise (a later visit within the app) it is asked now.
+  const status = useQuery({ ...serviceStatusQuery(), staleTime: STATUS_FRESH_MS });
+  const signedIn = useHasClientSession();
 
   const inMaintenance =
     status.data?.maintenance === true || (status.error instanceof ApiError && status.error.isMaintenance);
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    // The settings the gate holds predate this check: re-read them, or the gate (which sends a
+    // visitor of /maintenance home while maintenance is off) would bounce the visitor back.
+    if (inMaintenance) void queryClient.resetQueries({ queryKey: queryKeys.publicSettings });
+  }, [inMaintenance, queryClient]);
   if (inMaintenance) return <Navigate to="/maintenance" replace />;
-  if (hasSession('client')) return <Navigate to="/dashboard/home" replace />;
+  if (signedIn) return <Navigate to="/dashboard/home" replace />;
 
   return (
     <AuthCard

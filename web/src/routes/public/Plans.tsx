@@ -17,8 +17,6 @@ import { usePublicSettings } from './PublicLayout';
 export function Plans() {
   useDocumentTitle(es.titles.plans);
   const settings = usePublicSettings();
-  const plans = useQuery(plansQuery());
-
   return (
     <PublicShell settings={settings}>
       <div className="mx-auto max-w-6xl px-4 py-14 sm:px-6">
@@ -45,47 +43,58 @@ export function Plans() {
         )}
 
         <div className="mt-10">
-          {plans.isPending ? (
-            <LoadingBlock label={es.plans.loading} />
-          ) : plans.isError ? (
-            <ErrorPanel message={es.plans.loadError} onRetry={() => void plans.refetch()} />
-          ) : plans.data.length === 0 ? (
-            <EmptyState icon={PackageOpen} title={es.plans.emptyTitle} text={es.plans.emptyText}>
-              <button
-                type="button"
-                className={ui.buttonSecondary}
-                onClick={() => void plans.refetch()}
-                disabled={plans.isFetching}
-              >
-                <RefreshCw
-                  className={`size-4 ${plans.isFetching ? 'animate-spin' : ''}`}
-                  aria-hidden="true"
-                />
-                {es.common.update}
-              </button>
-            </EmptyState>
-          ) : (
-            <PlanGrid count={plans.data.length}>
-              {plans.data.map((plan) => (
-                <li key={plan.id}>
-                  <PlanCard
-                    plan={plan}
-                    action={
-                      <Link
-                        to="/register"
-                        className={`${ui.buttonPrimary} w-full`}
-                        aria-label={`${es.plans.acquire} ${plan.name}`}
-                      >
-                        {es.plans.acquire}
-                      </Link>
-                    }
-                  />
-                </li>
-              ))}
-            </PlanGrid>
-          )}
+          <PlanList />
         </div>
       </div>
     </PublicShell>
+  );
+}
+
+/**
+ * The plans themselves in the spec's four states. Its own component because it is the one part of
+ * a public page that is data: the control plane renders it with the current plans into the
+ * pre-rendered /plans (`renderPlanList` in `prerender/render.tsx`).
+ */
+export function PlanList() {
+  const plans = useQuery(plansQuery());
+  return (
+    <>
+      {plans.isPending ? (
+        <LoadingBlock label={es.plans.loading} />
+      ) : plans.isError ? (
+        <ErrorPanel message={es.plans.loadError} onRetry={() => void plans.refetch()} />
+      ) : plans.data.length === 0 ? (
+        <EmptyState icon={PackageOpen} title={es.plans.emptyTitle} text={es.plans.emptyText}>
+          <button
+            type="button"
+            className={ui.buttonSecondary}
+            onClick={() => void plans.refetch()}
+            disabled={plans.isFetching}
+          >
+            <RefreshCw className={`size-4 ${plans.isFetching ? 'animate-spin' : ''}`} aria-hidden="true" />
+            {es.common.update}
+          </button>
+        </EmptyState>
+      ) : (
+        <PlanGrid count={plans.data.length}>
+          {plans.data.map((plan) => (
+            <li key={plan.id}>
+              <PlanCard
+                plan={plan}
+                action={
+                  <Link
+                    to="/register"
+                    className={`${ui.buttonPrimary} w-full`}
+                    aria-label={`${es.plans.acquire} ${plan.name}`}
+                  >
+                    {es.plans.acquire}
+                  </Link>
+                }
+              />
+            </li>
+          ))}
+        </PlanGrid>
+      )}
+    </>
   );
 }

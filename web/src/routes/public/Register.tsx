@@ -2,7 +2,6 @@ import { ArrowLeft, CircleCheckBig, UserPlus } from 'lucide-react';
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
-import { MessageBody } from '@vpn/contracts';
 import { ApiError, errorMessage, publicRequest } from '../../api/http';
 import type { RegisterBody } from '../../api/types';
 import { AuthCard } from '../../components/AuthCard';
@@ -73,6 +72,7 @@ export function Register() {
     setBusy(true);
     setError(null);
     try {
+      const { MessageBody } = await import('@vpn/contracts');
       const answer = await publicRequest('/api/client/register', { method: 'PUT', body }, MessageBody);
       setDone({ message: answer.message, email: body.email ?? null });
     } catch (err) {
@@ -115,7 +115,7 @@ export function Register() {
       }
     >
       {/* noValidate: the spec's own messages, in its order, replace the browser's bubbles. */}
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form method="post" onSubmit={submit} className="space-y-4" noValidate>
         <FormError message={error} />
         <TextField
           label={es.auth.username}

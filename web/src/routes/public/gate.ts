@@ -39,15 +39,11 @@ export function homePath(settings: Pick<PublicSettings, 'show_landing'> | null |
  */
 export function publicRedirect(page: PublicPage, settings: PublicSettings): string | null {
   if (settings.maintenance) return page === 'maintenance' ? null : '/maintenance';
+  // Spec: leaving /maintenance when maintenance is off goes to / or /login (opening it, too).
+  if (page === 'maintenance') return homePath(settings);
   if (page === 'recovery' && !settings.allow_password_recovery) return homePath(settings);
   if (page === 'register' && !settings.allow_registration) return '/login';
-  if (
-    !settings.show_landing &&
-    page !== 'login' &&
-    page !== 'maintenance' &&
-    page !== 'notFound' &&
-    !MAILED_LINK_PAGES.has(page)
-  ) {
+  if (!settings.show_landing && page !== 'login' && page !== 'notFound' && !MAILED_LINK_PAGES.has(page)) {
     return '/login';
   }
   return null;

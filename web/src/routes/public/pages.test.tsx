@@ -55,14 +55,27 @@ describe('maintenance', () => {
   });
 
   it('links back home: / with the landing on, /login with it off', async () => {
-    const api = fakeApi();
+    const api = fakeApi({ 'GET /api/client': { body: { ...defaultSettings, maintenance: true } } });
     const on = renderApp('/maintenance');
     expect(await screen.findByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/');
     on.unmount();
 
-    api.on('GET /api/client', { body: { ...defaultSettings, show_landing: false } });
+    api.on('GET /api/client', { body: { ...defaultSettings, maintenance: true, show_landing: false } });
     renderApp('/maintenance');
     expect(await screen.findByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/login');
+  });
+
+  it('sends a visitor who opens it while maintenance is off to / (landing on) or /login (off)', async () => {
+    const api = fakeApi();
+    const on = renderApp('/maintenance');
+    await waitFor(() => expect(on.path()).toBe('/'));
+    expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent('desde Cuba');
+    on.unmount();
+
+    api.on('GET /api/client', { body: { ...defaultSettings, show_landing: false } });
+    const off = renderApp('/maintenance');
+    await waitFor(() => expect(off.path()).toBe('/login'));
+    expect(await screen.findByRole('heading', { name: 'Iniciar sesión' })).toBeInTheDocument();
   });
 
   it('polls the status every 30 s and leaves once the maintenance is over', async () => {

@@ -20,6 +20,7 @@ function invoice(overrides: Partial<Invoice> = {}): Invoice {
     transaction_uuid: 'tx-server',
     created: '2025-03-05T10:00:00.000Z',
     paid: '2025-03-05T10:01:00.000Z',
+    delivered: true,
     ...overrides,
   };
 }
@@ -46,6 +47,25 @@ describe('Payment result page', () => {
     expect(within(details).getByText('tx-42')).toBeInTheDocument();
     expect(screen.getByText(/Plan acreditado/)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
+  });
+
+  it('paid but not delivered yet: says the payment arrived and the peer is on its way, not "acreditado"', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const { api } = openPayment(`status=success&transaction_uuid=tx-42&remote_id=${REMOTE}`, {
+      body: invoice({ delivered: false }),
+    });
+    expect(await screen.findByRole('heading', { name: 'Pago completado' })).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'Pago recibido. Estamos preparando tu peer: aparecerá en la sección Peers en cuanto haya un servidor disponible. No tienes que pagar de nuevo.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Plan acreditado/)).not.toBeInTheDocument();
+    // Not polled: the server delivers on its own and the Peers page shows it live.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(9_000);
+    });
+    expect(api.callsTo(INVOICE)).toHaveLength(1);
   });
 
   it('canceled: says so and still shows the invoice', async () => {
@@ -128,5 +148,16 @@ describe('Payment result page', () => {
       await vi.advanceTimersByTimeAsync(9_000);
     });
     expect(api.callsTo(INVOICE)).toHaveLength(1);
+  });
+
+  it('a payment the server refused: shows its Spanish reason instead of "Confirmando…"', async () => {
+    const reason =
+      'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.';
+    openPayment(`status=success&transaction_uuid=tx-42&remote_id=${REMOTE}`, {
+      body: invoice({ status: 'pending', paid: null, delivered: false, message: reason }),
+    });
+    expect(await screen.findByRole('alert')).toHaveTextContent(reason);
+    expect(screen.queryByText('Confirmando el pago con la pasarela...')).not.toBeInTheDocument();
+    expect(screen.queryByText(/Plan acreditado/)).not.toBeInTheDocument();
   });
 });

@@ -1,13 +1,18 @@
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
+import { peerUsageQuery } from '../../../api/queries';
 import { Modal } from '../../../components/Modal';
+import { OnlineDot } from '../../../components/OnlineDot';
+import { DataAllowanceBar } from '../../../components/DataAllowanceBar';
+import { UsageChart } from '../../../components/UsageChart';
 import { es } from '../../../i18n/es';
-import { absoluteUrl, formatDate, formatPrice } from '../../../lib/format';
+import { absoluteUrl, formatBytes, formatDate, formatPrice } from '../../../lib/format';
 import { PeerStateBadge } from './PeerList';
 
 const t = es.dashboard.peers.details;
 
-/** Creation date, expiry (or 'Indeterminado'), private IP, server, room, and the plan history. */
+/** Creation date, expiry (or 'Indeterminado'), private IP, server, room, usage, and the plan history. */
 export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClose: () => void }) {
   return (
     <Modal
@@ -40,6 +45,7 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
               </Item>
             </div>
           </dl>
+          <PeerUsageSection peerId={peer.id} />
           <section aria-labelledby="plan-history-title">
             <h3 id="plan-history-title" className="mb-2 font-semibold text-white">
               {t.history}
@@ -78,6 +84,55 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
         </div>
       )}
     </Modal>
+  );
+}
+
+/** Online, last handshake, the current period's traffic and the last 30 days as a chart. */
+function PeerUsageSection({ peerId }: { peerId: number }) {
+  const usage = useQuery(peerUsageQuery(peerId));
+  return (
+    <section aria-labelledby="peer-usage-title">
+      <h3 id="peer-usage-title" className="mb-2 font-semibold text-white">
+        {t.usage}
+      </h3>
+      {usage.isPending ? (
+        <p className="text-sm text-slate-400">{t.usageLoading}</p>
+      ) : usage.isError ? (
+        <p role="alert" className="text-sm text-red-300">
+          {t.usageError}
+        </p>
+      ) : (
+        <div className="space-y-3">
+          <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
+            <Item label={t.connection}>
+              <OnlineDot online={usage.data.online} /> {usage.data.online ? t.online : t.offline}
+            </Item>
+            <Item label={t.lastHandshake}>
+              {usage.data.last_handshake ? formatDate(usage.data.last_handshake) : t.never}
+            </Item>
+            <div className="sm:col-span-2">
+              <Item label={t.period(formatDate(usage.data.period.since))}>
+                {t.download} {formatBytes(usage.data.period.download)} · {t.upload}{' '}
+                {formatBytes(usage.data.period.upload)}
+              </Item>
+            </div>
+          </dl>
+          {usage.data.period.allowance !== null && (
+            <DataAllowanceBar used={usage.data.period.used} allowance={usage.data.period.allowance} />
+          )}
+          <figure>
+            <figcaption className="mb-1 text-sm text-slate-400">{t.chartTitle}</figcaption>
+            <UsageChart
+              from={usage.data.days_from}
+              upload={usage.data.upload}
+              download={usage.data.download}
+              label={t.chartLabel}
+              dayLabel={t.dayLabel}
+            />
+          </figure>
+        </div>
+      )}
+    </section>
   );
 }
 

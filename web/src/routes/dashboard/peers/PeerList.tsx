@@ -13,6 +13,7 @@ import { useState } from 'react';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { CopyButton } from '../../../components/CopyButton';
+import { OnlineDot } from '../../../components/OnlineDot';
 import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
@@ -199,7 +200,11 @@ export function PeerTable({ peers, showRooms, onIntent, onDownload }: PeerListPr
             <tr key={peer.id} aria-busy={peer.processing !== null} className="align-middle">
               <th scope="row" className="min-w-36 px-4 py-3 font-semibold text-white">
                 <div className="flex flex-col gap-1">
-                  {peer.name}
+                  <span className="inline-flex items-center gap-2">
+                    <OnlineDot online={peer.online} />
+                    {peer.name}
+                    {peer.online && <span className="sr-only">({t.details.online})</span>}
+                  </span>
                   <BusyIndicator peer={peer} />
                 </div>
               </th>
@@ -248,8 +253,13 @@ export function PeerCards({ peers, showRooms, onIntent, onDownload }: PeerListPr
           >
             <div className="flex items-start justify-between gap-3">
               <div className="flex flex-col gap-1">
-                <h2 id={`peer-${peer.id}-name`} className="text-lg font-semibold text-white">
+                <h2
+                  id={`peer-${peer.id}-name`}
+                  className="inline-flex items-center gap-2 text-lg font-semibold text-white"
+                >
+                  <OnlineDot online={peer.online} />
                   {peer.name}
+                  {peer.online && <span className="sr-only">({t.details.online})</span>}
                 </h2>
                 <BusyIndicator peer={peer} />
               </div>

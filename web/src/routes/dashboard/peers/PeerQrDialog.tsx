@@ -1,15 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { ShieldAlert } from 'lucide-react';
+import { Suspense, lazy } from 'react';
 import { errorMessage } from '../../../api/http';
 import { fetchPeerConfig } from '../../../api/peers';
 import type { Peer } from '../../../api/peers';
 import { ErrorPanel } from '../../../components/ErrorPanel';
 import { LoadingBlock } from '../../../components/LoadingScreen';
 import { Modal } from '../../../components/Modal';
-import { QrCode } from '../../../components/QrCode';
 import { es } from '../../../i18n/es';
 
 const t = es.dashboard.peers.qr;
+
+/** The QR encoder is a chunk of its own, fetched the first time a customer opens this dialog. */
+const QrCode = lazy(() => import('../../../components/QrCode').then((m) => ({ default: m.QrCode })));
 
 /** The peer's `.conf` as a QR code for the phone apps, with a warning: it holds the private key. */
 export function PeerQrDialog({ peer, onClose }: { peer: Peer | null; onClose: () => void }) {
@@ -53,7 +56,9 @@ function QrBody({ peer }: { peer: Peer }) {
         />
       ) : (
         <div className="mx-auto w-full max-w-72 overflow-hidden rounded-xl">
-          <QrCode text={config.data} label={t.imageLabel(peer.name)} className="block h-auto w-full" />
+          <Suspense fallback={<LoadingBlock label={t.loading} />}>
+            <QrCode text={config.data} label={t.imageLabel(peer.name)} className="block h-auto w-full" />
+          </Suspense>
         </div>
       )}
     </div>

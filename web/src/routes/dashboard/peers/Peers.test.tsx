@@ -494,6 +494,42 @@ describe('Peers page: details', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
+  it('shows the usage: online, last handshake, the period’s traffic and a 30-day chart; the list marks it online', async () => {
+    const download = Array.from({ length: 30 }, (_, i) => (i === 29 ? 3 * 1024 * 1024 : 0));
+    const upload = Array.from({ length: 30 }, (_, i) => (i === 29 ? 512 * 1024 : 0));
+    await openPeers([samplePeer({ online: true })], {
+      routes: {
+        'GET /api/client/accounts/peers/11/usage': {
+          body: {
+            online: true,
+            last_handshake: '2025-03-20T10:00:00.000Z',
+            period: {
+              since: '2025-03-05T10:00:00.000Z',
+              upload: 2048,
+              download: 5 * 1024 * 1024,
+              allowance: null,
+              used: 0,
+            },
+            days_from: '2025-02-19',
+            upload,
+            download,
+          },
+        },
+      },
+    });
+    expect(rowOf('movil')).toHaveTextContent('movil(En línea)');
+    await choose('movil', 'Detalles');
+    const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
+    await within(dialog).findByText('En línea');
+    expect(dialog).toHaveTextContent('Último handshake20 de marzo de 2025');
+    expect(dialog).toHaveTextContent(
+      'Tráfico del periodo actual (desde 5 de marzo de 2025)Bajada 5 MB · Subida 2 KB',
+    );
+    const chart = within(dialog).getByRole('img', { name: /últimos 30 días: 3,5 MB en total/ });
+    expect(within(chart).getAllByTestId('usage-bar')).toHaveLength(30);
+    expect(chart.querySelectorAll('title')[29]?.textContent).toBe('20 mar: 3 MB de bajada, 512 KB de subida');
+  });
+
   it("shows 'Indeterminado' for a peer without expiry, and opens for an inactive peer too", async () => {
     await openPeers([samplePeer({ expiration_date: null, active: false })]);
     await choose('movil', 'Detalles');

@@ -168,4 +168,40 @@ describe('Purchase dialog', () => {
     );
     expect(openSpy).not.toHaveBeenCalled();
   });
+
+  it('with QvaPay and Remesita on, the customer chooses the gateway (QvaPay preselected)', async () => {
+    const { api } = await openPlans([], {
+      'GET /api/client/payments': {
+        body: { allow_payments_qvapay: true, allow_payments_remesita: true, sandbox: false },
+      },
+    });
+    const dialog = await selectPlan('Básico');
+    const group = within(dialog).getByRole('group', { name: 'Pasarela de pago' });
+    expect(within(group).getByRole('radio', { name: 'QvaPay' })).toBeChecked();
+    await userEvent.click(within(group).getByRole('radio', { name: 'Remesita' }));
+    expect(within(group).getByRole('radio', { name: 'QvaPay' })).not.toBeChecked();
+    await userEvent.type(within(dialog).getByLabelText('Nombre del nuevo peer'), 'tablet');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
+    await waitFor(() => expect(api.callsTo(INVOICES)).toHaveLength(1));
+    expect(api.callsTo(INVOICES)[0]!.body).toEqual({
+      operation: 'new_peer',
+      peer: 'tablet',
+      plan: 1,
+      gateway: 'remesita',
+    });
+  });
+
+  it('with one gateway on there is nothing to choose', async () => {
+    const { api } = await openPlans([], {
+      'GET /api/client/payments': {
+        body: { allow_payments_qvapay: false, allow_payments_remesita: true, sandbox: false },
+      },
+    });
+    const dialog = await selectPlan('Básico');
+    expect(within(dialog).queryByRole('group', { name: 'Pasarela de pago' })).toBeNull();
+    await userEvent.type(within(dialog).getByLabelText('Nombre del nuevo peer'), 'tablet');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
+    await waitFor(() => expect(api.callsTo(INVOICES)).toHaveLength(1));
+    expect(api.callsTo(INVOICES)[0]!.body).toEqual({ operation: 'new_peer', peer: 'tablet', plan: 1 });
+  });
 });

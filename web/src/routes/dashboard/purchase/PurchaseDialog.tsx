@@ -3,9 +3,9 @@ import type { Peer } from '@vpn/contracts';
 import { useId, useState } from 'react';
 import toast from 'react-hot-toast';
 import { errorMessage } from '../../../api/http';
-import { createInvoice } from '../../../api/invoices';
+import { createInvoice, paymentSettingsQuery } from '../../../api/invoices';
 import type { InvoiceBody } from '../../../api/invoices';
-import { peersQuery } from '../../../api/queries';
+import { peersQuery, plansQuery } from '../../../api/queries';
 import type { Plan } from '../../../api/types';
 import { TextField } from '../../../components/Field';
 import { FormDialog } from '../../../components/FormDialog';
@@ -19,6 +19,8 @@ const t = esPayments.purchase;
 const NAME_MAX = 100;
 
 export type PurchaseMode = 'existing' | 'new';
+const GATEWAYS = ['qvapay', 'remesita'] as const;
+export type GatewayName = (typeof GATEWAYS)[number];
 
 /** The peers a plan can be bought for from here: peers paid manually are renewed through support. */
 export function eligiblePeers(peers: readonly Peer[]): Peer[] {
@@ -51,13 +53,61 @@ export function purchaseBody(
  * "Recordarme" keeps the session there — the gateway's return to /dashboard/payment would land
  * on the login page.
  */
+/** The renewal's plan: the one chosen, else the peer's last plan if still on sale, else the first. */
+export function pickPlan(
+  plans: readonly Plan[],
+  chosenId: string | null,
+  peer: Peer | undefined,
+): Plan | null {
+  if (chosenId) return plans.find((p) => String(p.id) === chosenId) ?? null;
+  // The history comes newest first.
+  const last = peer?.plans_history[0]?.plan_name;
+  return plans.find((p) => p.name === last) ?? plans[0] ?? null;
+}
+
 export function openPaymentWindow(url: string): void {
   const win = window.open(url, '_blank');
   if (win) win.opener = null;
 }
 
+/** One radio of a two-way choice (the plan's destination, the gateway), styled as a card. */
+function Choice({
+  name,
+  checked,
+  disabled,
+  onChange,
+  children,
+}: {
+  name: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange: () => void;
+  children: string;
+}) {
+  return (
+    <label
+      className={`flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-2.5 text-sm font-medium ${
+        checked ? 'border-emerald-400 bg-emerald-500/10 text-white' : 'border-slate-700 text-slate-300'
+      } ${disabled ? 'cursor-not-allowed opacity-50' : ''}`}
+    >
+      <input
+        type="radio"
+        name={name}
+        checked={checked}
+        onChange={onChange}
+        disabled={disabled}
+        className="accent-emerald-500"
+      />
+      {children}
+    </label>
+  );
+}
+
 interface PurchaseDialogProps {
-  plan: Plan;
+  /** The plan picked on the Plans page; null when renewing from the home banner (chosen here). */
+  plan: Plan | null;
+  /** Renewal: this peer's id, selected from the start. */
+  renew?: number;
   onClose: () => void;
   /** Called with the payment URL once the invoice exists and the gateway window was opened. */
   onOpened: (paymentUrl: string) => void;
@@ -67,17 +117,31 @@ interface PurchaseDialogProps {
  * 'Seleccionar Plan' → this dialog: the plan goes to an existing peer (select of the eligible peers,
  * i.e. without manual payment) or to a new one (name). With no eligible peers the new-peer choice is
  * the default (and the only one). 'Proceder al Pago' creates the invoice and opens its payment URL.
+ * Renewing from the home banner (`renew`, no plan yet): the peer is selected and a plan select
+ * starts on the plan the peer had last, if it is still on sale, else the first one.
  */
-export function PurchaseDialog({ plan, onClose, onOpened }: PurchaseDialogProps) {
+export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: PurchaseDialogProps) {
   const peers = useQuery(peersQuery());
+  const plans = useQuery({ ...plansQuery(), enabled: fixedPlan === null });
   const all = peers.data ?? [];
   const eligible = eligiblePeers(all);
   const hasManual = all.length > eligible.length;
   const [chosen, setChosen] = useState<PurchaseMode | null>(null);
-  const mode: PurchaseMode = chosen ?? (eligible.length > 0 ? 'existing' : 'new');
-  const [peerId, setPeerId] = useState('');
+  const mode: PurchaseMode = chosen ?? (renew !== undefined || eligible.length > 0 ? 'existing' : 'new');
+  const [peerId, setPeerId] = useState(renew !== undefined ? String(renew) : '');
+  const renewed = all.find((p) => p.id === renew);
+  const [planId, setPlanId] = useState<string | null>(null);
+  const plan = fixedPlan ?? pickPlan(plans.data ?? [], planId, renewed);
+  const planSelectId = `${useId()}-plan`;
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // The gateways on (GET /api/client/payments, cached by the Plans page): with two, the customer
+  // chooses one here (QvaPay preselected).
+  const payments = useQuery(paymentSettingsQuery());
+  const gateways = GATEWAYS.filter((g) => payments.data?.[`allow_payments_${g}`]);
+  const [picked, setGateway] = useState<GatewayName | null>(null);
+  const gateway = picked ?? gateways[0];
+  const choosesGateway = gateways.length > 1;
   const selectId = useId();
   const noteId = `${selectId}-note`;
 
@@ -95,13 +159,17 @@ export function PurchaseDialog({ plan, onClose, onOpened }: PurchaseDialogProps)
   });
 
   function submit() {
+    if (!plan) {
+      setError(t.planRequired);
+      return;
+    }
     const result = purchaseBody(plan.id, mode, peerId, name);
     if ('error' in result) {
       setError(result.error);
       return;
     }
     setError(null);
-    create.mutate(result.body);
+    create.mutate(choosesGateway ? { ...result.body, gateway } : result.body);
   }
 
   const busy = create.isPending;
@@ -114,42 +182,76 @@ export function PurchaseDialog({ plan, onClose, onOpened }: PurchaseDialogProps)
     <FormDialog
       open
       onOpenChange={(open) => (open ? undefined : onClose())}
-      title={t.title(plan.name)}
-      description={t.description(plan.name, formatPrice(plan.price))}
+      title={fixedPlan ? t.title(fixedPlan.name) : t.renewTitle(renewed?.name ?? '')}
+      description={plan ? t.description(plan.name, formatPrice(plan.price)) : t.renewDescription}
       submitLabel={t.submit}
       onSubmit={submit}
       busy={busy}
       error={error}
     >
+      {fixedPlan === null && (
+        <div>
+          <label htmlFor={planSelectId} className={ui.label}>
+            {t.planLabel}
+          </label>
+          <select
+            id={planSelectId}
+            name="plan"
+            className={ui.input}
+            value={plan ? String(plan.id) : ''}
+            onChange={(e) => {
+              setPlanId(e.target.value);
+              setError(null);
+            }}
+            disabled={busy}
+          >
+            {!plan && <option value="">{t.selectPlan}</option>}
+            {(plans.data ?? []).map((p) => (
+              <option key={p.id} value={String(p.id)}>
+                {`${p.name} · ${formatPrice(p.price)}`}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       <fieldset>
         <legend className={ui.label}>{t.choiceLegend}</legend>
         <div className="grid grid-cols-2 gap-3">
           {(['existing', 'new'] as const).map((option) => (
-            <label
+            <Choice
               key={option}
-              className={`flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-2.5 text-sm font-medium ${
-                mode === option
-                  ? 'border-emerald-400 bg-emerald-500/10 text-white'
-                  : 'border-slate-700 text-slate-300'
-              } ${option === 'existing' && eligible.length === 0 ? 'cursor-not-allowed opacity-50' : ''}`}
+              name="purchase-mode"
+              checked={mode === option}
+              onChange={() => choose(option)}
+              disabled={busy || (option === 'existing' && eligible.length === 0)}
             >
-              <input
-                type="radio"
-                name="purchase-mode"
-                value={option}
-                checked={mode === option}
-                onChange={() => choose(option)}
-                disabled={busy || (option === 'existing' && eligible.length === 0)}
-                className="accent-emerald-500"
-              />
               {option === 'existing' ? t.existing : t.new}
-            </label>
+            </Choice>
           ))}
         </div>
         {!peers.isPending && eligible.length === 0 && (
           <p className="mt-2 text-xs text-amber-200">{t.noEligiblePeers}</p>
         )}
       </fieldset>
+
+      {choosesGateway && (
+        <fieldset>
+          <legend className={ui.label}>{t.gatewayLegend}</legend>
+          <div className="grid grid-cols-2 gap-3">
+            {gateways.map((g) => (
+              <Choice
+                key={g}
+                name="gateway"
+                checked={gateway === g}
+                onChange={() => setGateway(g)}
+                disabled={busy}
+              >
+                {esPayments.gateways[g]}
+              </Choice>
+            ))}
+          </div>
+        </fieldset>
+      )}
 
       {mode === 'existing' ? (
         <div>

@@ -1,0 +1,43 @@
+import { createHmac } from 'node:crypto';
+import { promisify } from 'node:util';
+import { randomBytes, scrypt as scryptCb } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { meshPresharedKey } from '../services/desiredState.ts';
+import { deriveKeys, hashPassword, needsRehash, verifyPassword } from './crypto.ts';
+
+const SECRET = 'una-clave-secreta-de-prueba-suficientemente-larga-0123';
+
+describe('keys', () => {
+  it('derives one key per purpose: the mesh links’ preshared keys never come from the at-rest key', () => {
+    const keys = deriveKeys(SECRET);
+    const distinct = new Set([
+      Buffer.from(keys.jwt).toString('hex'),
+      keys.encryption.toString('hex'),
+      keys.captcha,
+      keys.mesh.toString('hex'),
+    ]);
+    expect(distinct.size).toBe(4);
+    const psk = meshPresharedKey(keys.mesh, 2, 1);
+    expect(psk).toBe(meshPresharedKey(keys.mesh, 1, 2));
+    expect(psk).not.toBe(createHmac('sha256', keys.encryption).update('mesh:1:2').digest('base64'));
+  });
+});
+
+describe('password hashes', () => {
+  it('use scrypt at one of OWASP’s minimums (N=2^15, r=8, p=3) and verify', async () => {
+    const stored = await hashPassword('contraseña-segura');
+    expect(stored).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(await verifyPassword('contraseña-segura', stored)).toBe(true);
+    expect(await verifyPassword('otra', stored)).toBe(false);
+    expect(needsRehash(stored)).toBe(false);
+  });
+
+  it('still verify an older p=1 hash, and flag it for an upgrade', async () => {
+    const salt = randomBytes(16);
+    const scrypt = promisify(scryptCb) as (p: string, s: Buffer, n: number, o: object) => Promise<Buffer>;
+    const hash = await scrypt('vieja', salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const old = `scrypt$32768$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
+    expect(await verifyPassword('vieja', old)).toBe(true);
+    expect(needsRehash(old)).toBe(true);
+  });
+});

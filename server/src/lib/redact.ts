@@ -1,0 +1,9 @@
+/**
+ * Hides secrets that travel in URLs before a URL reaches a log: the websocket's `token` query
+ * parameter and the mirror link's token (`/api/mirror/<token>`, the one secret URL by design).
+ */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/([?&]token=)[^&#]*/g, '$1[redactado]')
+    .replace(/^(\/api\/mirror\/)[^/?#]+/, '$1[redactado]');
+}

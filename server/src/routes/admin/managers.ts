@@ -1,0 +1,170 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  AdminManager,
+  ErrorBody,
+  ManagerListQuery,
+  ManagerPatchBody,
+  MessageBody,
+  msgManagers,
+  NewManagerBody,
+  paged,
+  RecoveryCodes,
+  TotpConfirmBody,
+  TotpDisableBody,
+  TotpEnrolment,
+  TotpStatus,
+  IdParams,
+} from '@vpn/contracts';
+import type { AppContext } from '../../context.ts';
+import { actorOf, principalOf } from '../../plugins/auth.ts';
+import { ManagerAdminService } from '../../services/managerAdmin.ts';
+import { twoFactorOf } from '../../services/twoFactor.ts';
+
+const admin = { tags: ['admin'], security: [{ bearer: [] }] };
+
+/** Managers (owner only) and every manager's own two-factor sign-in (`/api/admin/me/totp`). */
+export const adminManagerRoutes =
+  (ctx: AppContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    const managers = new ManagerAdminService(ctx);
+    const twoFactor = twoFactorOf(ctx);
+
+    app.get(
+      '/api/admin/managers',
+      {
+        config: { permission: 'managers.manage' },
+        schema: {
+          ...admin,
+          summary: 'Gestores (búsqueda por usuario, filtro por rol)',
+          querystring: ManagerListQuery,
+          response: { 200: paged(AdminManager), 400: ErrorBody },
+        },
+      },
+      async (request) => managers.list(request.query),
+    );
+
+    app.post(
+      '/api/admin/managers',
+      {
+        config: { permission: 'managers.manage' },
+        schema: {
+          ...admin,
+          summary: 'Crea un gestor con su rol',
+          body: NewManagerBody,
+          response: { 201: AdminManager, 400: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request, reply) => reply.status(201).send(await managers.create(actorOf(request), request.body)),
+    );
+
+    app.patch(
+      '/api/admin/managers/:id',
+      {
+        config: { permission: 'managers.manage' },
+        schema: {
+          ...admin,
+          summary:
+            'Cambia usuario, contraseña, rol o estado; deshabilitarlo o cambiar su rol o contraseña cierra sus sesiones',
+          params: IdParams,
+          body: ManagerPatchBody,
+          response: { 200: AdminManager, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request) => managers.update(actorOf(request), request.params.id, request.body),
+    );
+
+    app.delete(
+      '/api/admin/managers/:id',
+      {
+        config: { permission: 'managers.manage' },
+        schema: {
+          ...admin,
+          summary: 'Elimina un gestor (no a sí mismo ni al último propietario activo)',
+          params: IdParams,
+          response: { 200: MessageBody, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request) => {
+        await managers.remove(actorOf(request), request.params.id);
+        return { message: msgManagers.deleted };
+      },
+    );
+
+    app.delete(
+      '/api/admin/managers/:id/totp',
+      {
+        config: { permission: 'managers.manage' },
+        schema: {
+          ...admin,
+          summary: 'Restablece la verificación en dos pasos de un gestor (teléfono perdido)',
+          params: IdParams,
+          response: { 200: MessageBody, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request) => {
+        await twoFactor.reset(actorOf(request), request.params.id);
+        return { message: msgManagers.totpReset };
+      },
+    );
+
+    app.get(
+      '/api/admin/me/totp',
+      {
+        config: { permission: 'self' },
+        schema: {
+          ...admin,
+          summary: 'Estado de mi verificación en dos pasos',
+          response: { 200: TotpStatus },
+        },
+      },
+      async (request) => twoFactor.status(principalOf(request).id),
+    );
+
+    app.post(
+      '/api/admin/me/totp',
+      {
+        config: { permission: 'self' },
+        schema: {
+          ...admin,
+          summary:
+            'Empieza a activar la verificación en dos pasos: secreto y URI otpauth:// para el código QR',
+          response: { 200: TotpEnrolment, 409: ErrorBody },
+        },
+      },
+      async (request) => twoFactor.start(principalOf(request).id),
+    );
+
+    app.post(
+      '/api/admin/me/totp/confirm',
+      {
+        config: { permission: 'self' },
+        schema: {
+          ...admin,
+          summary:
+            'Activa la verificación en dos pasos con un primer código; devuelve los códigos de recuperación (una sola vez)',
+          body: TotpConfirmBody,
+          response: { 200: RecoveryCodes, 400: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request) => ({ recovery_codes: await twoFactor.confirm(actorOf(request), request.body.code) }),
+    );
+
+    app.delete(
+      '/api/admin/me/totp',
+      {
+        config: { permission: 'self' },
+        schema: {
+          ...admin,
+          summary: 'Desactiva mi verificación en dos pasos (con un código o mi contraseña)',
+          body: TotpDisableBody,
+          response: { 200: MessageBody, 400: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (request) => {
+        await twoFactor.disable(actorOf(request), request.body);
+        return { message: msgManagers.totpDisabled };
+      },
+    );
+  };
+
+export default adminManagerRoutes;

@@ -1,0 +1,278 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, parties, peerStats, peers, servers } from '../../db/schema.ts';
+import { encrypt } from '../../lib/crypto.ts';
+import { invalidatePlans } from '../../services/plans.ts';
+import {
+  bearer,
+  createCustomer,
+  createPlan,
+  createTestApp,
+  listen,
+  login,
+  managerToken,
+  type TestApp,
+} from '../../../test/helpers.ts';
+import { ProtocolAgent, PushClient } from '../../../test/protocolAgent.ts';
+
+let t: TestApp;
+let base: string;
+let owner: string;
+let planId: number;
+const agents: ProtocolAgent[] = [];
+const sockets: PushClient[] = [];
+
+interface Created {
+  server: { id: number; name: string };
+  agent_token: string;
+  install_command: string;
+}
+
+async function newServer(name: string, extra: Record<string, unknown> = {}): Promise<Created> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/servers',
+    headers: bearer(owner),
+    payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json<Created>();
+}
+
+async function peerOn(
+  serverId: number,
+  name = 'Teléfono',
+  customer?: { id: number; username: string; password: string },
+) {
+  const c = customer ?? (await createCustomer(t));
+  const [server] = await t.ctx.db.select().from(servers).where(eq(servers.id, serverId));
+  const peer = await t.ctx.peers.provision({
+    customerId: c.id,
+    planId,
+    name,
+    server: server!,
+    manualPayment: true,
+  });
+  return { customer: c, peer };
+}
+
+const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, token = owner) =>
+  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+
+const detail = async (id: number) => (await api('GET', `/api/admin/servers/${id}`)).json();
+
+async function lastAudit(action: string) {
+  const [row] = await t.ctx.db.select().from(auditLog).where(eq(auditLog.action, action));
+  return row;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ scheduler: false, env: { PUBLIC_URL: 'https://panel.example.com' } });
+  base = await listen(t);
+  owner = await managerToken(t, 'owner');
+  planId = (await createPlan(t, { description: 'Uno' })).id;
+  invalidatePlans(t.ctx.db);
+});
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const a of agents) await a.close();
+  await t.close();
+});
+
+describe('servers: create, rotate, list', () => {
+  it('shows the install command with the token once, built from PUBLIC_URL, and never again', async () => {
+    const s = await newServer('Alfa');
+    expect(s.install_command).toContain(`'${s.agent_token}'`);
+    expect(s.install_command).toContain(`'https://panel.example.com'`);
+    expect(s.install_command).toContain('systemctl restart vpn-agent');
+    // The token goes into a file, never onto a command line (ps shows arguments).
+    expect(s.install_command).not.toContain('--token');
+    const list = await api('GET', '/api/admin/servers?q=alf');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).not.toContain(s.agent_token);
+    expect(list.json().results.map((r: { name: string }) => r.name)).toEqual(['Alfa']);
+    expect(list.json().count).toBe(1);
+    expect(JSON.stringify((await lastAudit('server.create'))?.data)).not.toContain(s.agent_token);
+
+    const rotated = await api('POST', `/api/admin/servers/${s.server.id}/token`);
+    expect(rotated.statusCode).toBe(200);
+    const { agent_token, install_command } = rotated.json();
+    expect(agent_token).not.toBe(s.agent_token);
+    expect(install_command).toContain(`'${agent_token}'`);
+    await expect(ProtocolAgent.connect(base, s.agent_token)).rejects.toThrow(/401/);
+    const audit = await lastAudit('server.rotate_token');
+    expect(JSON.stringify(audit?.data)).not.toContain(agent_token);
+  });
+
+  it('pages the list and refuses a bad page with a Spanish message', async () => {
+    const bad = await api('GET', '/api/admin/servers?page_size=500');
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('El tamaño de página debe estar entre 1 y 100');
+  });
+
+  it('lets support read but not write servers', async () => {
+    const support = await managerToken(t, 'support');
+    expect((await api('GET', '/api/admin/servers', undefined, support)).statusCode).toBe(200);
+    const res = await api('PATCH', '/api/admin/servers/1', { name: 'X' }, support);
+    expect(res.statusCode).toBe(403);
+    const finance = await managerToken(t, 'finance');
+    expect((await api('GET', '/api/admin/servers', undefined, finance)).statusCode).toBe(403);
+  });
+});
+
+describe('servers: live status', () => {
+  it('pushes admin_server to consoles when an agent connects, acks and disconnects', async () => {
+    const s = await newServer('Live');
+    const ops = await managerToken(t, 'operations');
+    const finance = await managerToken(t, 'finance');
+    const console = await PushClient.connect(base, ops);
+    const blind = await PushClient.connect(base, finance);
+    sockets.push(console, blind);
+    const agent = await ProtocolAgent.connect(base, s.agent_token);
+    await console.waitFor('admin_server', (m) => m.server_id === s.server.id);
+    expect((await detail(s.server.id)).agent_online).toBe(true);
+    console.messages.length = 0;
+    await agent.close();
+    await console.waitFor('admin_server', (m) => m.server_id === s.server.id);
+    expect((await detail(s.server.id)).agent_online).toBe(false);
+    expect(blind.messages.filter((m) => m.type === 'admin_server')).toEqual([]);
+  });
+
+  it('coalesces a burst of acks into few pushes', async () => {
+    const s = await newServer('Burst');
+    const agent = await ProtocolAgent.connect(base, s.agent_token);
+    agents.push(agent);
+    const console = await PushClient.connect(base, owner);
+    sockets.push(console);
+    const c = await createCustomer(t);
+    await new Promise((r) => setTimeout(r, 2100));
+    console.messages.length = 0;
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) await peerOn(s.server.id, `burst-${i}`, c);
+    await agent.until(() => agent.peers.size === 20);
+    const elapsed = Date.now() - started;
+    await new Promise((r) => setTimeout(r, 2500));
+    const acks = agent.received.filter((m) => m.type === 'delta').length;
+    const pushes = console.messages.filter((m) => m.type === 'admin_server' && m.server_id === s.server.id);
+    expect(acks).toBeGreaterThanOrEqual(10);
+    // One push per 2-second window at most (plus the trailing one), never one per ack.
+    expect(pushes.length).toBeGreaterThanOrEqual(1);
+    expect(pushes.length).toBeLessThanOrEqual(Math.ceil(elapsed / 2000) + 1);
+    expect(pushes.length).toBeLessThan(acks);
+  });
+});
+
+describe('servers: edit', () => {
+  it('edits name, host, port, location, active and rooms, audited with before and after', async () => {
+    const s = await newServer('Beta');
+    const agent = await ProtocolAgent.connect(base, s.agent_token);
+    agents.push(agent);
+    const { customer, peer } = await peerOn(s.server.id);
+    const tokens = await login(t, customer.username, customer.password);
+    const push = await PushClient.connect(base, tokens.access);
+    sockets.push(push);
+    const res = await api('PATCH', `/api/admin/servers/${s.server.id}`, {
+      name: 'Beta 2',
+      host: 'beta2.vpn.example',
+      port: 51900,
+      ubication: 'Miami',
+      allow_partys: true,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: 'Beta 2',
+      endpoint: 'beta2.vpn.example:51900',
+      ubication: 'Miami',
+      allow_partys: true,
+      peers: 1,
+    });
+    // The agent gets a snapshot listening on the new port; the customer's config dials the new endpoint.
+    await agent.until(() =>
+      agent.received.some((m) => m.type === 'snapshot' && m.interface.listen_port === 51900),
+    );
+    const conf = await t.app.inject({
+      method: 'GET',
+      url: `/api/client/accounts/peers/${peer.id}`,
+      headers: bearer(tokens.access),
+    });
+    expect(conf.body).toContain('Endpoint = beta2.vpn.example:51900');
+    const pushed = await push.waitFor('updated_peer');
+    expect(JSON.stringify(pushed)).toContain('beta2.vpn.example:51900');
+    const audit = await lastAudit('server.update');
+    expect(audit?.data).toMatchObject({
+      changes: {
+        name: { before: 'Beta', after: 'Beta 2' },
+        port: { before: 51820, after: 51900 },
+        ubication: { before: 'La Habana', after: 'Miami' },
+      },
+    });
+  });
+
+  it('refuses bad values in Spanish and changes nothing', async () => {
+    const s = await newServer('Gamma');
+    for (const payload of [{ port: 70000 }, { host: 'no válido' }, { name: '' }, {}, { endpoint: 'x:1' }]) {
+      const res = await api('PATCH', `/api/admin/servers/${s.server.id}`, payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toMatch(/[a-záéíóúñ]/);
+    }
+    expect((await detail(s.server.id)).endpoint).toBe('gamma.vpn.example:51820');
+    expect((await api('PATCH', '/api/admin/servers/999999', { name: 'X' })).statusCode).toBe(404);
+  });
+
+  it('refuses to switch rooms off while its peers are in rooms, naming them', async () => {
+    const s = await newServer('Delta', { allow_partys: true });
+    const { customer, peer } = await peerOn(s.server.id);
+    const [room] = await t.ctx.db
+      .insert(parties)
+      .values({ name: 'Sala Azul', ownerId: customer.id, passwordEnc: encrypt(t.ctx.keys.encryption, 'x') })
+      .returning();
+    await t.ctx.db.update(peers).set({ partyId: room!.id }).where(eq(peers.id, peer.id));
+    const res = await api('PATCH', `/api/admin/servers/${s.server.id}`, { allow_partys: false });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toContain('«Sala Azul»');
+    expect((await detail(s.server.id)).allow_partys).toBe(true);
+  });
+});
+
+describe('servers: delete and detail', () => {
+  it('refuses to delete a server with peers (409, Spanish), deletes an empty one', async () => {
+    const s = await newServer('Epsilon');
+    const { peer } = await peerOn(s.server.id);
+    const refused = await api('DELETE', `/api/admin/servers/${s.server.id}`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(
+      'No se puede eliminar un servidor con peers (1). Drénelo antes para moverlos a otros servidores.',
+    );
+    await t.ctx.db.delete(peers).where(eq(peers.id, peer.id));
+    const ok = await api('DELETE', `/api/admin/servers/${s.server.id}`);
+    expect(ok.statusCode).toBe(204);
+    expect((await api('GET', `/api/admin/servers/${s.server.id}`)).statusCode).toBe(404);
+    expect((await lastAudit('server.delete'))?.targetId).toBe(String(s.server.id));
+  });
+
+  it('lists a server’s peers paged, with owner and online state (handshake within 3 minutes)', async () => {
+    const s = await newServer('Zeta');
+    const a = await peerOn(s.server.id, 'uno');
+    const b = await peerOn(s.server.id, 'dos');
+    await t.ctx.db.insert(peerStats).values([
+      { peerId: a.peer.id, serverId: s.server.id, publicKey: 'a', latestHandshake: new Date() },
+      {
+        peerId: b.peer.id,
+        serverId: s.server.id,
+        publicKey: 'b',
+        latestHandshake: new Date(Date.now() - 10 * 60_000),
+      },
+    ]);
+    const page = (await api('GET', `/api/admin/servers/${s.server.id}/peers?page_size=1`)).json();
+    expect(page.count).toBe(2);
+    expect(page.results).toHaveLength(1);
+    expect(page.results[0]).toMatchObject({ name: 'uno', customer: a.customer.username, online: true });
+    const second = (await api('GET', `/api/admin/servers/${s.server.id}/peers?page=2&page_size=1`)).json();
+    expect(second.results[0]).toMatchObject({ name: 'dos', online: false });
+    const found = (await api('GET', `/api/admin/servers/${s.server.id}/peers?q=DOS`)).json();
+    expect(found.results.map((p: { name: string }) => p.name)).toEqual(['dos']);
+    const d = await detail(s.server.id);
+    expect(d).toMatchObject({ peers: 2, online_peers: 1, drain: null });
+    expect(d.revision_lag).toBeGreaterThan(0); // no agent: nothing applied
+  });
+});

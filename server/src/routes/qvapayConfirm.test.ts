@@ -1,0 +1,205 @@
+/**
+ * Issue 10: a QvaPay confirmation credits an invoice only when QvaPay's own answer is about the
+ * transaction stored when that invoice was created, for our app, and for a finite amount at least
+ * the invoice's. Anything else credits nothing, and the customer is told why in Spanish.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { msg } from '@vpn/contracts';
+import { invoices, plans } from '../db/schema.ts';
+import {
+  bearer,
+  createCustomer,
+  createTestApp,
+  login,
+  managerToken,
+  setSettings,
+  type TestApp,
+} from '../../test/helpers.ts';
+import { FakeQvaPay } from '../../test/fakeQvapay.ts';
+
+let t: TestApp;
+let qvapay: FakeQvaPay;
+let planId: number;
+
+beforeAll(async () => {
+  qvapay = await FakeQvaPay.start();
+  t = await createTestApp({
+    scheduler: false,
+    env: {
+      QVAPAY_APP_ID: 'app-1',
+      QVAPAY_APP_SECRET: 'secreto',
+      QVAPAY_API_URL: qvapay.apiUrl,
+      PUBLIC_URL: 'https://panel.example',
+    },
+  });
+  const admin = await managerToken(t);
+  await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/servers',
+    headers: bearer(admin),
+    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
+  });
+  const [plan] = await t.ctx.db
+    .insert(plans)
+    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
+    .returning();
+  planId = plan!.id;
+  await setSettings(t, { allow_payments_qvapay: true });
+});
+afterAll(async () => {
+  await t.close();
+  await qvapay.close();
+});
+
+async function buyer() {
+  const c = await createCustomer(t);
+  const { access } = await login(t, c.username, c.password);
+  return { ...c, access };
+}
+/** A new_peer invoice at QvaPay: its id and the transaction uuid QvaPay gave it. */
+async function invoiceOf(access: string, name: string) {
+  const res = await t.app.inject({
+    method: 'PUT',
+    url: '/api/client/invoices',
+    headers: bearer(access),
+    payload: { operation: 'new_peer', peer: name, plan: planId },
+  });
+  expect(res.statusCode).toBe(200);
+  const { id } = res.json();
+  const [row] = await t.ctx.db.select().from(invoices).where(eq(invoices.id, id));
+  return { id: id as string, uuid: row!.transactionUuid! };
+}
+const notify = async (uuid: string, remoteId?: string) =>
+  (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/payments/qvapay/webhook',
+      payload: remoteId ? { transaction_uuid: uuid, remote_id: remoteId } : { transaction_uuid: uuid },
+    })
+  ).json();
+const shown = async (access: string, id: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/client/invoices/${id}`, headers: bearer(access) })).json();
+const myPeers = async (access: string) =>
+  (await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })).json();
+
+describe('a QvaPay confirmation credits only the invoice it belongs to', () => {
+  it('refuses a paid transaction other than the one stored at creation, even naming this invoice', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    // The attacker's own payment at QvaPay, 3.50 to our app, naming the victim's invoice.
+    const forged = qvapay.add({
+      app_id: 42,
+      app: { uuid: 'app-1', name: 'VPN' },
+      remote_id: a.id,
+      amount: 3.5,
+      status: 'paid',
+    });
+    expect(await notify(forged, a.id)).toEqual({ ok: true, credited: false, message: msg.paymentNotFound });
+    expect(await notify(forged)).toMatchObject({ credited: false });
+    expect(await shown(c.access, a.id)).toMatchObject({ status: 'pending', delivered: false });
+    expect(await myPeers(c.access)).toEqual([]);
+  });
+
+  it('refuses a transaction QvaPay says belongs to another app, and tells the customer why', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    const tx = qvapay.transactions.get(a.uuid)!;
+    tx.app_id = 7;
+    tx.app = { uuid: 'otra-app', name: 'Otra tienda' };
+    qvapay.pay(a.uuid);
+    expect(await notify(a.uuid, a.id)).toMatchObject({ credited: false, message: msg.paymentNotThisInvoice });
+    expect(await shown(c.access, a.id)).toMatchObject({
+      status: 'pending',
+      message: msg.paymentNotThisInvoice,
+    });
+    expect(await myPeers(c.access)).toEqual([]);
+  });
+
+  it.each([
+    ['a smaller amount', 3.49, msg.paymentAmountLow],
+    ['a smaller amount as text', '1.00', msg.paymentAmountLow],
+    ['an amount that is not a number', 'NaN', msg.paymentAmountUnknown],
+    ['no amount at all', undefined, msg.paymentAmountUnknown],
+  ])('refuses %s', async (_case, amount, message) => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    const tx = qvapay.transactions.get(a.uuid)!;
+    if (amount === undefined) delete tx.amount;
+    else tx.amount = amount;
+    qvapay.pay(a.uuid);
+    expect(await notify(a.uuid, a.id)).toMatchObject({ credited: false, message });
+    expect(await shown(c.access, a.id)).toMatchObject({ status: 'pending', delivered: false, message });
+    expect(await myPeers(c.access)).toEqual([]);
+  });
+
+  it('refuses a transaction that does not name the invoice, or names another one', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    delete qvapay.transactions.get(a.uuid)!.remote_id;
+    qvapay.pay(a.uuid);
+    expect(await notify(a.uuid, a.id)).toMatchObject({ credited: false, message: msg.paymentNotThisInvoice });
+    expect(await shown(c.access, a.id)).toMatchObject({
+      status: 'pending',
+      message: msg.paymentNotThisInvoice,
+    });
+    expect(await myPeers(c.access)).toEqual([]);
+  });
+
+  it('a paid transaction replayed for a second invoice credits only the first', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    const b = await invoiceOf(c.access, 'B');
+    qvapay.pay(a.uuid);
+    expect(await notify(a.uuid, a.id)).toMatchObject({ credited: true });
+    // Replayed naming B, and with QvaPay's answer naming no invoice: B stays unpaid.
+    delete qvapay.transactions.get(a.uuid)!.remote_id;
+    expect(await notify(a.uuid, b.id)).toMatchObject({ credited: false, message: msg.paymentNotThisInvoice });
+    expect(await notify(a.uuid)).toMatchObject({ credited: false });
+    expect(await shown(c.access, b.id)).toMatchObject({ status: 'pending' });
+    expect(await myPeers(c.access)).toHaveLength(1);
+
+    // QvaPay (or anyone in between) answering A's uuid for a new invoice: refused at creation.
+    qvapay.nextUuid = a.uuid;
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/client/invoices',
+      headers: bearer(c.access),
+      payload: { operation: 'new_peer', peer: 'C', plan: planId },
+    });
+    expect(res.statusCode).toBe(502);
+    expect(res.json().message).toBe(msg.gatewayFailed);
+    const rows = await t.ctx.db.select().from(invoices).where(eq(invoices.transactionUuid, a.uuid));
+    expect(rows.map((r) => r.id)).toEqual([a.id]);
+  });
+
+  it('the right transaction, app and amount credits once (a larger amount too)', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    qvapay.transactions.get(a.uuid)!.amount = '4.00';
+    qvapay.pay(a.uuid);
+    expect(await notify(a.uuid)).toEqual({ ok: true, credited: true });
+    expect(await notify(a.uuid, a.id)).toEqual({ ok: true, credited: false });
+    const invoice = await shown(c.access, a.id);
+    expect(invoice).toMatchObject({ status: 'paid', delivered: true });
+    expect(invoice.message).toBeUndefined();
+    expect(await myPeers(c.access)).toHaveLength(1);
+  });
+
+  it('QvaPay unreachable: nothing credited, and the customer is told the payment could not be checked', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'A');
+    qvapay.pay(a.uuid);
+    await qvapay.close();
+    try {
+      expect(await notify(a.uuid, a.id)).toMatchObject({ credited: false, message: msg.paymentUnverifiable });
+      expect(await shown(c.access, a.id)).toMatchObject({
+        status: 'pending',
+        message: msg.paymentUnverifiable,
+      });
+    } finally {
+      await qvapay.listenAgain();
+    }
+    expect(await notify(a.uuid, a.id)).toMatchObject({ credited: true });
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The compiled control plane (`npm start`'s runtime) as a child process, for tests whose point is a
+ * real process: kill -9, two instances on one database, a full disk.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Builds `server/dist` unless it is current; true when it is ready. */
+export const buildServer = () =>
+  spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale', 'server']).status === 0;
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts `node dist/main.js` on `port` with `env` and resolves once /healthz answers. */
+export async function startServer(port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, ['dist/main.js'], {
+    cwd: join(ROOT, 'server'),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SEED_DEMO: 'false',
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`the server exited with ${proc.exitCode}`);
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return proc;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Resolves when the process has exited (after a kill). */
+export const exited = (proc: ChildProcess) =>
+  new Promise((r) => (proc.exitCode !== null || proc.signalCode ? r(null) : proc.once('exit', r)));

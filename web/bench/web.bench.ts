@@ -1,0 +1,328 @@
+/**
+ * `npm run bench:web`: what a customer on Cuban mobile data waits and pays for. Debian's Chromium
+ * (playwright-core), throttled through CDP network emulation to 750 kbit/s down, 250 kbit/s up and
+ * 300 ms round trip, with a phone viewport, loads the public pages cold (empty cache) and warm (same
+ * browser context, a new tab), and the dashboard home right after logging in. Every figure is also
+ * given as a ratio to a static 1 KiB page served by the same server in the same run: the floor of
+ * this network (one connection, one request), so numbers compare across machines.
+ *
+ * It starts the real control plane (`server/src/main.ts`, as `npm start` does) on a free port with a
+ * throw-away PGlite database and the demo content, serving `web/dist` (build it first; the root
+ * script does). Knobs: `BENCH_RUNS` (default 3, the median is shown), `BENCH_WEB_DIST` (another
+ * build), `BENCH_SERVER_DIR` (another checkout's server, to measure a "before"), `CHROMIUM_PATH`,
+ * `BENCH_PAGES` (comma-separated paths instead of the four public pages), `BENCH_TRACE=1` (every
+ * request of every load with its start and end, cache hits included: what a slow load waits for).
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { registerCustomer } from '../e2e/api';
+import { launchChromium } from '../e2e/browser';
+
+const webDir = resolve(import.meta.dirname, '..');
+const serverDir = resolve(process.env.BENCH_SERVER_DIR ?? join(webDir, '../server'));
+const sourceDist = resolve(process.env.BENCH_WEB_DIST ?? join(webDir, 'dist'));
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+
+/** The profile of the issue: kbit/s as DevTools counts them (1 kbit = 1000 bits). */
+const NETWORK = {
+  offline: false,
+  latency: 300,
+  downloadThroughput: (750 * 1000) / 8,
+  uploadThroughput: (250 * 1000) / 8,
+};
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  locale: 'es-ES',
+};
+/** Quiet time that counts as "network idle" (Playwright's networkidle uses the same 500 ms). */
+const IDLE_MS = 500;
+const PAGES = process.env.BENCH_PAGES?.split(',') ?? ['/', '/plans', '/login', '/register'];
+/** BENCH_TRACE=1 prints every request of every load with its times (what a slow load waits for). */
+const TRACE = process.env.BENCH_TRACE === '1';
+const FLOOR = '/bench-floor.html';
+
+interface Sample {
+  idleMs: number;
+  lcpMs: number | null;
+  bytes: number;
+  requests: number;
+}
+
+if (!existsSync(join(sourceDist, 'index.html'))) {
+  console.error(`No hay compilación en ${sourceDist}: ejecute "npm run build" primero.`);
+  process.exit(1);
+}
+
+// The build is copied so the floor page can sit beside it without touching web/dist.
+const dataDir = mkdtempSync(join(tmpdir(), 'vpn-bench-web-'));
+const dist = join(dataDir, 'dist');
+cpSync(sourceDist, dist, { recursive: true });
+writeFileSync(join(dist, FLOOR.slice(1)), floorPage());
+
+function floorPage(): string {
+  const head =
+    '<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Suelo</title></head><body><p>';
+  const tail = '</p></body></html>';
+  return head + 'x'.repeat(1024 - head.length - tail.length) + tail;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => ok(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const port = await freePort();
+const baseUrl = `http://127.0.0.1:${port}`;
+let serverLog = '';
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  cwd: serverDir,
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    WEB_DIST: dist,
+    ADMIN_PASSWORD: 'clave-de-gestor-bench',
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'true',
+  },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+server.stdout.on('data', (c: Buffer) => (serverLog += c.toString()));
+server.stderr.on('data', (c: Buffer) => (serverLog += c.toString()));
+
+async function stop() {
+  if (server.exitCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (server.exitCode === null) server.kill('SIGKILL');
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function waitForHealth() {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`El servidor terminó:\n${serverLog}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`El servidor no respondió:\n${serverLog}`);
+}
+
+/**
+ * Counts what crosses the (emulated) wire for one page: requests sent, encoded bytes received
+ * (headers included, as DevTools' "transferred"), and when the network last went quiet.
+ */
+class WireMeter {
+  private inFlight = new Set<string>();
+  private lastActivity = 0;
+  private urls = new Map<string, { url: string; at: number }>();
+  bytes = 0;
+  requests = 0;
+  start = 0;
+
+  constructor(private readonly cdp: CDPSession) {
+    cdp.on('Network.requestWillBeSent', (e) => {
+      if (e.request.url.startsWith('data:')) return;
+      if (!e.redirectResponse) this.requests++;
+      this.inFlight.add(e.requestId);
+      if (TRACE) this.urls.set(e.requestId, { url: e.request.url, at: performance.now() - this.start });
+      this.lastActivity = performance.now();
+    });
+    cdp.on('Network.loadingFinished', (e) => {
+      if (!this.inFlight.delete(e.requestId)) return;
+      this.bytes += e.encodedDataLength;
+      this.lastActivity = performance.now();
+      const r = this.urls.get(e.requestId);
+      if (r) {
+        const end = (this.lastActivity - this.start).toFixed(0);
+        console.log(`  ${r.at.toFixed(0)}–${end} ms ${e.encodedDataLength} B ${r.url}`);
+      }
+    });
+    cdp.on('Network.loadingFailed', (e) => {
+      if (this.inFlight.delete(e.requestId)) this.lastActivity = performance.now();
+    });
+  }
+
+  reset() {
+    this.inFlight.clear();
+    this.urls.clear();
+    this.bytes = 0;
+    this.requests = 0;
+    this.start = performance.now();
+    this.lastActivity = this.start;
+  }
+
+  /** Resolves with the time from `reset()` to the last network activity, once quiet for IDLE_MS. */
+  async idle(timeoutMs = 120_000): Promise<number> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (this.inFlight.size === 0 && performance.now() - this.lastActivity >= IDLE_MS)
+        return this.lastActivity - this.start;
+    }
+    throw new Error('la red nunca quedó en reposo');
+  }
+}
+
+/** Records the largest contentful paint of each document (read once the network is idle). */
+const LCP_SCRIPT = `
+  window.__lcp = null;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__lcp = entry.startTime;
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+`;
+
+async function throttledPage(context: BrowserContext): Promise<{ page: Page; meter: WireMeter }> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', NETWORK);
+  return { page, meter: new WireMeter(cdp) };
+}
+
+async function lcpOf(page: Page): Promise<number | null> {
+  return page.evaluate(() => (window as unknown as { __lcp: number | null }).__lcp);
+}
+
+/** One navigation: from the start of `goto` to network idle. */
+async function load(page: Page, meter: WireMeter, path: string): Promise<Sample> {
+  meter.reset();
+  await page.goto(baseUrl + path, { waitUntil: 'commit', timeout: 120_000 });
+  const idleMs = await meter.idle();
+  return { idleMs, lcpMs: await lcpOf(page), bytes: meter.bytes, requests: meter.requests };
+}
+
+const newContext = async () => {
+  if (!browser) throw new Error('Chromium no está abierto');
+  const context = await browser.newContext(PHONE);
+  await context.addInitScript(LCP_SCRIPT);
+  return context;
+};
+
+/** Cold: a fresh context (empty HTTP cache). Warm: the same context, a new tab, the same URL. */
+async function coldAndWarm(path: string): Promise<{ cold: Sample; warm: Sample }> {
+  const context = await newContext();
+  try {
+    const first = await throttledPage(context);
+    const cold = await load(first.page, first.meter, path);
+    await first.page.close();
+    const second = await throttledPage(context);
+    const warm = await load(second.page, second.meter, path);
+    return { cold, warm };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The dashboard home right after logging in: /login is loaded (cold), then the clock starts when the
+ * form is sent and stops when the network is idle on /dashboard/home.
+ */
+async function dashboardAfterLogin(username: string, password: string): Promise<Sample> {
+  const context = await newContext();
+  try {
+    const { page, meter } = await throttledPage(context);
+    await load(page, meter, '/login');
+    await page.getByLabel('Usuario').fill(username);
+    await page.getByLabel('Contraseña', { exact: true }).fill(password);
+    meter.reset();
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await page.waitForURL((url) => url.pathname === '/dashboard/home', { timeout: 120_000 });
+    const idleMs = await meter.idle();
+    return { idleMs, lcpMs: null, bytes: meter.bytes, requests: meter.requests };
+  } finally {
+    await context.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function summarize(samples: Sample[]): Sample {
+  const lcps = samples.map((s) => s.lcpMs).filter((v): v is number => v !== null);
+  return {
+    idleMs: median(samples.map((s) => s.idleMs)),
+    lcpMs: lcps.length ? median(lcps) : null,
+    bytes: median(samples.map((s) => s.bytes)),
+    requests: median(samples.map((s) => s.requests)),
+  };
+}
+
+const rows: string[] = [];
+function row(name: string, cache: string, s: Sample, floor: Sample) {
+  const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}×`;
+  const kib = (s.bytes / 1024).toFixed(1);
+  const lcp = s.lcpMs === null ? '—' : `${sec(s.lcpMs)} (${ratio(s.lcpMs, floor.lcpMs ?? s.lcpMs)})`;
+  rows.push(
+    `| \`${name}\` | ${cache} | ${sec(s.idleMs)} (${ratio(s.idleMs, floor.idleMs)}) | ${lcp} | ${kib} KiB | ${s.requests} |`,
+  );
+}
+
+let browser: Browser | undefined;
+try {
+  await waitForHealth();
+  const username = `bench${Date.now().toString(36)}`;
+  const password = 'clave-de-bench-1';
+  await registerCustomer(baseUrl, username, password);
+
+  browser = await launchChromium();
+  console.log(
+    `Perfil: 750 kbit/s bajada, 250 kbit/s subida, 300 ms de ida y vuelta, 390×844; mediana de ${RUNS} ${RUNS === 1 ? 'carga' : 'cargas'}.\n`,
+  );
+  const collect = async (path: string) => {
+    const colds: Sample[] = [];
+    const warms: Sample[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const { cold, warm } = await coldAndWarm(path);
+      colds.push(cold);
+      warms.push(warm);
+    }
+    return { cold: summarize(colds), warm: summarize(warms) };
+  };
+
+  const floor = await collect(FLOOR);
+  row(`${FLOOR} (suelo, 1 KiB)`, 'fría', floor.cold, floor.cold);
+  row(`${FLOOR} (suelo, 1 KiB)`, 'caliente', floor.warm, floor.warm);
+  for (const path of PAGES) {
+    const { cold, warm } = await collect(path);
+    row(path, 'fría', cold, floor.cold);
+    row(path, 'caliente', warm, floor.warm);
+  }
+  const dash: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) dash.push(await dashboardAfterLogin(username, password));
+  row('/dashboard/home tras login', 'fría', summarize(dash), floor.cold);
+
+  console.log('| página | caché | red en reposo (× suelo) | LCP (× suelo) | transferido | peticiones |');
+  console.log('|---|---|---|---|---|---|');
+  for (const line of rows) console.log(line);
+} finally {
+  await browser?.close();
+  await stop();
+}

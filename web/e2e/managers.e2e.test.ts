@@ -1,0 +1,162 @@
+/**
+ * Roles and two-factor sign-in in Chromium against the real control plane:
+ * - a support manager sees neither Ajustes nor Gestores, opening their URLs shows the no-permission
+ *   panel, and the API answers them 403 with the role named;
+ * - a manager enrols TOTP from Seguridad (the code is computed here from the key the page shows,
+ *   RFC 6238 on node:crypto, independently of the server's code), then signs in with a code and
+ *   with a recovery code.
+ */
+import { createHmac } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ManagerApi } from './api';
+import { ADMIN_PASSWORD, launchChromium } from './browser';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+let owner: ManagerApi;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  owner = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(() => {
+  expect(pageErrors).toEqual([]);
+  pageErrors.length = 0;
+});
+
+/** RFC 4648 base32 (spaces ignored) → bytes. */
+function base32(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const ch of text.replace(/\s/g, '').toUpperCase()) {
+    value = (value << 5) | alphabet.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** The 6-digit TOTP code of a 30-second step (HMAC-SHA1), as an authenticator app computes it. */
+function totpAt(secret: string, step: number): string {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+const currentStep = () => Math.floor(Date.now() / 30_000);
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    locale: 'es-ES',
+    viewport: { width: 1280, height: 900 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return page;
+}
+
+async function fillLogin(page: Page, username: string, password: string): Promise<void> {
+  await page.goto('/manager/login');
+  await page.getByLabel('Usuario').fill(username);
+  await page.getByLabel('Contraseña', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+}
+
+describe('manager roles and two-factor sign-in', () => {
+  it('keeps Ajustes and Gestores from a support manager: not in the nav, a panel at their URLs, 403 from the API', async () => {
+    const username = `soporte-${Date.now().toString(36)}`;
+    const password = 'clave-de-soporte-e2e';
+    await owner.request('POST', '/api/admin/managers', { username, password, role: 'support' });
+
+    const page = await newPage();
+    await fillLogin(page, username, password);
+    await page.waitForURL('**/manager/dashboard');
+    const nav = page.getByRole('navigation', { name: 'Secciones de administración' });
+    await nav.getByRole('link', { name: 'Clientes' }).waitFor();
+    const links = await nav.getByRole('link').allTextContents();
+    expect(links).toEqual(['Resumen', 'Clientes', 'Peers', 'Servidores', 'Planes', 'Facturas', 'Salas']);
+
+    for (const path of ['/manager/dashboard/settings', '/manager/dashboard/managers']) {
+      await page.goto(path);
+      await page.getByText('Su rol no tiene acceso a esta sección.').waitFor();
+      expect(new URL(page.url()).pathname).toBe(path);
+    }
+
+    const support = await ManagerApi.login(baseUrl, username, password);
+    for (const path of ['/api/admin/settings', '/api/admin/managers']) {
+      await expect(support.request('GET', path)).rejects.toThrow(
+        `GET ${path} → 403: {"message":"Su rol (Soporte) no tiene permiso para realizar esta acción","code":"forbidden"}`,
+      );
+    }
+    await page.context().close();
+  });
+
+  it('enrols TOTP with the key shown in Seguridad, then signs in with a code and with a recovery code', async () => {
+    const username = `dospasos-${Date.now().toString(36)}`;
+    const password = 'clave-de-dos-pasos-e2e';
+    await owner.request('POST', '/api/admin/managers', { username, password, role: 'finance' });
+
+    const page = await newPage();
+    await fillLogin(page, username, password);
+    await page.waitForURL('**/manager/dashboard');
+    await page.getByRole('link', { name: 'Seguridad' }).click();
+    await page.getByRole('button', { name: 'Activar verificación en dos pasos' }).click();
+    await page.getByRole('img', { name: 'Código QR de la verificación en dos pasos' }).waitFor();
+    const secret = ((await page.getByLabel('Clave secreta').textContent()) ?? '').replace(/\s/g, '');
+    const uri = (await page.getByLabel('Enlace otpauth://').textContent()) ?? '';
+    expect(new URL(uri).searchParams.get('secret')).toBe(secret);
+    expect(decodeURIComponent(new URL(uri).pathname)).toBe(`/VPN Service:${username}`);
+
+    await page.getByLabel('Código de 6 dígitos').fill(totpAt(secret, currentStep()));
+    await page.getByRole('button', { name: 'Confirmar y activar' }).click();
+    const list = page.getByRole('list', { name: 'Códigos de recuperación' });
+    await list.waitFor();
+    const codes = await list.getByRole('listitem').allTextContents();
+    expect(codes).toHaveLength(10);
+    await page.getByRole('button', { name: 'Copiar los códigos de recuperación' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join('\n'));
+    await page.getByRole('button', { name: 'Ya los he guardado' }).click();
+    await page.getByText('Activada. Le quedan 10 códigos de recuperación.').waitFor();
+    expect(await page.getByText(codes[0]!).count()).toBe(0);
+
+    // Signing in now asks for the code after the password.
+    await page.getByRole('button', { name: 'Cerrar sesión' }).click();
+    await page.waitForURL('**/manager/login');
+    await fillLogin(page, username, password);
+    const code = page.getByLabel('Código de verificación');
+    await code.waitFor();
+    await code.fill('000000');
+    await page.getByRole('button', { name: 'Verificar' }).click();
+    await page.getByText('El código de verificación no es válido o ya se usó').waitFor();
+    // The confirmation spent the current step; the next one is within the accepted window.
+    await page.getByLabel('Código de verificación').fill(totpAt(secret, currentStep() + 1));
+    await page.getByRole('button', { name: 'Verificar' }).click();
+    await page.waitForURL('**/manager/dashboard');
+    await page.getByRole('link', { name: 'Seguridad' }).waitFor();
+
+    // Without the phone: a recovery code, once.
+    await page.getByRole('button', { name: 'Cerrar sesión' }).click();
+    await page.waitForURL('**/manager/login');
+    await fillLogin(page, username, password);
+    await page.getByRole('button', { name: 'Usar un código de recuperación' }).click();
+    await page.getByLabel('Código de recuperación').fill(codes[3]!);
+    await page.getByRole('button', { name: 'Verificar' }).click();
+    await page.waitForURL('**/manager/dashboard');
+    await page.goto('/manager/dashboard/security');
+    await page.getByText('Activada. Le quedan 9 códigos de recuperación.').waitFor();
+    await page.context().close();
+  });
+});

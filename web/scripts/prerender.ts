@@ -1,0 +1,174 @@
+/**
+ * Pre-renders the public pages (issue 8, docs/performance.md). Run by `scripts/build.ts` after the
+ * client build (`OUT/`) and the SSR build (`OUT/ssr/render.js`); writes `OUT/ssr/manifest.json` and
+ * one HTML file per distinct page variant under `OUT/ssr/pages/`, which the control plane completes
+ * and serves (`server/src/plugins/webPages.ts`; keep the manifest format in step with it).
+ *
+ * A page's markup depends on the public switches and on two facts of the configuration (is there a
+ * support URL, is the captcha Turnstile), so every combination is rendered once, with the SPA's own
+ * gate deciding where a combination redirects instead; identical results share one file. What only
+ * the installation knows goes in as markers: the company name, the support URL, the year. The
+ * plan list of /plans is left as a marker too (the plans are data, rendered when served).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PublicSettings, RuntimeConfig } from '@vpn/contracts';
+import type * as Render from '../src/prerender/render';
+
+/** The variant key's fields, in order; the server reads this order from the manifest. */
+const SETTING_FIELDS = [
+  'maintenance',
+  'show_landing',
+  'allow_registration',
+  'allow_password_recovery',
+  'allow_email',
+  'allow_payments_qvapay',
+] as const satisfies readonly (keyof PublicSettings)[];
+const KEY_FIELDS = [...SETTING_FIELDS, 'support', 'turnstile'];
+
+const MARK = {
+  boot: '<!--vpn:boot-->',
+  plans: '<!--vpn:plans-->',
+  company: '__VPN_COMPANY__',
+  support: '__VPN_SUPPORT_URL__',
+  year: '__VPN_YEAR__',
+};
+
+interface ViteChunk {
+  file: string;
+  imports?: string[];
+  css?: string[];
+  isEntry?: boolean;
+}
+
+type Variant = { redirect: string } | { file: string };
+
+/** The chunks a module needs, itself first, then what it imports (transitively), for modulepreload. */
+function chunksOf(manifest: Record<string, ViteChunk>, key: string, seen = new Set<string>()): string[] {
+  const chunk = manifest[key];
+  if (!chunk || seen.has(key)) return [];
+  seen.add(key);
+  return [chunk.file, ...(chunk.imports ?? []).flatMap((k) => chunksOf(manifest, k, seen))];
+}
+
+export async function prerender(outDir: string): Promise<{ pages: number; files: number }> {
+  const ssrDir = join(outDir, 'ssr');
+  const render = (await import(pathToFileURL(join(ssrDir, 'render.js')).href)) as typeof Render;
+  const shell = readFileSync(join(outDir, 'index.html'), 'utf8');
+  const vite = JSON.parse(readFileSync(join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+    string,
+    ViteChunk
+  >;
+  const entry = Object.keys(vite).find((k) => vite[k]?.isEntry);
+  if (!entry) throw new Error('el manifiesto de Vite no tiene entrada');
+  const entryChunks = new Set(chunksOf(vite, entry));
+  if (!shell.includes('<div id="root"></div>') || !shell.includes('</head>'))
+    throw new Error('index.html no tiene la forma esperada');
+
+  mkdirSync(join(ssrDir, 'pages'), { recursive: true });
+  const written = new Map<string, string>(); // content hash → file
+  const loadingList = render.renderPlanList();
+
+  /** The document around a rendered body: title, boot data marker, the page's chunks preloaded. */
+  function document(page: Render.PrerenderPage, body: string): string {
+    const preloads = chunksOf(vite, page.module)
+      .filter((file) => !entryChunks.has(file))
+      .map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`)
+      .join('');
+    let html = shell
+      .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company} - ${page.title}</title>`)
+      .replace('</head>', `${preloads}${MARK.boot}</head>`)
+      .replace('<div id="root"></div>', `<div id="root" data-prerendered="">${body}</div>`);
+    // The note that the app needs JavaScript stays only where a form does.
+    if (!page.form) html = html.replace(/<noscript>[\s\S]*?<\/noscript>/, '');
+    return html;
+  }
+
+  function store(page: Render.PrerenderPage, html: string): string {
+    const hash = createHash('sha256').update(html).digest('hex').slice(0, 10);
+    let file = written.get(hash);
+    if (!file) {
+      file = `pages/${page.name}-${hash}.html`;
+      writeFileSync(join(ssrDir, file), html);
+      written.set(hash, file);
+    }
+    return file;
+  }
+
+  const pages: Record<string, { paths: string[]; variants: Record<string, Variant> }> = {};
+  const cache = new Map<string, string>(); // rendered body → file (same body, same document)
+  const configFor = (support: boolean, turnstile: boolean): RuntimeConfig => ({
+    company_name: MARK.company,
+    support_url: support ? MARK.support : null,
+    public_url: null,
+    captcha: turnstile
+      ? { provider: 'turnstile', site_key: 'turnstile' }
+      : { provider: 'altcha', challenge_url: '/api/client/captcha' },
+  });
+  const bit = (bits: number, i: number) => (bits & (1 << i)) !== 0;
+  for (const page of render.PAGES) {
+    const variants: Record<string, Variant> = {};
+    for (let bits = 0; bits < 2 ** SETTING_FIELDS.length; bits++) {
+      const settings = Object.fromEntries(SETTING_FIELDS.map((f, i) => [f, bit(bits, i)])) as PublicSettings;
+      const settingsKey = SETTING_FIELDS.map((_, i) => (bit(bits, i) ? '1' : '0')).join('');
+      const redirect = render.publicRedirect(page.name, settings);
+      const renders = new Map<string, string>();
+      const body = async (support: boolean, turnstile: boolean) => {
+        const key = `${support}${turnstile}`;
+        let html = renders.get(key);
+        if (html === undefined) {
+          html = await render.renderPage(page.renderAt, settings, configFor(support, turnstile), MARK.year);
+          if (page.name === 'plans') {
+            if (!html.includes(loadingList)) throw new Error('/plans: no se encontró la lista de planes');
+            html = html.replace(loadingList, MARK.plans);
+          }
+          renders.set(key, html);
+        }
+        return html;
+      };
+      // The configuration facts change only the pages that show them: rendered with a support URL
+      // and the ALTCHA widget first, a page that shows neither is the same for every configuration.
+      const probe = redirect ? '' : await body(true, false);
+      const supportShown = probe.includes(MARK.support);
+      const captchaShown = probe.includes('altcha-widget');
+      for (const support of [false, true]) {
+        for (const turnstile of [false, true]) {
+          const key = `${settingsKey}${support ? '1' : '0'}${turnstile ? '1' : '0'}`;
+          if (redirect) {
+            variants[key] = { redirect };
+            continue;
+          }
+          const html = await body(supportShown ? support : true, captchaShown ? turnstile : false);
+          const cacheKey = `${page.name}\n${html}`;
+          let file = cache.get(cacheKey);
+          if (!file) {
+            file = store(page, document(page, html));
+            cache.set(cacheKey, file);
+          }
+          variants[key] = { file };
+        }
+      }
+    }
+    pages[page.name] = { paths: page.paths, variants };
+  }
+
+  const manifest = {
+    version: 1,
+    keyFields: KEY_FIELDS,
+    shell: 'pages/shell.html',
+    spaPrefixes: render.SPA_PREFIXES,
+    notFound: 'notFound',
+    pages,
+  };
+  // The shell of the pages rendered in the browser only: the boot data, the company in the title.
+  writeFileSync(
+    join(ssrDir, manifest.shell),
+    shell
+      .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company}</title>`)
+      .replace('</head>', `${MARK.boot}</head>`),
+  );
+  writeFileSync(join(ssrDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+  return { pages: render.PAGES.length, files: written.size };
+}

@@ -1,0 +1,89 @@
+/**
+ * The console's catalogue calls: plans, rooms (Salas) and peers (`/api/admin/plans|partys|peers`).
+ * Query keys start with 'manager' (dropped when the manager session ends).
+ */
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type {
+  AdminParty,
+  AdminPartyDetail,
+  AdminPeer,
+  AdminPeerDetail,
+  AdminPlan,
+  Paged,
+  Peer,
+} from '@vpn/contracts';
+import { listSearch } from './adminList';
+import { authRequest } from './session';
+
+export type { AdminParty, AdminPartyDetail, AdminPeer, AdminPeerDetail, AdminPlan } from '@vpn/contracts';
+
+/** A list page's query string: search, page and the filters of that list. */
+export type ListParams = Record<string, string | number | undefined>;
+
+export const catalogKeys = {
+  plans: ['manager', 'plans'] as const,
+  partys: ['manager', 'partys'] as const,
+  peers: ['manager', 'peers'] as const,
+};
+
+/** Lists keep the previous page on screen while the next loads (no flash). */
+function listQuery<T>(key: readonly string[], path: string, params: ListParams) {
+  return queryOptions({
+    queryKey: [...key, 'list', params],
+    queryFn: ({ signal }) => authRequest<Paged<T>>('manager', `${path}${listSearch(params)}`, { signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export const adminPlansQuery = (params: ListParams) =>
+  listQuery<AdminPlan>(catalogKeys.plans, '/api/admin/plans', params);
+export const adminPartysQuery = (params: ListParams) =>
+  listQuery<AdminParty>(catalogKeys.partys, '/api/admin/partys', params);
+export const adminPeersQuery = (params: ListParams) =>
+  listQuery<AdminPeer>(catalogKeys.peers, '/api/admin/peers', params);
+
+export function adminPartyQuery(id: number) {
+  return queryOptions({
+    queryKey: [...catalogKeys.partys, 'detail', id],
+    queryFn: ({ signal }) => authRequest<AdminPartyDetail>('manager', `/api/admin/partys/${id}`, { signal }),
+  });
+}
+
+export function adminPeerQuery(id: number) {
+  return queryOptions({
+    queryKey: [...catalogKeys.peers, 'detail', id],
+    queryFn: ({ signal }) => authRequest<AdminPeerDetail>('manager', `/api/admin/peers/${id}`, { signal }),
+  });
+}
+
+export interface PlanBody {
+  name: string;
+  description: string;
+  price: string;
+  validity_days: number;
+  hidden: boolean;
+  sort_order: number;
+  /** GB for the validity, null = unlimited. */
+  data_gb: number | null;
+}
+
+export const createPlan = (body: PlanBody) =>
+  authRequest<AdminPlan>('manager', '/api/admin/plans', { method: 'POST', body });
+export const updatePlan = (id: number, body: Partial<PlanBody>) =>
+  authRequest<AdminPlan>('manager', `/api/admin/plans/${id}`, { method: 'PATCH', body });
+export const deletePlan = (id: number) =>
+  authRequest<null>('manager', `/api/admin/plans/${id}`, { method: 'DELETE' });
+
+export const deleteParty = (id: number, reason: string) =>
+  authRequest<null>('manager', `/api/admin/partys/${id}`, { method: 'DELETE', body: { reason } });
+
+export type PeerPatch =
+  | { active?: boolean; expires_at?: string | null; reason?: string }
+  | { operation: 'grant'; plan: number; reason: string }
+  | { operation: 'change_server'; server: number };
+
+export const patchPeer = (id: number, body: PeerPatch) =>
+  authRequest<AdminPeerDetail>('manager', `/api/admin/peers/${id}`, { method: 'PATCH', body });
+
+export const createManualPeer = (body: { username: string; plan: number; name: string; server?: number }) =>
+  authRequest<Peer>('manager', '/api/admin/peers', { method: 'POST', body });

@@ -1,0 +1,166 @@
+/** Texts of the console's fleet slice: Servidores, the Resumen charts and Ajustes → pasarelas. */
+
+const number = new Intl.NumberFormat('es-ES');
+const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
+
+/** 1536 → "1,5 KB" (powers of 1024; units as operators read them). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${new Intl.NumberFormat('es-ES', { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
+}
+
+export const esFleet = {
+  servers: {
+    search: 'Buscar servidores',
+    searchPlaceholder: 'Nombre, host o ubicación',
+    empty: 'Aún no hay servidores.',
+    noMatch: 'Ningún servidor coincide con la búsqueda.',
+    columns: {
+      name: 'Nombre',
+      endpoint: 'Endpoint',
+      ubication: 'Ubicación',
+      agent: 'Agente',
+      state: 'Estado',
+      peers: 'Peers',
+    },
+    online: 'En línea',
+    offline: 'Sin conexión',
+    enabled: 'Activo',
+    disabled: 'Desactivado',
+    openDetail: (name: string) => `Ver el servidor ${name}`,
+  },
+  detail: {
+    close: 'Cerrar detalle',
+    status: 'Estado en vivo',
+    agent: 'Agente',
+    version: 'Versión del agente',
+    lastSeen: 'Último contacto',
+    never: 'Nunca',
+    lag: 'Cambios pendientes de aplicar',
+    lagValue: (n: number) => (n === 0 ? 'Al día' : `${number.format(n)} revisión(es)`),
+    onlinePeers: 'Peers en línea (últimos 3 min)',
+    rooms: 'Salas',
+    roomsOn: 'Permitidas',
+    roomsOff: 'No permitidas',
+    peers: 'Peers del servidor',
+    peersSearch: 'Buscar peers del servidor',
+    peersPlaceholder: 'Nombre o dirección',
+    noPeers: 'Este servidor no tiene peers.',
+    peerColumns: {
+      name: 'Nombre',
+      customer: 'Cliente',
+      address: 'Dirección',
+      state: 'Estado',
+      online: 'Conexión',
+    },
+    peerActive: 'Activo',
+    peerInactive: 'Inactivo',
+    edit: 'Editar',
+    drain: 'Drenar',
+    remove: 'Eliminar',
+    rotate: 'Rotar token',
+    drainTitle: 'Progreso del drenado',
+    drainProgress: (moved: number, total: number) =>
+      `${number.format(moved)} de ${number.format(total)} peers movidos`,
+    drainDone: 'Drenado completado',
+    drainRunning: 'Drenando…',
+  },
+  edit: {
+    title: 'Editar servidor',
+    description: 'Un cambio de host o puerto llega a las configuraciones y enlaces espejo de los clientes.',
+    name: 'Nombre',
+    host: 'Host',
+    port: 'Puerto',
+    ubication: 'Ubicación',
+    active: 'Activo (admite peers nuevos y traslados)',
+    allowPartys: 'Permitir salas',
+    submit: 'Guardar cambios',
+    saved: 'Servidor actualizado correctamente',
+    portInvalid: 'El puerto debe estar entre 1 y 65535',
+    required: 'Completa el nombre y el host.',
+  },
+  drain: {
+    title: 'Drenar servidor',
+    description: (name: string, peers: number) =>
+      `Se desactivará ${name} y sus ${number.format(peers)} peers se moverán a otros servidores activos, conservando sus direcciones. Los clientes lo verán en vivo.`,
+    reason: 'Motivo (opcional)',
+    confirm: 'Drenar',
+    started: 'Drenado iniciado',
+  },
+  remove: {
+    title: 'Eliminar servidor',
+    description: (name: string) => `Se eliminará ${name}. Esta acción no se puede deshacer.`,
+    confirm: 'Eliminar',
+    done: 'Servidor eliminado',
+  },
+  install: {
+    title: 'Instalar el agente',
+    description: (name: string) =>
+      `Pega estas líneas como root en el servidor ${name} (con el repositorio en /opt/vpn, ver agent/README.md).`,
+    warning: 'Copia el comando ahora: el token que contiene no se volverá a mostrar.',
+    commandLabel: 'Comando de instalación',
+    copy: 'Copiar',
+    copied: 'Copiado',
+    copyCommand: 'Copiar el comando de instalación',
+    commandCopied: 'Comando de instalación copiado',
+    copiedToast: 'Copiado al portapapeles',
+    copyError: 'No se pudo copiar al portapapeles',
+  },
+  charts: {
+    range: 'Periodo',
+    ranges: { '7': 'Últimos 7 días', '30': 'Últimos 30 días', '90': 'Últimos 90 días', '365': 'Último año' },
+    revenue: 'Ingresos por día',
+    customers: 'Clientes nuevos por día',
+    activePeers: 'Peers activos',
+    serversOnline: 'Servidores: peers y peers en línea',
+    traffic: 'Tráfico por servidor (recibido + enviado)',
+    peers: 'Peers',
+    onlinePeers: 'En línea',
+    loading: 'Cargando gráficos…',
+    agentOnline: 'agente en línea',
+    agentOffline: 'agente sin conexión',
+    noServers: 'Aún no hay servidores.',
+    usd: (v: number) => usd.format(v),
+    number: (v: number) => number.format(v),
+    bytes: formatBytes,
+    /** "2026-01-10" → "10 ene" */
+    day: (iso: string) =>
+      new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(
+        new Date(`${iso}T00:00:00Z`),
+      ),
+  },
+  gateways: {
+    title: 'Pasarelas de pago',
+    subtitle:
+      'Credenciales cifradas en la base de datos; nunca se muestran. Sin ellas se usan las del entorno.',
+    qvapay: 'QvaPay',
+    remesita: 'Remesita',
+    switchQvapay: 'Pagos con QvaPay',
+    switchRemesita: 'Pagos con Remesita',
+    source: { console: 'Configurado en Ajustes', env: 'Configurado por el entorno', none: 'No configurado' },
+    configured: 'Configurado',
+    notConfigured: 'No configurado',
+    fields: {
+      app_id: 'App ID',
+      app_secret: 'App Secret',
+      api_key: 'API key',
+      api_secret: 'API secret',
+      business_id: 'ID de la unidad de negocio',
+      base_url: 'URL de la API (opcional)',
+    },
+    baseUrlHint: 'Vacía: la de REMESITA_BASE_URL (https://api.remesita.com por defecto).',
+    save: 'Guardar credenciales',
+    forget: 'Olvidar credenciales',
+    saved: 'Credenciales guardadas',
+    forgotten: 'Credenciales olvidadas: se usan las del entorno, si las hay',
+    switched: 'Pasarela actualizada',
+    required: 'Completa todos los campos.',
+    secretHint: 'Se guarda cifrado y no se vuelve a mostrar.',
+  },
+};

@@ -1,0 +1,103 @@
+import { useQuery } from '@tanstack/react-query';
+import { Plus } from 'lucide-react';
+import { useState } from 'react';
+import { PEER_STATES } from '@vpn/contracts';
+import { allServersQuery } from '../../../api/adminFleet';
+import { adminPeersQuery, type AdminPeer } from '../../../api/adminCatalog';
+import { DataTable, FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
+import { ui } from '../../../components/ui';
+import { esCatalog } from '../../../i18n/es.manager.catalog';
+import { formatDate } from '../../../lib/format';
+import { useCan } from '../ManagerLayout';
+import { ManagerPageHeader, QueryView } from '../shared';
+import { ManualPeerDialog } from './ManualPeerDialog';
+import { PeerDetail, PeerState } from './PeerDetail';
+import { PAGE_SIZE, useListParams } from '../listParams';
+
+const t = esCatalog.peers;
+
+/**
+ * `/manager/dashboard/peers`: every customer's peers — search (name, owner, public key, IP),
+ * server and state filters, pages; a peer's detail holds its actions. 'Peer manual' creates one.
+ */
+export function ManagerPeers() {
+  const canWrite = useCan('peers.write');
+  const { q, page, filters, update, onSearch, onPage } = useListParams(['server', 'state'] as const);
+  const peers = useQuery(
+    adminPeersQuery({ q, page, page_size: PAGE_SIZE, server: filters.server, state: filters.state }),
+  );
+  const servers = useQuery(allServersQuery());
+  const [open, setOpen] = useState<number | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  const columns: Column<AdminPeer>[] = [
+    {
+      key: 'name',
+      header: t.columns.name,
+      cell: (p) => <span className="font-medium text-white">{p.name}</span>,
+    },
+    { key: 'owner', header: t.columns.owner, cell: (p) => p.owner.username },
+    { key: 'server', header: t.columns.server, cell: (p) => p.server.name },
+    {
+      key: 'address',
+      header: t.columns.address,
+      cell: (p) => <span className="font-mono">{p.address}</span>,
+    },
+    { key: 'state', header: t.columns.state, cell: (p) => <PeerState peer={p} /> },
+    {
+      key: 'expires',
+      header: t.columns.expires,
+      cell: (p) => (p.expires_at ? formatDate(p.expires_at) : esCatalog.never),
+    },
+  ];
+
+  return (
+    <section>
+      <ManagerPageHeader title={t.title} subtitle={t.subtitle}>
+        {canWrite && (
+          <button type="button" className={ui.buttonPrimary} onClick={() => setCreating(true)}>
+            <Plus className="size-4" aria-hidden="true" />
+            {t.create}
+          </button>
+        )}
+      </ManagerPageHeader>
+      <div className="mb-4 flex flex-col gap-3 lg:flex-row lg:items-center">
+        <SearchBox value={q} onSearch={onSearch} placeholder={t.searchPlaceholder} label={esCatalog.search} />
+        <FilterSelect
+          label={t.serverFilter}
+          value={filters.server}
+          onChange={(server) => update({ server })}
+          options={[
+            { value: '', label: esCatalog.all },
+            ...(servers.data ?? []).map((s) => ({ value: String(s.id), label: s.name })),
+          ]}
+        />
+        <FilterSelect
+          label={t.stateFilter}
+          value={filters.state}
+          onChange={(state) => update({ state })}
+          options={[
+            { value: '', label: esCatalog.all },
+            ...PEER_STATES.map((s) => ({ value: s, label: t.states[s] })),
+          ]}
+        />
+      </div>
+      <QueryView query={peers}>
+        {(data) => (
+          <DataTable
+            label={t.tableLabel}
+            columns={columns}
+            rows={data.results}
+            rowKey={(p) => p.id}
+            empty={q || filters.server || filters.state ? t.emptySearch : t.empty}
+            onRowClick={(p) => setOpen(p.id)}
+            stale={peers.isPlaceholderData}
+            pagination={{ page, pageSize: PAGE_SIZE, count: data.count, onPage }}
+          />
+        )}
+      </QueryView>
+      {open !== null && <PeerDetail id={open} onClose={() => setOpen(null)} />}
+      {creating && <ManualPeerDialog onClose={() => setCreating(false)} />}
+    </section>
+  );
+}
