@@ -331,7 +331,7 @@ describe('account settings dialogs', () => {
 });
 
 describe('a remembered session in two tabs', () => {
-  it('survives both tabs refreshing the expired access token at once (one refresh, no theft alarm)', async () => {
+  it('survives both tabs refreshing the expired access token at once (they take turns, no theft alarm)', async () => {
     const username = uniqueName('pestanas');
     await registerCustomer(baseUrl, username, 'clave-de-pestanas-1');
     const first = await signedIn(username, 'clave-de-pestanas-1');
@@ -348,8 +348,12 @@ describe('a remembered session in two tabs', () => {
 
     await first.getByRole('button', { name: `Hola, ${username}` }).waitFor();
     await second.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
-    // The single-use refresh token was spent once, by one tab; the other used the new pair.
-    expect(refreshes).toHaveLength(1);
+    // The tabs take turns (a Web Lock): normally one spends the single-use refresh token and the
+    // other uses the new pair. Each tab's copy of localStorage learns the other's write
+    // asynchronously, so on a loaded machine the second may still spend the old token; the server's
+    // reuse grace then answers it instead of ending the session. Never more than one per tab.
+    expect(refreshes.length).toBeGreaterThanOrEqual(1);
+    expect(refreshes.length).toBeLessThanOrEqual(2);
     // The session is still alive for both: a reload and a navigation stay in the dashboard.
     await second.reload();
     await second.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
@@ -357,6 +361,13 @@ describe('a remembered session in two tabs', () => {
     await first.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
     expect(new URL(first.url()).pathname).toBe('/dashboard/peers');
     expect(new URL(second.url()).pathname).toBe('/dashboard/peers');
+    // No theft alarm: the refresh token the tabs share now is live, so the next refusal heals too.
+    refreshes.length = 0;
+    await first.evaluate(() => localStorage.setItem('access', 'caducado'));
+    await first.reload();
+    await first.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
+    expect(refreshes).toHaveLength(1);
+    expect(new URL(first.url()).pathname).toBe('/dashboard/peers');
     await first.context().close();
   });
 });

@@ -17,9 +17,9 @@ export interface Limit {
  * mobile data), so no limit counts a successful login; per-address limits count failures.
  */
 export interface RateLimitPolicy {
-  /** Manager logins per address (every attempt; managers are few). */
+  /** Managers' failed logins (wrong password or code) per address. */
   loginPerIp: Limit;
-  /** Manager logins per username. */
+  /** Managers' failed logins per username. */
   loginPerUsername: Limit;
   /** Customers' failed logins per address. */
   loginFailuresPerIp: Limit;
@@ -86,6 +86,14 @@ export async function hit(db: Db, key: string, limit: Limit, now = Date.now()): 
  */
 export async function consume(db: Db, key: string, limit: Limit, now = Date.now()): Promise<void> {
   if ((await hit(db, key, limit, now)) > limit.max) {
+    const windowMs = limit.windowSeconds * 1000;
+    throw tooManyRequests((windowStart(limit, now).getTime() + windowMs - now) / 1000);
+  }
+}
+
+/** Throws 429 with Retry-After when `key` already holds `limit.max` hits (failures counted by `hit`). */
+export async function refuseWhenFull(db: Db, key: string, limit: Limit, now = Date.now()): Promise<void> {
+  if ((await peek(db, key, limit, now)) >= limit.max) {
     const windowMs = limit.windowSeconds * 1000;
     throw tooManyRequests((windowStart(limit, now).getTime() + windowMs - now) / 1000);
   }

@@ -177,21 +177,36 @@ async function spend(realm: Realm, refresh: string): Promise<boolean> {
 }
 
 /**
+ * How long a tab keeps the refresh lock after storing a new pair. Each tab reads its own copy of
+ * localStorage, which learns other tabs' writes asynchronously; a tab granted the lock before its
+ * copy has the new token would spend the old one again (the server's reuse grace then saves the
+ * session, but it costs a second refresh). The tab that refreshed goes on at once; only the lock
+ * waits.
+ */
+export const REFRESH_LOCK_HOLD_MS = 250;
+
+/**
  * Tabs of one remembered session share the refresh token (localStorage), and it is single-use:
  * two tabs spending it at once look like a stolen token to the server, which ends the session
  * everywhere. So tabs take turns through a Web Lock, and a tab that waited finds the token already
  * rotated by another and simply uses the new pair. Browsers without Web Locks refresh directly.
  */
-async function doRefresh(realm: Realm): Promise<boolean> {
+function doRefresh(realm: Realm): Promise<boolean> {
   const seen = getRefreshToken(realm);
-  if (!seen) return false;
+  if (!seen) return Promise.resolve(false);
   const locks = globalThis.navigator?.locks as LockManager | undefined;
   if (!locks) return spend(realm, seen);
-  return locks.request(`vpn-refresh-${realm}`, async () => {
-    const current = getRefreshToken(realm);
-    if (!current) return false;
-    if (current !== seen) return true;
-    return spend(realm, current);
+  return new Promise<boolean>((resolve, reject) => {
+    void locks
+      .request(`vpn-refresh-${realm}`, async () => {
+        const current = getRefreshToken(realm);
+        if (!current) return resolve(false);
+        if (current !== seen) return resolve(true);
+        const spent = await spend(realm, current);
+        resolve(spent);
+        if (spent) await new Promise((done) => setTimeout(done, REFRESH_LOCK_HOLD_MS));
+      })
+      .catch(reject);
   });
 }
 

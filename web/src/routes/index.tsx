@@ -81,7 +81,10 @@ export const routes: RouteObject[] = [
             lazy: load(() => import('./manager/ManagerLayout'), 'ManagerLayout'),
             children: [
               { index: true, lazy: load(() => import('./manager/Overview'), 'ManagerOverview') },
-              { path: 'servers', lazy: load(() => import('./manager/Servers'), 'ManagerServers') },
+              {
+                path: 'servers',
+                lazy: guarded(() => import('./manager/Servers'), 'ManagerServers', 'servers.read'),
+              },
               {
                 path: 'customers',
                 lazy: guarded(
@@ -123,7 +126,10 @@ export const routes: RouteObject[] = [
                 lazy: guarded(() => import('./manager/Managers'), 'ManagerManagers', 'managers.manage'),
               },
               { path: 'security', lazy: load(() => import('./manager/Security'), 'ManagerSecurity') },
-              { path: 'content', lazy: load(() => import('./manager/Content'), 'ManagerContent') },
+              {
+                path: 'content',
+                lazy: guarded(() => import('./manager/Content'), 'ManagerContent', 'content.write'),
+              },
               {
                 path: 'peers',
                 lazy: guarded(() => import('./manager/catalog/Peers'), 'ManagerPeers', 'peers.read'),

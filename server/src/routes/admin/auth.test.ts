@@ -38,6 +38,28 @@ describe('POST /api/admin/login', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json().message).toBe('Usuario o contraseña incorrectos');
   });
+
+  it('never counts a successful login: 15 sign-ins in a row all succeed (default limit 10/300 s)', async () => {
+    const m = await createManager(t, 'frecuente', 'clave-frecuente');
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++)
+      statuses.push((await adminLogin({ username: 'frecuente', password: m.password })).statusCode);
+    expect(statuses).toEqual(Array(15).fill(200));
+  });
+
+  it('throttles 10 wrong passwords for one username, then refuses even the right one in that window', async () => {
+    const m = await createManager(t, 'adivinado', 'clave-adivinada');
+    const wrong: number[] = [];
+    for (let i = 0; i < 10; i++)
+      wrong.push((await adminLogin({ username: 'adivinado', password: `mala-${i}` })).statusCode);
+    expect(wrong).toEqual(Array(10).fill(401));
+    const blocked = await adminLogin({ username: 'ADIVINADO', password: m.password });
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.json().message).toBe(
+      'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+    );
+  });
 });
 
 describe('realm separation', () => {

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CurrentManager, ErrorBody, ManagerLoginBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { authenticateManager, getCurrentManager } from '../../services/managers.ts';
-import { consume } from '../../services/rateLimit.ts';
+import { authenticateManager, getCurrentManager, throttledManagerLogin } from '../../services/managers.ts';
 import { twoFactorOf } from '../../services/twoFactor.ts';
 import { badRequest } from '../../lib/errors.ts';
 
@@ -26,16 +25,12 @@ export const adminAuthRoutes =
       },
       async (request) => {
         const { username, password, remember, totp } = request.body;
-        await consume(ctx.db, `admin-login:ip:${request.ip}`, ctx.rateLimits.loginPerIp);
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
-        await consume(
-          ctx.db,
-          `admin-login:user:${username.trim().toLowerCase()}`,
-          ctx.rateLimits.loginPerUsername,
-        );
-        const id = await authenticateManager(ctx.db, username, password);
-        // Every attempt, wrong codes included, was counted above against the login limits.
-        await twoFactor.checkAtLogin(id, totp);
+        const id = await throttledManagerLogin(ctx.db, ctx.rateLimits, request.ip, username, async () => {
+          const manager = await authenticateManager(ctx.db, username, password);
+          await twoFactor.checkAtLogin(manager, totp);
+          return manager;
+        });
         return ctx.sessions.issue({ realm: 'manager', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],

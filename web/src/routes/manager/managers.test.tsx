@@ -148,6 +148,40 @@ describe('role-filtered console', () => {
     expect(api.callsTo('GET /api/admin/managers')).toHaveLength(0);
   });
 
+  it('shows an owner the whole navigation, in the documented order', async () => {
+    signedIn({ 'GET /api/admin/managers': { body: { count: 0, results: [] } } });
+    renderApp('/manager/dashboard/managers');
+    const nav = await screen.findByRole('navigation', { name: 'Secciones de administración' });
+    expect(
+      within(nav)
+        .getAllByRole('link')
+        .map((l) => l.textContent),
+    ).toEqual([
+      'Resumen',
+      'Clientes',
+      'Peers',
+      'Servidores',
+      'Planes',
+      'Facturas',
+      'Salas',
+      'Contenido',
+      'Ajustes',
+      'Gestores',
+      'Auditoría',
+    ]);
+  });
+
+  it('refuses Servidores and Contenido, typed by hand, to a finance manager without calling the API', async () => {
+    const api = signedIn({}, { id: 6, username: 'fina', role: 'finance' });
+    const servers = renderApp('/manager/dashboard/servers');
+    expect(await screen.findByText('Su rol no tiene acceso a esta sección.')).toBeInTheDocument();
+    expect(api.callsTo('GET /api/admin/servers')).toHaveLength(0);
+    servers.unmount();
+    renderApp('/manager/dashboard/content');
+    expect(await screen.findByText('Su rol no tiene acceso a esta sección.')).toBeInTheDocument();
+    expect(screen.queryByText('Publicar un anuncio')).not.toBeInTheDocument();
+  });
+
   it('refuses Ajustes to a support manager without calling the API', async () => {
     const api = signedIn({}, { id: 5, username: 'pepe', role: 'support' });
     renderApp('/manager/dashboard/settings');
