@@ -3,10 +3,12 @@
  * implementations: the UAPI socket (wireguard-go, src/uapi.ts) and the `wg` tool (kernel module,
  * src/wgtool.ts), which speaks netlink for us.
  */
-import type { UapiDeviceState, UapiSetRequest } from './uapi.ts';
+import type { PeerCountersVisitor, UapiDeviceState, UapiSetRequest } from './uapi.ts';
 
 export interface WgDriver {
   get(): Promise<UapiDeviceState>;
+  /** Every peer's counters, for the stats pass (streamed where the driver can). */
+  readStats(visit: PeerCountersVisitor): Promise<void>;
   set(req: UapiSetRequest): Promise<void>;
   close(): void;
 }

@@ -309,6 +309,26 @@ describe('Reconciler on an in-memory device', () => {
     expect(await r.collectStats(true)).toEqual([]);
     await r.close();
   });
+
+  it('forgets peers that left the interface, and reports everyone again after a failed pass', async () => {
+    const f = fakeBackend();
+    const r = new Reconciler({ backend: f.backend, log: silentLogger, firewall: false });
+    const [a, b] = [peer(2)!, peer(3)!];
+    await r.applySnapshot(snapshot(1, [a, b]));
+    expect(await r.collectStats(true)).toHaveLength(2);
+    await r.applySnapshot(snapshot(2, [a]));
+    expect(await r.collectStats(true)).toEqual([]);
+    // b comes back with the same (zero) counters: it is new to the pass, so it is reported.
+    await r.applySnapshot(snapshot(3, [a, b]));
+    expect((await r.collectStats(true))?.map((s) => s.public_key)).toEqual([b.public_key]);
+    f.driver.failNext = 1;
+    await expect(r.collectStats(true)).rejects.toThrow(/daemon caído/);
+    expect((await r.collectStats(true))?.map((s) => s.public_key).sort()).toEqual(
+      [a.public_key, b.public_key].sort(),
+    );
+    expect(await r.collectStats(true)).toEqual([]);
+    await r.close();
+  });
 });
 
 describe('Reconciler: mesh links and rooms', () => {

@@ -21,8 +21,19 @@ import {
   type ResolvedEndpoint,
 } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
+import { keyFromHex } from './keys.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiDeviceState, UapiPeerOp, UapiSetRequest } from './uapi.ts';
+
+/** What a stats pass remembers of a peer. */
+interface LastCounters {
+  rx: number;
+  tx: number;
+  handshake: number;
+  endpoint: string | null;
+  /** The pass that last saw it: peers gone from the interface are forgotten. */
+  pass: number;
+}
 
 /** A peer as the diff sees it: keys base64, allowed IPs normalised and sorted. */
 export interface PeerState {
@@ -235,7 +246,9 @@ export class Reconciler {
   private healthTimer: NodeJS.Timeout | null = null;
   private repairQueued = false;
   private uplink: string | null;
-  private lastStats = new Map<string, string>();
+  /** Each peer's counters at the last stats pass, by hex public key (see collectStats). */
+  private lastStats = new Map<string, LastCounters>();
+  private statsPass = 0;
   /** Last successful resolution of each endpoint text: used while its host name fails to resolve. */
   private resolved = new Map<string, ResolvedEndpoint>();
 
@@ -381,26 +394,45 @@ export class Reconciler {
    * Per-peer counters for the `stats` message. With `onlyChanged`, peers whose counters, handshake
    * and endpoint are the same as in the previous call are left out (a 50,000-peer report is ~7 MB).
    * Null while there is no interface yet.
+   *
+   * Runs every 10 s over every peer, so it allocates as little as it can: the answer is parsed as
+   * it streams in, each peer's last counters are updated in place (one object per peer, kept), and
+   * only reported peers get a base64 key and an object. Building all of it anew each pass kept the
+   * agent's memory from ever shrinking (docs/reliability.md).
    */
   async collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null> {
     if (!this.desired || !this.opts.backend.interfaceName) return null;
-    const dev = await this.opts.backend.statsReader().get();
+    const pass = ++this.statsPass;
     const out: AgentPeerStats[] = [];
-    const next = new Map<string, string>();
-    for (const p of dev.peers) {
-      const endpoint = p.endpoint && p.endpoint.length <= 64 ? p.endpoint : null;
-      const fingerprint = `${p.rxBytes}/${p.txBytes}/${p.lastHandshakeSec}/${endpoint ?? ''}`;
-      next.set(p.publicKey, fingerprint);
-      if (onlyChanged && this.lastStats.get(p.publicKey) === fingerprint) continue;
-      out.push({
-        public_key: p.publicKey,
-        rx_bytes: p.rxBytes,
-        tx_bytes: p.txBytes,
-        latest_handshake: p.lastHandshakeSec,
-        endpoint,
+    const seen = this.lastStats;
+    try {
+      await this.opts.backend.statsReader().readStats((hex, rx, tx, handshake, reported) => {
+        const endpoint = reported && reported.length <= 64 ? reported : null;
+        const last = seen.get(hex);
+        if (last) {
+          const same =
+            last.rx === rx && last.tx === tx && last.handshake === handshake && last.endpoint === endpoint;
+          last.pass = pass;
+          if (same && onlyChanged) return;
+          last.rx = rx;
+          last.tx = tx;
+          last.handshake = handshake;
+          last.endpoint = endpoint;
+        } else seen.set(hex, { rx, tx, handshake, endpoint, pass });
+        out.push({
+          public_key: keyFromHex(hex),
+          rx_bytes: rx,
+          tx_bytes: tx,
+          latest_handshake: handshake,
+          endpoint,
+        });
       });
+    } catch (err) {
+      // Half a pass updated some peers without reporting them: forget all, report all next time.
+      seen.clear();
+      throw err;
     }
-    this.lastStats = next;
+    for (const [hex, last] of seen) if (last.pass !== pass) seen.delete(hex);
     return out;
   }
 

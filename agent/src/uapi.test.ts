@@ -6,6 +6,7 @@ import { keyFromHex, keyToHex, ZERO_KEY_HEX } from './keys.ts';
 import { FakeDevice, startFakeUapiServer } from './testing/fakeWg.ts';
 import { randomKey } from './testing/keys.ts';
 import {
+  StatsStreamParser,
   UapiClient,
   UapiError,
   UapiUnavailableError,
@@ -204,6 +205,67 @@ describe('UAPI text', () => {
   });
 });
 
+describe('StatsStreamParser (the stats pass reads get=1 as it streams in)', () => {
+  const priv = randomKey();
+  const pub = randomKey();
+  const device = () => {
+    const dev = new FakeDevice();
+    const keys = Array.from({ length: 6 }, () => randomKey());
+    dev.applySet(
+      serializeSet({
+        privateKey: priv,
+        listenPort: 51820,
+        peers: keys.map((k, i) => ({
+          publicKey: k,
+          presharedKey: i % 2 ? randomKey() : null,
+          replaceAllowedIps: true,
+          allowedIps: [`10.64.0.${i + 2}/32`, `fd00::${i + 2}/128`],
+        })),
+      }),
+    );
+    keys.forEach((k, i) => {
+      if (i === 5) return; // never connected: zeros and no endpoint
+      Object.assign(dev.peer(k)!, {
+        rx: 1_000_000_007 * (i + 1),
+        tx: 31 * i,
+        handshake: 1_700_000_000 + i,
+        endpoint: i === 3 ? '[2001:db8::7]:51820' : `198.51.100.${i}:${40000 + i}`,
+      });
+    });
+    return dev.getText();
+  };
+  const visits = (text: string, chunk: number) => {
+    const seen: unknown[] = [];
+    const parser = new StatsStreamParser((hex, rx, tx, handshake, endpoint) =>
+      seen.push({ key: keyFromHex(hex), rx, tx, handshake, endpoint }),
+    );
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i += chunk) parser.push(bytes.subarray(i, i + chunk));
+    parser.end();
+    return seen;
+  };
+
+  it('reports every peer as parseGet reads it, however the answer is split into chunks', () => {
+    const text = device();
+    const expected = parseGet(text).peers.map((p) => ({
+      key: p.publicKey,
+      rx: p.rxBytes,
+      tx: p.txBytes,
+      handshake: p.lastHandshakeSec,
+      endpoint: p.endpoint,
+    }));
+    expect(expected).toHaveLength(6);
+    expect(expected[1]).toMatchObject({ rx: 2_000_000_014, tx: 31, endpoint: '198.51.100.1:40001' });
+    expect(expected[5]).toMatchObject({ rx: 0, handshake: 0, endpoint: null });
+    for (const size of [1, 2, 3, 7, 64, 65, 4096, text.length]) expect(visits(text, size)).toEqual(expected);
+  });
+
+  it('refuses an answer with a non-zero errno or none at all', () => {
+    expect(() => visits('errno=22\n\n', 3)).toThrow(UapiError);
+    expect(() => visits(`public_key=${keyToHex(pub)}\nrx_bytes=1\n\n`, 4)).toThrow(/sin errno/);
+  });
+});
+
 describe('UapiClient over a unix socket', () => {
   let dir: string;
   let path: string;
@@ -228,6 +290,34 @@ describe('UapiClient over a unix socket', () => {
         });
       const state = await client.get();
       expect(state.peers).toHaveLength(20);
+      expect(srv.connections()).toBe(1);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+  });
+
+  it('streams the stats pass: the same counters as get, over the kept connection', async () => {
+    const dev = new FakeDevice();
+    const srv = await startFakeUapiServer(path, dev, { chunkSize: 5 });
+    const client = new UapiClient(path);
+    try {
+      const keys = Array.from({ length: 30 }, () => randomKey());
+      await client.set({
+        peers: keys.map((k, i) => ({
+          publicKey: k,
+          replaceAllowedIps: true,
+          allowedIps: [`10.64.2.${i}/32`],
+        })),
+      });
+      keys.forEach((k, i) =>
+        Object.assign(dev.peer(k)!, { rx: i * 1000, tx: i, handshake: 1_700_000_000 + i }),
+      );
+      const streamed: [string, number, number, number][] = [];
+      await client.readStats((hex, rx, tx, handshake) => streamed.push([keyFromHex(hex), rx, tx, handshake]));
+      expect(streamed).toEqual(keys.map((k, i) => [k, i * 1000, i, 1_700_000_000 + i]));
+      // The connection is still good for the next request.
+      expect((await client.get()).peers).toHaveLength(30);
       expect(srv.connections()).toBe(1);
     } finally {
       client.close();

@@ -229,6 +229,133 @@ export function parseGet(text: string): UapiDeviceState {
   return dev;
 }
 
+/**
+ * What a stats pass needs of one peer, called once per peer of a `get=1` answer. The key stays in
+ * hex, as on the wire (the caller converts only the peers it reports).
+ */
+export type PeerCountersVisitor = (
+  publicKeyHex: string,
+  rxBytes: number,
+  txBytes: number,
+  lastHandshakeSec: number,
+  endpoint: string | null,
+) => void;
+
+const KEY_PUBLIC = Buffer.from('public_key');
+const KEY_RX = Buffer.from('rx_bytes');
+const KEY_TX = Buffer.from('tx_bytes');
+const KEY_HANDSHAKE = Buffer.from('last_handshake_time_sec');
+const KEY_ENDPOINT = Buffer.from('endpoint');
+const KEY_ERRNO = Buffer.from('errno');
+
+/**
+ * Parses a `get=1` answer as it arrives, chunk by chunk, keeping only the stats fields. The agent
+ * reads every peer's counters every 10 s: at 50,000 peers the answer is ~12 MB, and holding it
+ * whole (a 12 MB buffer, then a 12 MB string, then an object per peer) every 10 s kept the agent's
+ * heap from ever shrinking (docs/reliability.md). This holds one chunk and one partial line, parses
+ * numbers from the bytes and makes one string per peer (its hex key) plus its endpoint.
+ */
+export class StatsStreamParser {
+  private carry: Buffer | null = null;
+  private key: string | null = null;
+  private rx = 0;
+  private tx = 0;
+  private handshake = 0;
+  private endpoint: string | null = null;
+  private errno: number | null = null;
+
+  constructor(private readonly visit: PeerCountersVisitor) {}
+
+  push(chunk: Buffer): void {
+    let pos = 0;
+    if (this.carry) {
+      const nl = chunk.indexOf(0x0a);
+      if (nl < 0) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
+      this.carry = null;
+      this.line(line, 0, line.length);
+      pos = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, pos);
+      if (nl < 0) break;
+      this.line(chunk, pos, nl);
+      pos = nl + 1;
+    }
+    // A partial line waits for the next chunk (copied: the chunk itself is not kept).
+    if (pos < chunk.length) this.carry = Buffer.from(chunk.subarray(pos));
+  }
+
+  /** Call after the last chunk: reports the last peer and checks the answer's errno. */
+  end(): void {
+    if (this.carry) {
+      const line = this.carry;
+      this.carry = null;
+      this.line(line, 0, line.length);
+    }
+    this.flush();
+    if (this.errno === null) throw new Error('respuesta UAPI sin errno');
+    if (this.errno !== 0) throw new UapiError(this.errno);
+  }
+
+  private line(b: Buffer, start: number, end: number): void {
+    let eq = -1;
+    for (let i = start; i < end && i < start + 32; i++)
+      if (b[i] === 0x3d) {
+        eq = i;
+        break;
+      }
+    if (eq < 0) return;
+    if (isKey(b, start, eq, KEY_PUBLIC)) {
+      this.flush();
+      this.key = b.toString('latin1', eq + 1, end);
+    } else if (this.key !== null && isKey(b, start, eq, KEY_RX)) this.rx = digits(b, eq + 1, end);
+    else if (this.key !== null && isKey(b, start, eq, KEY_TX)) this.tx = digits(b, eq + 1, end);
+    else if (this.key !== null && isKey(b, start, eq, KEY_HANDSHAKE)) this.handshake = digits(b, eq + 1, end);
+    else if (this.key !== null && isKey(b, start, eq, KEY_ENDPOINT))
+      this.endpoint = b.toString('latin1', eq + 1, end);
+    else if (isKey(b, start, eq, KEY_ERRNO)) {
+      this.flush();
+      this.errno = digits(b, eq + 1, end);
+    }
+  }
+
+  private flush(): void {
+    if (this.key === null) return;
+    this.visit(this.key, this.rx, this.tx, this.handshake, this.endpoint);
+    this.key = null;
+    this.rx = 0;
+    this.tx = 0;
+    this.handshake = 0;
+    this.endpoint = null;
+  }
+}
+
+function isKey(b: Buffer, start: number, eq: number, key: Buffer): boolean {
+  return eq - start === key.length && b.compare(key, 0, key.length, start, eq) === 0;
+}
+
+/** A decimal number written in `b[start, end)`; NaN when anything else is there. */
+function digits(b: Buffer, start: number, end: number): number {
+  if (start >= end) return NaN;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const d = (b[i] ?? 0) - 0x30;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** Visits the peers of a parsed device like StatsStreamParser does (drivers without streaming). */
+export function visitPeerCounters(dev: UapiDeviceState, visit: PeerCountersVisitor): void {
+  for (const p of dev.peers)
+    visit(keyToHex(p.publicKey), p.rxBytes, p.txBytes, p.lastHandshakeSec, p.endpoint);
+}
+
 export interface UapiClientOptions {
   /** Keep one connection open and reuse it (default true). */
   keepAlive?: boolean;
@@ -259,16 +386,29 @@ export class UapiClient {
     return parseGet(await this.request('get=1\n\n'));
   }
 
+  /**
+   * Reads every peer's counters through `visit` as the answer arrives (StatsStreamParser): the
+   * stats pass, which must not hold a whole `get` answer in memory every 10 s.
+   */
+  async readStats(visit: PeerCountersVisitor): Promise<void> {
+    const parser = new StatsStreamParser(visit);
+    await this.request('get=1\n\n', (chunk) => parser.push(chunk));
+    parser.end();
+  }
+
   /** Applies one transaction; resolves when the daemon answered errno=0. */
   async set(req: UapiSetRequest): Promise<void> {
     splitAnswer(await this.request(setRequestText(req)));
   }
 
-  /** Sends a raw request and returns the raw answer (ending in `errno=N\n\n`). */
-  request(text: string): Promise<string> {
+  /**
+   * Sends a raw request and returns the raw answer (ending in `errno=N\n\n`). With `onChunk`, the
+   * answer goes to it as it arrives instead, and '' is returned.
+   */
+  request(text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
     const run = this.tail.then(
-      () => this.exchange(text),
-      () => this.exchange(text),
+      () => this.exchange(text, onChunk),
+      () => this.exchange(text, onChunk),
     );
     this.tail = run.catch(() => undefined);
     return run;
@@ -296,22 +436,30 @@ export class UapiClient {
     });
   }
 
-  private async exchange(text: string): Promise<string> {
+  private async exchange(text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
     let socket = this.keepAlive ? this.socket : null;
     const fresh = !socket || socket.destroyed;
     if (fresh) socket = await this.openSocket();
     const s = socket as Socket;
+    let streamed = false;
+    const sink = onChunk
+      ? (chunk: Buffer) => {
+          streamed = true;
+          onChunk(chunk);
+        }
+      : undefined;
     try {
-      return await this.roundTrip(s, text);
+      return await this.roundTrip(s, text, sink);
     } catch (err) {
       s.destroy();
       if (this.socket === s) this.socket = null;
       // A kept connection may have been closed by a daemon restart since its last use: retry once
-      // on a new one. A set that was cut half-way is safe to resend (each line is idempotent).
-      if (!fresh && !(err instanceof UapiError) && !(err instanceof UapiTimeoutError)) {
+      // on a new one. A set that was cut half-way is safe to resend (each line is idempotent); a
+      // streamed answer already half-delivered is not (its reader would see peers twice).
+      if (!fresh && !streamed && !(err instanceof UapiError) && !(err instanceof UapiTimeoutError)) {
         const again = await this.openSocket();
         try {
-          const answer = await this.roundTrip(again, text);
+          const answer = await this.roundTrip(again, text, sink);
           this.keep(again);
           return answer;
         } catch (err2) {
@@ -341,7 +489,7 @@ export class UapiClient {
     }
   }
 
-  private roundTrip(s: Socket, text: string): Promise<string> {
+  private roundTrip(s: Socket, text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let prevLast = -1;
@@ -357,14 +505,22 @@ export class UapiClient {
         else resolve(answer ?? '');
       };
       const onData = (chunk: Buffer) => {
-        chunks.push(chunk);
+        if (onChunk) {
+          try {
+            onChunk(chunk);
+          } catch (err) {
+            finish(err instanceof Error ? err : new Error(String(err)));
+            return;
+          }
+        } else chunks.push(chunk);
         // The answer ends with an empty line; it can be split across chunks, so look at the last
         // byte of the previous chunk too. No other empty line occurs in an answer.
         const n = chunk.length;
         const last = chunk[n - 1];
         const before = n >= 2 ? chunk[n - 2] : prevLast;
         prevLast = last ?? prevLast;
-        if (last === 0x0a && before === 0x0a) finish(null, Buffer.concat(chunks).toString('utf8'));
+        if (last === 0x0a && before === 0x0a)
+          finish(null, onChunk ? '' : Buffer.concat(chunks).toString('utf8'));
       };
       const onError = (err: Error) => finish(err);
       const onClose = () => finish(new Error('el socket UAPI se cerró antes de responder'));

@@ -17,6 +17,8 @@ import { isBase64Key } from './keys.ts';
 import {
   checkEndpoint,
   checkKeepalive,
+  visitPeerCounters,
+  type PeerCountersVisitor,
   type UapiDeviceState,
   type UapiPeerOp,
   type UapiPeerState,
@@ -101,6 +103,11 @@ export class WgToolDriver implements WgDriver {
   async get(): Promise<UapiDeviceState> {
     const { stdout } = await this.runner.run('wg', ['show', this.iface, 'dump']);
     return parseWgDump(stdout);
+  }
+
+  /** `wg show dump` is small next to UAPI's `get` (one line per peer), so it is parsed whole. */
+  async readStats(visit: PeerCountersVisitor): Promise<void> {
+    visitPeerCounters(await this.get(), visit);
   }
 
   async set(req: UapiSetRequest): Promise<void> {

@@ -41,6 +41,8 @@ export async function startFakeControlPlane(options: {
   token: string;
   /** Called when an agent connects (after auth); send welcome/snapshot from here. */
   onConnect?: (send: (msg: object) => void, conn: number) => void;
+  /** Answer each heartbeat with one, as the real hub does (default off: tests of the idle timeout). */
+  answerHeartbeats?: boolean;
 }): Promise<FakeControlPlane> {
   const wss = new WebSocketServer({
     host: '127.0.0.1',
@@ -110,6 +112,8 @@ export async function startFakeControlPlane(options: {
       if (!parsed.success) throw new Error(`el agente envió un mensaje fuera del protocolo: ${String(data)}`);
       const rec = { at: Date.now(), conn, message: parsed.data, bytes: (data as Buffer).length };
       fake.received.push(rec);
+      if (options.answerHeartbeats && parsed.data.type === 'heartbeat')
+        ws.send(JSON.stringify({ type: 'heartbeat', at: Date.now() }));
       const index = fake.received.length - 1;
       for (const w of [...waiters]) {
         if (index >= w.from && w.pred(rec.message)) {

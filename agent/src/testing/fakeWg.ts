@@ -7,7 +7,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { WgDriver } from '../driver.ts';
 import { ZERO_KEY_HEX, keyFromHex, keyToHex } from '../keys.ts';
 import { normalizeCidr } from '../cidr.ts';
-import { parseGet, serializeSet, type UapiDeviceState, type UapiSetRequest } from '../uapi.ts';
+import {
+  StatsStreamParser,
+  parseGet,
+  serializeSet,
+  type PeerCountersVisitor,
+  type UapiDeviceState,
+  type UapiSetRequest,
+} from '../uapi.ts';
 
 interface FakePeer {
   psk: string;
@@ -120,6 +127,19 @@ export class FakeDriver implements WgDriver {
       throw new Error('daemon caído (simulado)');
     }
     return parseGet(this.device.getText());
+  }
+
+  /** Streams the device's text through the real stats parser, in small chunks. */
+  async readStats(visit: PeerCountersVisitor): Promise<void> {
+    this.gets++;
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('daemon caído (simulado)');
+    }
+    const text = Buffer.from(this.device.getText());
+    const parser = new StatsStreamParser(visit);
+    for (let i = 0; i < text.length; i += 7) parser.push(text.subarray(i, i + 7));
+    parser.end();
   }
 
   async set(req: UapiSetRequest): Promise<void> {
