@@ -35,6 +35,8 @@ const SYNCCONF_ROUNDS = { 10_000: 5, 50_000: 3 } as Record<number, number>;
 const FILL_BATCH = 5_000;
 /** The agent process reports stats like in production (the control plane's STATS_INTERVAL_MS). */
 const STATS_MS = Number(process.env.BENCH_AGENT_STATS_MS ?? 10_000);
+/** The agent's drift repair (a full read of the interface), seconds: production's 300 unless BENCH_AGENT_REPAIR_S. */
+const REPAIR_S = Number(process.env.BENCH_AGENT_REPAIR_S ?? 300);
 /** Node flags of the agent process, as in agent/deploy/vpn-agent.service (BENCH_AGENT_NODE_FLAGS to try others). */
 const AGENT_NODE_FLAGS = (process.env.BENCH_AGENT_NODE_FLAGS ?? '--max-semi-space-size=1')
   .split(' ')
@@ -432,7 +434,12 @@ async function benchProcess(n: number): Promise<void> {
     // The production runtime: compiled JavaScript (`npm start` / the systemd unit), not tsx.
     agentProc = spawn(
       process.execPath,
-      [...AGENT_NODE_FLAGS, 'dist/main.js', '--netns', ns, '--uplink', 'lo', '--log-level', 'error'],
+      [
+        ...AGENT_NODE_FLAGS,
+        'dist/main.js',
+        ...['--netns', ns, '--uplink', 'lo', '--log-level', 'error'],
+        ...['--repair-interval', String(REPAIR_S)],
+      ],
       {
         cwd: new URL('..', import.meta.url).pathname,
         env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
@@ -513,7 +520,7 @@ async function main(): Promise<number> {
         stdio: 'inherit',
       },
     );
-    await benchProcess(50_000);
+    await benchProcess(Number(process.env.BENCH_AGENT_PEERS ?? 50_000));
   } finally {
     await cleanup();
   }

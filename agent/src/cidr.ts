@@ -139,8 +139,14 @@ export function parseCidr(cidr: string): ParsedCidr | null {
 export function normalizeCidr(cidr: string): string {
   // Fast path for the common case, an IPv4 host route already in canonical form.
   if (cidr.endsWith('/32') && !cidr.includes(':')) {
-    const bytes = parseIpv4(cidr.slice(0, -3));
-    if (bytes) return `${bytes.join('.')}/32`;
+    const address = cidr.slice(0, -3);
+    const bytes = parseIpv4(address);
+    if (bytes) {
+      const canonical = bytes.join('.');
+      // Already canonical (nearly always): keep the caller's string, one flat string per peer
+      // instead of a concatenation of two (the agent holds one per peer for its whole life).
+      return canonical === address ? cidr : `${canonical}/32`;
+    }
   }
   return parseCidr(cidr)?.network ?? cidr;
 }

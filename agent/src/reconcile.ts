@@ -21,9 +21,8 @@ import {
   type ResolvedEndpoint,
 } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
-import { keyFromHex } from './keys.ts';
 import { errorMessage, type Logger } from './log.ts';
-import type { UapiDeviceState, UapiPeerOp, UapiSetRequest } from './uapi.ts';
+import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
 
 /** What a stats pass remembers of a peer. */
 interface LastCounters {
@@ -105,32 +104,50 @@ function endpointMatches(d: PeerState, live: string | null | undefined): boolean
 }
 
 /**
- * Computes what must change on the live interface to match `desired`: peers to add, peers whose
- * preshared key, allowed IPs, desired endpoint or keepalive differ, and peers to remove. Pure;
- * `live` allowed IPs may be in any order or form.
+ * Computes what must change on the live interface to match `desired`, one live peer at a time (the
+ * reconciler feeds it as the device is read, so the live peer list is never held): peers to add,
+ * peers whose preshared key, allowed IPs, desired endpoint or keepalive differ, and peers to
+ * remove. Live allowed IPs may be in any order or form.
  */
-export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonly PeerState[]): PeerDiff {
-  const diff: PeerDiff = { add: [], update: [], remove: [] };
-  const seen = new Set<string>();
-  for (const l of live) {
-    seen.add(l.publicKey);
-    const d = desired.get(l.publicKey);
-    if (!d) diff.remove.push(l.publicKey);
-    else if (
+export class PeerDiffer {
+  private readonly diff: PeerDiff = { add: [], update: [], remove: [] };
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly desired: ReadonlyMap<string, PeerState>) {}
+
+  visit(l: PeerState): void {
+    const d = this.desired.get(l.publicKey);
+    if (!d) {
+      this.diff.remove.push(l.publicKey);
+      return;
+    }
+    // The desired entry's own key string: the live one is let go with the rest of the peer.
+    this.seen.add(d.publicKey);
+    if (
       d.presharedKey !== l.presharedKey ||
       !liveIpsMatch(d.allowedIps, l.allowedIps) ||
       !endpointMatches(d, l.endpoint) ||
       (d.persistentKeepalive ?? 0) !== (l.persistentKeepalive ?? 0)
     )
       // A keepalive left on live but not desired must be switched off explicitly.
-      diff.update.push(
+      this.diff.update.push(
         d.persistentKeepalive === undefined && (l.persistentKeepalive ?? 0) !== 0
           ? { ...d, persistentKeepalive: 0 }
           : d,
       );
   }
-  for (const d of desired.values()) if (!seen.has(d.publicKey)) diff.add.push(d);
-  return diff;
+
+  finish(): PeerDiff {
+    for (const d of this.desired.values()) if (!this.seen.has(d.publicKey)) this.diff.add.push(d);
+    return this.diff;
+  }
+}
+
+/** PeerDiffer over a whole live list. Pure. */
+export function diffPeers(desired: ReadonlyMap<string, PeerState>, live: readonly PeerState[]): PeerDiff {
+  const differ = new PeerDiffer(desired);
+  for (const l of live) differ.visit(l);
+  return differ.finish();
 }
 
 export function isEmptyDiff(d: PeerDiff): boolean {
@@ -246,7 +263,7 @@ export class Reconciler {
   private healthTimer: NodeJS.Timeout | null = null;
   private repairQueued = false;
   private uplink: string | null;
-  /** Each peer's counters at the last stats pass, by hex public key (see collectStats). */
+  /** Each peer's counters at the last stats pass, by public key (see collectStats). */
   private lastStats = new Map<string, LastCounters>();
   private statsPass = 0;
   /** Last successful resolution of each endpoint text: used while its host name fails to resolve. */
@@ -397,7 +414,7 @@ export class Reconciler {
    *
    * Runs every 10 s over every peer, so it allocates as little as it can: the answer is parsed as
    * it streams in, each peer's last counters are updated in place (one object per peer, kept), and
-   * only reported peers get a base64 key and an object. Building all of it anew each pass kept the
+   * only reported peers get an object. Building all of it anew each pass kept the
    * agent's memory from ever shrinking (docs/reliability.md).
    */
   async collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null> {
@@ -406,9 +423,9 @@ export class Reconciler {
     const out: AgentPeerStats[] = [];
     const seen = this.lastStats;
     try {
-      await this.opts.backend.statsReader().readStats((hex, rx, tx, handshake, reported) => {
+      await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
         const endpoint = reported && reported.length <= 64 ? reported : null;
-        const last = seen.get(hex);
+        const last = seen.get(publicKey);
         if (last) {
           const same =
             last.rx === rx && last.tx === tx && last.handshake === handshake && last.endpoint === endpoint;
@@ -418,9 +435,13 @@ export class Reconciler {
           last.tx = tx;
           last.handshake = handshake;
           last.endpoint = endpoint;
-        } else seen.set(hex, { rx, tx, handshake, endpoint, pass });
+        } else {
+          // Keyed by the desired peer's own key string when there is one: no second copy kept.
+          const key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
+          seen.set(key, { rx, tx, handshake, endpoint, pass });
+        }
         out.push({
-          public_key: keyFromHex(hex),
+          public_key: publicKey,
           rx_bytes: rx,
           tx_bytes: tx,
           latest_handshake: handshake,
@@ -432,7 +453,7 @@ export class Reconciler {
       seen.clear();
       throw err;
     }
-    for (const [hex, last] of seen) if (last.pass !== pass) seen.delete(hex);
+    for (const [key, last] of seen) if (last.pass !== pass) seen.delete(key);
     return out;
   }
 
@@ -537,16 +558,10 @@ export class Reconciler {
     await this.resolveEndpoints(d.peers.values());
     const driver = backend.driver();
     const t1 = performance.now();
-    const live: UapiDeviceState = await driver.get();
+    const differ = new PeerDiffer(d.peers);
+    const live = await driver.scan((p) => differ.visit(p));
     const t2 = performance.now();
-    const livePeers: PeerState[] = live.peers.map((p) => ({
-      publicKey: p.publicKey,
-      presharedKey: p.presharedKey,
-      allowedIps: p.allowedIps,
-      endpoint: p.endpoint,
-      persistentKeepalive: p.persistentKeepalive,
-    }));
-    const diff = diffPeers(d.peers, livePeers);
+    const diff = differ.finish();
     const req: UapiSetRequest = { peers: diffToOps(diff) };
     const device = live.privateKey !== d.privateKey || live.listenPort !== d.listenPort;
     if (live.privateKey !== d.privateKey) req.privateKey = d.privateKey;

@@ -12,6 +12,7 @@ import {
   UapiUnavailableError,
   parseGet,
   serializeSet,
+  setRequestParts,
   setRequestText,
   uapiSocketPath,
 } from './uapi.ts';
@@ -199,6 +200,27 @@ describe('UAPI text', () => {
     );
   });
 
+  it('writes a large transaction in parts of about 64 KiB, checked whole before the first part', () => {
+    const peers = Array.from({ length: 3000 }, (_, i) => ({
+      publicKey: randomKey(),
+      presharedKey: randomKey(),
+      replaceAllowedIps: true,
+      allowedIps: [`10.64.${i >> 8}.${i & 255}/32`],
+    }));
+    const parts = [...setRequestParts({ listenPort: 51820, peers })];
+    expect(parts.length).toBeGreaterThan(5);
+    expect(parts.slice(0, -1).every((p) => p.length >= 64 * 1024 && p.length < 65 * 1024)).toBe(true);
+    expect(parts.join('')).toBe(setRequestText({ listenPort: 51820, peers }));
+    expect(parts[0]!.startsWith('set=1\nlisten_port=51820\npublic_key=')).toBe(true);
+    expect(parts.at(-1)!.endsWith('allowed_ip=10.64.11.183/32\n\n')).toBe(true);
+    // A bad value at the end refuses the whole request before any part exists to be sent.
+    const bad = [...peers, { publicKey: randomKey(), allowedIps: ['10.0.0.1/32\nremove=true'] }];
+    expect(() => setRequestParts({ peers: bad })).toThrow(/allowed IP no válida/);
+    expect(() => setRequestParts({ peers: [...peers, { publicKey: 'no-es-una-clave' }] })).toThrow(
+      /clave WireGuard no válida/,
+    );
+  });
+
   it('reports a non-zero errno as UapiError', () => {
     expect(() => parseGet('errno=22\n\n')).toThrow(UapiError);
     expect(() => parseGet('listen_port=1\n\n')).toThrow(/sin errno/);
@@ -236,8 +258,8 @@ describe('StatsStreamParser (the stats pass reads get=1 as it streams in)', () =
   };
   const visits = (text: string, chunk: number) => {
     const seen: unknown[] = [];
-    const parser = new StatsStreamParser((hex, rx, tx, handshake, endpoint) =>
-      seen.push({ key: keyFromHex(hex), rx, tx, handshake, endpoint }),
+    const parser = new StatsStreamParser((key, rx, tx, handshake, endpoint) =>
+      seen.push({ key, rx, tx, handshake, endpoint }),
     );
     const bytes = Buffer.from(text);
     for (let i = 0; i < bytes.length; i += chunk) parser.push(bytes.subarray(i, i + chunk));
@@ -263,10 +285,16 @@ describe('StatsStreamParser (the stats pass reads get=1 as it streams in)', () =
   it('refuses an answer with a non-zero errno or none at all', () => {
     expect(() => visits('errno=22\n\n', 3)).toThrow(UapiError);
     expect(() => visits(`public_key=${keyToHex(pub)}\nrx_bytes=1\n\n`, 4)).toThrow(/sin errno/);
+    expect(() => visits(`public_key=${keyToHex(pub).slice(2)}zz\nerrno=0\n\n`, 5)).toThrow(/clave WireGuard/);
+    // Upper-case hex reads as the same key.
+    expect(visits(`public_key=${keyToHex(pub).toUpperCase()}\nerrno=0\n\n`, 9)).toEqual([
+      { key: pub, rx: 0, tx: 0, handshake: 0, endpoint: null },
+    ]);
   });
 });
 
 describe('UapiClient over a unix socket', () => {
+  const priv = randomKey();
   let dir: string;
   let path: string;
   beforeEach(() => {
@@ -314,10 +342,36 @@ describe('UapiClient over a unix socket', () => {
         Object.assign(dev.peer(k)!, { rx: i * 1000, tx: i, handshake: 1_700_000_000 + i }),
       );
       const streamed: [string, number, number, number][] = [];
-      await client.readStats((hex, rx, tx, handshake) => streamed.push([keyFromHex(hex), rx, tx, handshake]));
+      await client.readStats((key, rx, tx, handshake) => streamed.push([key, rx, tx, handshake]));
       expect(streamed).toEqual(keys.map((k, i) => [k, i * 1000, i, 1_700_000_000 + i]));
       // The connection is still good for the next request.
       expect((await client.get()).peers).toHaveLength(30);
+      expect(srv.connections()).toBe(1);
+    } finally {
+      client.close();
+      await srv.close();
+    }
+  });
+
+  it('sends a 5,000-peer set as one transaction in parts, and scans the device peer by peer', async () => {
+    const dev = new FakeDevice();
+    const srv = await startFakeUapiServer(path, dev);
+    const client = new UapiClient(path);
+    try {
+      const keys = Array.from({ length: 5000 }, () => randomKey());
+      await client.set({
+        privateKey: priv,
+        listenPort: 51999,
+        peers: keys.map((k, i) => ({
+          publicKey: k,
+          replaceAllowedIps: true,
+          allowedIps: [`10.65.${i >> 8}.${i & 255}/32`],
+        })),
+      });
+      const seen: string[] = [];
+      const header = await client.scan((p) => seen.push(`${p.publicKey} ${p.allowedIps.join()}`));
+      expect(header).toEqual({ privateKey: priv, listenPort: 51999, fwmark: 0 });
+      expect(seen).toEqual(keys.map((k, i) => `${k} 10.65.${i >> 8}.${i & 255}/32`));
       expect(srv.connections()).toBe(1);
     } finally {
       client.close();

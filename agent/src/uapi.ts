@@ -12,7 +12,7 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { canonicalEndpoint } from './endpoint.ts';
-import { ZERO_KEY_HEX, keyFromHex, keyToHex } from './keys.ts';
+import { ZERO_KEY_HEX, isBase64Key, keyFromHex, keyToHex } from './keys.ts';
 
 export const UAPI_SOCKET_DIR = '/var/run/wireguard';
 
@@ -105,35 +105,75 @@ export function checkKeepalive(seconds: number): number {
   return seconds;
 }
 
-/** Serialises a `set` transaction (without the `set=1` header line). Keys are converted to hex. */
-export function serializeSet(req: UapiSetRequest): string {
-  const lines: string[] = [];
-  if (req.privateKey !== undefined) lines.push(`private_key=${keyToHex(req.privateKey)}`);
-  if (req.listenPort !== undefined) lines.push(`listen_port=${req.listenPort}`);
+/** The lines of one peer inside a `set` transaction (each ending in a newline). */
+function peerLines(p: UapiPeerOp): string {
+  let text = `public_key=${keyToHex(p.publicKey)}\n`;
+  if (p.remove === true) return text + 'remove=true\n';
+  if (p.presharedKey !== undefined)
+    text += `preshared_key=${p.presharedKey === null ? ZERO_KEY_HEX : keyToHex(p.presharedKey)}\n`;
+  if (p.endpoint !== undefined) text += `endpoint=${checkEndpoint(p.endpoint)}\n`;
+  if (p.persistentKeepalive !== undefined)
+    text += `persistent_keepalive_interval=${checkKeepalive(p.persistentKeepalive)}\n`;
+  if (p.replaceAllowedIps) text += 'replace_allowed_ips=true\n';
+  for (const ip of p.allowedIps ?? []) text += `allowed_ip=${ip}\n`;
+  return text;
+}
+
+/**
+ * Throws on anything `peerLines` would refuse, without writing text: a transaction is streamed to
+ * the daemon part by part, and a refusal half-way would leave half of it applied.
+ */
+function checkSet(req: UapiSetRequest): void {
+  if (req.privateKey !== undefined) keyToHex(req.privateKey);
   for (const p of req.peers ?? []) {
-    lines.push(`public_key=${keyToHex(p.publicKey)}`);
-    if (p.remove === true) {
-      lines.push('remove=true');
-      continue;
-    }
-    if (p.presharedKey !== undefined)
-      lines.push(`preshared_key=${p.presharedKey === null ? ZERO_KEY_HEX : keyToHex(p.presharedKey)}`);
-    if (p.endpoint !== undefined) lines.push(`endpoint=${checkEndpoint(p.endpoint)}`);
-    if (p.persistentKeepalive !== undefined)
-      lines.push(`persistent_keepalive_interval=${checkKeepalive(p.persistentKeepalive)}`);
-    if (p.replaceAllowedIps) lines.push('replace_allowed_ips=true');
-    for (const ip of p.allowedIps ?? []) {
+    if (!isBase64Key(p.publicKey)) keyToHex(p.publicKey);
+    if (p.remove === true) continue;
+    if (p.presharedKey && !isBase64Key(p.presharedKey)) keyToHex(p.presharedKey);
+    if (p.endpoint !== undefined) checkEndpoint(p.endpoint);
+    if (p.persistentKeepalive !== undefined) checkKeepalive(p.persistentKeepalive);
+    for (const ip of p.allowedIps ?? [])
       // A newline inside a value would inject UAPI commands; CIDRs never contain one.
       if (/[\s=]/.test(ip)) throw new Error(`allowed IP no válida: ${JSON.stringify(ip)}`);
-      lines.push(`allowed_ip=${ip}`);
+  }
+}
+
+/** Text handed to the socket at a time while streaming a `set` (a 50,000-peer one is ~12 MB). */
+const SET_PART_CHARS = 64 * 1024;
+
+/**
+ * A whole `set` request (`set=1`, its lines, the closing empty line) in parts of about 64 KiB, after
+ * checking all of it (throws before yielding anything). Keys are converted to hex. Iterable more
+ * than once (a request cut by a daemon restart is sent again).
+ */
+export function setRequestParts(req: UapiSetRequest): Iterable<string> {
+  checkSet(req);
+  return { [Symbol.iterator]: () => uncheckedParts(req) };
+}
+
+function* uncheckedParts(req: UapiSetRequest): Generator<string> {
+  let part = 'set=1\n';
+  if (req.privateKey !== undefined) part += `private_key=${keyToHex(req.privateKey)}\n`;
+  if (req.listenPort !== undefined) part += `listen_port=${req.listenPort}\n`;
+  for (const p of req.peers ?? []) {
+    part += peerLines(p);
+    if (part.length >= SET_PART_CHARS) {
+      yield part;
+      part = '';
     }
   }
-  return lines.length ? lines.join('\n') + '\n' : '';
+  yield part + '\n';
 }
 
 /** Builds the full request text of a `set` transaction. */
 export function setRequestText(req: UapiSetRequest): string {
-  return `set=1\n${serializeSet(req)}\n`;
+  let text = '';
+  for (const part of setRequestParts(req)) text += part;
+  return text;
+}
+
+/** Serialises a `set` transaction (without the `set=1` header line and the closing empty line). */
+export function serializeSet(req: UapiSetRequest): string {
+  return setRequestText(req).slice('set=1\n'.length, -1);
 }
 
 /**
@@ -152,119 +192,14 @@ function splitAnswer(text: string): string[] {
 }
 
 /**
- * Parses the answer to `get=1` (including its `errno=` line). Written as one pass over the text
- * without splitting it: at 50,000 peers the answer is ~15 MB and ~500,000 lines.
+ * Splits an answer arriving in chunks into `key=value` lines, handed over as byte offsets (`eq` is
+ * the position of `=`). Holds one partial line between chunks, never the answer: at 50,000 peers a
+ * `get` answer is ~12 MB and ~500,000 lines.
  */
-export function parseGet(text: string): UapiDeviceState {
-  const dev: UapiDeviceState = { privateKey: null, listenPort: 0, fwmark: 0, peers: [] };
-  let peer: UapiPeerState | null = null;
-  let errno: number | null = null;
-  let pos = 0;
-  const end = text.length;
-  while (pos < end) {
-    let nl = text.indexOf('\n', pos);
-    if (nl < 0) nl = end;
-    const eq = text.indexOf('=', pos);
-    if (eq < 0 || eq > nl) {
-      pos = nl + 1;
-      continue;
-    }
-    const key = text.slice(pos, eq);
-    const value = text.slice(eq + 1, nl);
-    pos = nl + 1;
-    switch (key) {
-      case 'public_key':
-        peer = {
-          publicKey: keyFromHex(value),
-          presharedKey: null,
-          allowedIps: [],
-          endpoint: null,
-          lastHandshakeSec: 0,
-          rxBytes: 0,
-          txBytes: 0,
-          persistentKeepalive: 0,
-        };
-        dev.peers.push(peer);
-        break;
-      case 'allowed_ip':
-        peer?.allowedIps.push(value);
-        break;
-      case 'preshared_key':
-        if (peer) peer.presharedKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
-        break;
-      case 'rx_bytes':
-        if (peer) peer.rxBytes = Number(value);
-        break;
-      case 'tx_bytes':
-        if (peer) peer.txBytes = Number(value);
-        break;
-      case 'last_handshake_time_sec':
-        if (peer) peer.lastHandshakeSec = Number(value);
-        break;
-      case 'endpoint':
-        if (peer) peer.endpoint = value;
-        break;
-      case 'persistent_keepalive_interval':
-        if (peer) peer.persistentKeepalive = Number(value);
-        break;
-      case 'private_key':
-        dev.privateKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
-        break;
-      case 'listen_port':
-        dev.listenPort = Number(value);
-        break;
-      case 'fwmark':
-        dev.fwmark = Number(value);
-        break;
-      case 'errno':
-        errno = Number(value);
-        break;
-      default:
-        // protocol_version, last_handshake_time_nsec, and keys of future versions: not needed.
-        break;
-    }
-  }
-  if (errno === null) throw new Error('respuesta UAPI sin errno');
-  if (errno !== 0) throw new UapiError(errno);
-  return dev;
-}
-
-/**
- * What a stats pass needs of one peer, called once per peer of a `get=1` answer. The key stays in
- * hex, as on the wire (the caller converts only the peers it reports).
- */
-export type PeerCountersVisitor = (
-  publicKeyHex: string,
-  rxBytes: number,
-  txBytes: number,
-  lastHandshakeSec: number,
-  endpoint: string | null,
-) => void;
-
-const KEY_PUBLIC = Buffer.from('public_key');
-const KEY_RX = Buffer.from('rx_bytes');
-const KEY_TX = Buffer.from('tx_bytes');
-const KEY_HANDSHAKE = Buffer.from('last_handshake_time_sec');
-const KEY_ENDPOINT = Buffer.from('endpoint');
-const KEY_ERRNO = Buffer.from('errno');
-
-/**
- * Parses a `get=1` answer as it arrives, chunk by chunk, keeping only the stats fields. The agent
- * reads every peer's counters every 10 s: at 50,000 peers the answer is ~12 MB, and holding it
- * whole (a 12 MB buffer, then a 12 MB string, then an object per peer) every 10 s kept the agent's
- * heap from ever shrinking (docs/reliability.md). This holds one chunk and one partial line, parses
- * numbers from the bytes and makes one string per peer (its hex key) plus its endpoint.
- */
-export class StatsStreamParser {
+class LineSplitter {
   private carry: Buffer | null = null;
-  private key: string | null = null;
-  private rx = 0;
-  private tx = 0;
-  private handshake = 0;
-  private endpoint: string | null = null;
-  private errno: number | null = null;
 
-  constructor(private readonly visit: PeerCountersVisitor) {}
+  constructor(private readonly onLine: (b: Buffer, start: number, eq: number, end: number) => void) {}
 
   push(chunk: Buffer): void {
     let pos = 0;
@@ -289,29 +224,174 @@ export class StatsStreamParser {
     if (pos < chunk.length) this.carry = Buffer.from(chunk.subarray(pos));
   }
 
+  end(): void {
+    if (!this.carry) return;
+    const line = this.carry;
+    this.carry = null;
+    this.line(line, 0, line.length);
+  }
+
+  private line(b: Buffer, start: number, end: number): void {
+    for (let i = start; i < end && i < start + 40; i++)
+      if (b[i] === 0x3d) {
+        this.onLine(b, start, i, end);
+        return;
+      }
+  }
+}
+
+/** The device's own settings, as `get` reports them. */
+export type UapiDeviceHeader = Omit<UapiDeviceState, 'peers'>;
+
+/**
+ * Parses the answer to `get=1` as it arrives, handing each peer to `onPeer` once its lines are
+ * read. The reconciler compares each live peer with the desired one and lets it go; nothing holds
+ * the answer or the whole peer list.
+ */
+export class GetStreamParser {
+  private readonly header: UapiDeviceHeader = { privateKey: null, listenPort: 0, fwmark: 0 };
+  private peer: UapiPeerState | null = null;
+  private errno: number | null = null;
+  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
+
+  constructor(private readonly onPeer: (peer: UapiPeerState) => void) {}
+
+  push(chunk: Buffer): void {
+    this.lines.push(chunk);
+  }
+
+  /** Call after the last chunk: hands over the last peer, checks the errno, returns the device's settings. */
+  end(): UapiDeviceHeader {
+    this.lines.end();
+    this.flush();
+    if (this.errno === null) throw new Error('respuesta UAPI sin errno');
+    if (this.errno !== 0) throw new UapiError(this.errno);
+    return this.header;
+  }
+
+  private flush(): void {
+    if (this.peer) this.onPeer(this.peer);
+    this.peer = null;
+  }
+
+  private line(b: Buffer, start: number, eq: number, end: number): void {
+    const key = b.toString('latin1', start, eq);
+    const value = b.toString('utf8', eq + 1, end);
+    const peer = this.peer;
+    switch (key) {
+      case 'public_key':
+        this.flush();
+        this.peer = {
+          publicKey: keyFromHex(value),
+          presharedKey: null,
+          allowedIps: [],
+          endpoint: null,
+          lastHandshakeSec: 0,
+          rxBytes: 0,
+          txBytes: 0,
+          persistentKeepalive: 0,
+        };
+        break;
+      case 'allowed_ip':
+        peer?.allowedIps.push(value);
+        break;
+      case 'preshared_key':
+        if (peer) peer.presharedKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+        break;
+      case 'rx_bytes':
+        if (peer) peer.rxBytes = Number(value);
+        break;
+      case 'tx_bytes':
+        if (peer) peer.txBytes = Number(value);
+        break;
+      case 'last_handshake_time_sec':
+        if (peer) peer.lastHandshakeSec = Number(value);
+        break;
+      case 'endpoint':
+        if (peer) peer.endpoint = value;
+        break;
+      case 'persistent_keepalive_interval':
+        if (peer) peer.persistentKeepalive = Number(value);
+        break;
+      case 'private_key':
+        this.header.privateKey = value === ZERO_KEY_HEX ? null : keyFromHex(value);
+        break;
+      case 'listen_port':
+        this.header.listenPort = Number(value);
+        break;
+      case 'fwmark':
+        this.header.fwmark = Number(value);
+        break;
+      case 'errno':
+        this.flush();
+        this.errno = Number(value);
+        break;
+      default:
+        // protocol_version, last_handshake_time_nsec, and keys of future versions: not needed.
+        break;
+    }
+  }
+}
+
+/** Parses a whole answer to `get=1` (including its `errno=` line). */
+export function parseGet(text: string): UapiDeviceState {
+  const peers: UapiPeerState[] = [];
+  const parser = new GetStreamParser((p) => peers.push(p));
+  parser.push(Buffer.from(text));
+  return { ...parser.end(), peers };
+}
+
+/** What a stats pass needs of one peer, called once per peer of a `get=1` answer (key in base64). */
+export type PeerCountersVisitor = (
+  publicKey: string,
+  rxBytes: number,
+  txBytes: number,
+  lastHandshakeSec: number,
+  endpoint: string | null,
+) => void;
+
+const KEY_PUBLIC = Buffer.from('public_key');
+const KEY_RX = Buffer.from('rx_bytes');
+const KEY_TX = Buffer.from('tx_bytes');
+const KEY_HANDSHAKE = Buffer.from('last_handshake_time_sec');
+const KEY_ENDPOINT = Buffer.from('endpoint');
+const KEY_ERRNO = Buffer.from('errno');
+
+/**
+ * The stats pass's own `get=1` parser, leaner than GetStreamParser: the agent reads every peer's
+ * counters every 10 s, and building an object with its keys and allowed IPs for each peer every
+ * time (after holding the whole ~12 MB answer as a buffer and a string, as it first did) kept the
+ * agent's heap from ever shrinking (docs/reliability.md). This compares key names as bytes, parses
+ * numbers from the bytes and makes one string per peer (its base64 key) plus its endpoint.
+ */
+export class StatsStreamParser {
+  private key: string | null = null;
+  private readonly keyBytes = Buffer.alloc(32);
+  private rx = 0;
+  private tx = 0;
+  private handshake = 0;
+  private endpoint: string | null = null;
+  private errno: number | null = null;
+  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
+
+  constructor(private readonly visit: PeerCountersVisitor) {}
+
+  push(chunk: Buffer): void {
+    this.lines.push(chunk);
+  }
+
   /** Call after the last chunk: reports the last peer and checks the answer's errno. */
   end(): void {
-    if (this.carry) {
-      const line = this.carry;
-      this.carry = null;
-      this.line(line, 0, line.length);
-    }
+    this.lines.end();
     this.flush();
     if (this.errno === null) throw new Error('respuesta UAPI sin errno');
     if (this.errno !== 0) throw new UapiError(this.errno);
   }
 
-  private line(b: Buffer, start: number, end: number): void {
-    let eq = -1;
-    for (let i = start; i < end && i < start + 32; i++)
-      if (b[i] === 0x3d) {
-        eq = i;
-        break;
-      }
-    if (eq < 0) return;
+  private line(b: Buffer, start: number, eq: number, end: number): void {
     if (isKey(b, start, eq, KEY_PUBLIC)) {
       this.flush();
-      this.key = b.toString('latin1', eq + 1, end);
+      this.key = this.base64Key(b, eq + 1, end);
     } else if (this.key !== null && isKey(b, start, eq, KEY_RX)) this.rx = digits(b, eq + 1, end);
     else if (this.key !== null && isKey(b, start, eq, KEY_TX)) this.tx = digits(b, eq + 1, end);
     else if (this.key !== null && isKey(b, start, eq, KEY_HANDSHAKE)) this.handshake = digits(b, eq + 1, end);
@@ -321,6 +401,18 @@ export class StatsStreamParser {
       this.flush();
       this.errno = digits(b, eq + 1, end);
     }
+  }
+
+  /** The hex key in `b[start, end)` as base64, without an intermediate hex string. */
+  private base64Key(b: Buffer, start: number, end: number): string {
+    if (end - start !== 64) throw new Error('clave WireGuard no válida (se esperaban 64 dígitos hex)');
+    for (let i = 0; i < 32; i++) {
+      const hi = hexDigit(b[start + 2 * i]);
+      const lo = hexDigit(b[start + 2 * i + 1]);
+      if (hi < 0 || lo < 0) throw new Error('clave WireGuard no válida (se esperaban 64 dígitos hex)');
+      this.keyBytes[i] = (hi << 4) | lo;
+    }
+    return this.keyBytes.toString('base64');
   }
 
   private flush(): void {
@@ -338,6 +430,14 @@ function isKey(b: Buffer, start: number, eq: number, key: Buffer): boolean {
   return eq - start === key.length && b.compare(key, 0, key.length, start, eq) === 0;
 }
 
+function hexDigit(c: number | undefined): number {
+  if (c === undefined) return -1;
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
+
 /** A decimal number written in `b[start, end)`; NaN when anything else is there. */
 function digits(b: Buffer, start: number, end: number): number {
   if (start >= end) return NaN;
@@ -352,8 +452,7 @@ function digits(b: Buffer, start: number, end: number): number {
 
 /** Visits the peers of a parsed device like StatsStreamParser does (drivers without streaming). */
 export function visitPeerCounters(dev: UapiDeviceState, visit: PeerCountersVisitor): void {
-  for (const p of dev.peers)
-    visit(keyToHex(p.publicKey), p.rxBytes, p.txBytes, p.lastHandshakeSec, p.endpoint);
+  for (const p of dev.peers) visit(p.publicKey, p.rxBytes, p.txBytes, p.lastHandshakeSec, p.endpoint);
 }
 
 export interface UapiClientOptions {
@@ -383,7 +482,19 @@ export class UapiClient {
 
   /** Reads the whole device (costly with many peers: ~150 ms at 50,000 in wireguard-go). */
   async get(): Promise<UapiDeviceState> {
-    return parseGet(await this.request('get=1\n\n'));
+    const peers: UapiPeerState[] = [];
+    const header = await this.scan((p) => peers.push(p));
+    return { ...header, peers };
+  }
+
+  /**
+   * Reads the device handing each peer to `onPeer` as the answer arrives (GetStreamParser), so a
+   * caller that needs one peer at a time never holds them all.
+   */
+  async scan(onPeer: (peer: UapiPeerState) => void): Promise<UapiDeviceHeader> {
+    const parser = new GetStreamParser(onPeer);
+    await this.request('get=1\n\n', (chunk) => parser.push(chunk));
+    return parser.end();
   }
 
   /**
@@ -396,16 +507,19 @@ export class UapiClient {
     parser.end();
   }
 
-  /** Applies one transaction; resolves when the daemon answered errno=0. */
+  /**
+   * Applies one transaction; resolves when the daemon answered errno=0. The request is checked
+   * whole, then written in parts (setRequestParts): still one transaction to the daemon.
+   */
   async set(req: UapiSetRequest): Promise<void> {
-    splitAnswer(await this.request(setRequestText(req)));
+    splitAnswer(await this.request(setRequestParts(req)));
   }
 
   /**
    * Sends a raw request and returns the raw answer (ending in `errno=N\n\n`). With `onChunk`, the
    * answer goes to it as it arrives instead, and '' is returned.
    */
-  request(text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
+  request(text: string | Iterable<string>, onChunk?: (chunk: Buffer) => void): Promise<string> {
     const run = this.tail.then(
       () => this.exchange(text, onChunk),
       () => this.exchange(text, onChunk),
@@ -436,7 +550,10 @@ export class UapiClient {
     });
   }
 
-  private async exchange(text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
+  private async exchange(
+    text: string | Iterable<string>,
+    onChunk?: (chunk: Buffer) => void,
+  ): Promise<string> {
     let socket = this.keepAlive ? this.socket : null;
     const fresh = !socket || socket.destroyed;
     if (fresh) socket = await this.openSocket();
@@ -489,13 +606,20 @@ export class UapiClient {
     }
   }
 
-  private roundTrip(s: Socket, text: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
+  private roundTrip(
+    s: Socket,
+    text: string | Iterable<string>,
+    onChunk?: (chunk: Buffer) => void,
+  ): Promise<string> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let prevLast = -1;
       s.ref();
       const timer = setTimeout(() => finish(new UapiTimeoutError(this.timeoutMs)), this.timeoutMs);
+      let done = false;
       const finish = (err: Error | null, answer?: string) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         s.off('data', onData);
         s.off('error', onError);
@@ -527,7 +651,28 @@ export class UapiClient {
       s.on('data', onData);
       s.on('error', onError);
       s.on('close', onClose);
-      s.write(text);
+      if (typeof text === 'string') s.write(text);
+      else writeParts(s, text, () => done).catch((err: unknown) => finish(err as Error));
+    });
+  }
+}
+
+/**
+ * Writes a request's parts in order, waiting for the socket to drain between them, until they end,
+ * the answer came early (an error half-way: `stopped`) or the socket closed.
+ */
+async function writeParts(s: Socket, parts: Iterable<string>, stopped: () => boolean): Promise<void> {
+  for (const part of parts) {
+    if (stopped() || s.destroyed) return;
+    if (s.write(part)) continue;
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        s.off('drain', go);
+        s.off('close', go);
+        resolve();
+      };
+      s.on('drain', go);
+      s.on('close', go);
     });
   }
 }

@@ -19,6 +19,7 @@ import {
   checkKeepalive,
   visitPeerCounters,
   type PeerCountersVisitor,
+  type UapiDeviceHeader,
   type UapiDeviceState,
   type UapiPeerOp,
   type UapiPeerState,
@@ -106,6 +107,12 @@ export class WgToolDriver implements WgDriver {
   }
 
   /** `wg show dump` is small next to UAPI's `get` (one line per peer), so it is parsed whole. */
+  async scan(onPeer: (peer: UapiPeerState) => void): Promise<UapiDeviceHeader> {
+    const { peers, ...header } = await this.get();
+    for (const p of peers) onPeer(p);
+    return header;
+  }
+
   async readStats(visit: PeerCountersVisitor): Promise<void> {
     visitPeerCounters(await this.get(), visit);
   }

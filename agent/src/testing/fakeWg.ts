@@ -8,11 +8,14 @@ import type { WgDriver } from '../driver.ts';
 import { ZERO_KEY_HEX, keyFromHex, keyToHex } from '../keys.ts';
 import { normalizeCidr } from '../cidr.ts';
 import {
+  GetStreamParser,
   StatsStreamParser,
   parseGet,
   serializeSet,
   type PeerCountersVisitor,
+  type UapiDeviceHeader,
   type UapiDeviceState,
+  type UapiPeerState,
   type UapiSetRequest,
 } from '../uapi.ts';
 
@@ -129,17 +132,29 @@ export class FakeDriver implements WgDriver {
     return parseGet(this.device.getText());
   }
 
+  /** Streams the device's text through the real parser, in small chunks. */
+  async scan(onPeer: (peer: UapiPeerState) => void): Promise<UapiDeviceHeader> {
+    const parser = new GetStreamParser(onPeer);
+    this.stream((chunk) => parser.push(chunk));
+    return parser.end();
+  }
+
   /** Streams the device's text through the real stats parser, in small chunks. */
   async readStats(visit: PeerCountersVisitor): Promise<void> {
+    const parser = new StatsStreamParser(visit);
+    this.stream((chunk) => parser.push(chunk));
+    parser.end();
+  }
+
+  /** Counts as a read and fails like `get`; hands the text over 7 bytes at a time. */
+  private stream(push: (chunk: Buffer) => void): void {
     this.gets++;
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error('daemon caído (simulado)');
     }
     const text = Buffer.from(this.device.getText());
-    const parser = new StatsStreamParser(visit);
-    for (let i = 0; i < text.length; i += 7) parser.push(text.subarray(i, i + 7));
-    parser.end();
+    for (let i = 0; i < text.length; i += 7) push(text.subarray(i, i + 7));
   }
 
   async set(req: UapiSetRequest): Promise<void> {
