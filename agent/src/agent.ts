@@ -65,7 +65,7 @@ export class Agent {
       hello: async () => ({ revision: r.revision, backend: await r.backendKind() }),
       applySnapshot: async (s) => (await r.applySnapshot(s))?.revision ?? null,
       applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
-      collectStats: (onlyChanged) => r.collectStats(onlyChanged),
+      collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
     };
     this.connection = new AgentConnection({
       url: opts.url,

@@ -33,8 +33,17 @@ export interface AgentHandler {
   applySnapshot(s: ServerSnapshot): Promise<number | null>;
   /** Resolves the revision to ack, or null when there is no snapshot to apply it to. */
   applyDelta(d: ServerDelta): Promise<number | null>;
-  /** Per-peer stats, or null when there is nothing to report yet. */
-  collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null>;
+  /**
+   * Per-peer stats, or null when there is nothing to report yet. With `emit`, full chunks of
+   * AGENT_STATS_CHUNK_PEERS go to it as they are read and only the rest is returned: a report
+   * goes out in messages of at most that many peers (a 100,000-peer report in one message, ~20 MB,
+   * would exceed the control plane's message limit and the agent would reconnect in a loop), and
+   * the agent never holds a whole report of a big server.
+   */
+  collectStats(
+    onlyChanged: boolean,
+    emit?: (peers: AgentPeerStats[]) => void,
+  ): Promise<AgentPeerStats[] | null>;
 }
 
 export interface ConnectionOptions {
@@ -95,19 +104,6 @@ export function parseServerMessage(text: string): ParsedMessage {
     .map((i) => `${i.path.join('.') || '(raíz)'}: ${i.message}`)
     .join('; ');
   return { ok: false, error: `mensaje no válido (type=${JSON.stringify(type)}): ${fields}`.slice(0, 1000) };
-}
-
-/**
- * One stats report as messages of at most AGENT_STATS_CHUNK_PEERS peers each: a 100,000-peer
- * report in one message (~20 MB) would exceed the control plane's message limit, which closes the
- * connection, and the agent would reconnect in a loop.
- */
-export function statsMessages(at: number, peers: readonly AgentPeerStats[]): AgentToServer[] {
-  if (peers.length === 0) return [{ type: 'stats', at, peers: [] }];
-  const out: AgentToServer[] = [];
-  for (let i = 0; i < peers.length; i += AGENT_STATS_CHUNK_PEERS)
-    out.push({ type: 'stats', at, peers: peers.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
-  return out;
 }
 
 /** Stats are skipped while this much is still queued on the socket (a slow control plane). */
@@ -227,12 +223,22 @@ export class AgentConnection extends EventEmitter {
       statsTimer = setInterval(() => {
         if (statsBusy || ws.bufferedAmount > MAX_BUFFERED) return;
         statsBusy = true;
+        const at = Date.now();
+        let sent = 0;
         o.handler
-          .collectStats(!fullStats)
-          .then((peers) => {
-            if (!peers) return;
+          .collectStats(!fullStats, (peers) => {
+            sent++;
+            send({ type: 'stats', at, peers });
+          })
+          .then((rest) => {
+            if (!rest) return;
             fullStats = false;
-            for (const msg of statsMessages(Date.now(), peers)) send(msg);
+            for (let i = 0; i < rest.length; i += AGENT_STATS_CHUNK_PEERS) {
+              sent++;
+              send({ type: 'stats', at, peers: rest.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
+            }
+            // An empty report still goes out: the control plane learns the agent is reporting.
+            if (sent === 0) send({ type: 'stats', at, peers: [] });
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentPeer, ServerSnapshot } from '@vpn/contracts';
+import { AGENT_STATS_CHUNK_PEERS, type AgentPeer, type ServerSnapshot } from '@vpn/contracts';
 import type { InterfaceSpec } from './backend.ts';
 import { createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
@@ -307,6 +307,26 @@ describe('Reconciler on an in-memory device', () => {
       },
     ]);
     expect(await r.collectStats(true)).toEqual([]);
+    await r.close();
+  });
+
+  it('hands a big report over in chunks as it reads, returning only the rest', async () => {
+    const f = fakeBackend();
+    const r = new Reconciler({ backend: f.backend, log: silentLogger, firewall: false });
+    const peers = Array.from({ length: 2 * AGENT_STATS_CHUNK_PEERS + 123 }, (_, i) =>
+      peer(0, { allowed_ips: [`10.64.${(i + 2) >> 8}.${(i + 2) & 255}/32`] }),
+    );
+    await r.applySnapshot(snapshot(1, peers));
+    const chunks: number[] = [];
+    const keys: string[] = [];
+    const rest = await r.collectStats(false, (chunk) => {
+      chunks.push(chunk.length);
+      keys.push(...chunk.map((p) => p.public_key));
+    });
+    expect(chunks).toEqual([AGENT_STATS_CHUNK_PEERS, AGENT_STATS_CHUNK_PEERS]);
+    expect(rest).toHaveLength(123);
+    keys.push(...rest!.map((p) => p.public_key));
+    expect(new Set(keys)).toEqual(new Set(peers.map((p) => p.public_key)));
     await r.close();
   });
 

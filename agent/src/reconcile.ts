@@ -10,7 +10,13 @@
  *
  * Every operation runs through one queue, so a delta never interleaves with a snapshot's diff.
  */
-import type { AgentPeer, AgentPeerStats, ServerDelta, ServerSnapshot } from '@vpn/contracts';
+import {
+  AGENT_STATS_CHUNK_PEERS,
+  type AgentPeer,
+  type AgentPeerStats,
+  type ServerDelta,
+  type ServerSnapshot,
+} from '@vpn/contracts';
 import { ForeignLinkError, type Backend, type BackendKind } from './backend.ts';
 import { normalizeCidr, parseCidr } from './cidr.ts';
 import {
@@ -410,17 +416,21 @@ export class Reconciler {
   /**
    * Per-peer counters for the `stats` message. With `onlyChanged`, peers whose counters, handshake
    * and endpoint are the same as in the previous call are left out (a 50,000-peer report is ~7 MB).
-   * Null while there is no interface yet.
+   * Null while there is no interface yet. With `emit`, every AGENT_STATS_CHUNK_PEERS reported peers
+   * go to it as they are read, and the rest is returned (see AgentHandler.collectStats).
    *
    * Runs every 10 s over every peer, so it allocates as little as it can: the answer is parsed as
    * it streams in, each peer's last counters are updated in place (one object per peer, kept), and
    * only reported peers get an object. Building all of it anew each pass kept the
    * agent's memory from ever shrinking (docs/reliability.md).
    */
-  async collectStats(onlyChanged: boolean): Promise<AgentPeerStats[] | null> {
+  async collectStats(
+    onlyChanged: boolean,
+    emit?: (peers: AgentPeerStats[]) => void,
+  ): Promise<AgentPeerStats[] | null> {
     if (!this.desired || !this.opts.backend.interfaceName) return null;
     const pass = ++this.statsPass;
-    const out: AgentPeerStats[] = [];
+    let out: AgentPeerStats[] = [];
     const seen = this.lastStats;
     try {
       await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
@@ -447,6 +457,10 @@ export class Reconciler {
           latest_handshake: handshake,
           endpoint,
         });
+        if (emit && out.length >= AGENT_STATS_CHUNK_PEERS) {
+          emit(out);
+          out = [];
+        }
       });
     } catch (err) {
       // Half a pass updated some peers without reporting them: forget all, report all next time.

@@ -34,6 +34,8 @@ export class FakeDevice {
   listenPort = 0;
   /** Keyed by hex public key, in insertion order like wireguard-go's listing. */
   readonly peers = new Map<string, FakePeer>();
+  /** Which peer (hex key) holds each allowed IP: an IP given to another peer moves, as in WireGuard. */
+  private readonly ipOwner = new Map<string, string>();
 
   /** Applies the body of a `set=1` request (lines after the header) and returns the errno. */
   applySet(body: string): number {
@@ -62,13 +64,19 @@ export class FakeDevice {
         currentKey = value;
       } else if (!current) return 22;
       else if (key === 'remove') {
+        this.releaseIps(currentKey, current);
         this.peers.delete(currentKey);
         current = null;
       } else if (key === 'preshared_key') current.psk = value;
-      else if (key === 'replace_allowed_ips') current.allowedIps = [];
-      else if (key === 'allowed_ip') {
+      else if (key === 'replace_allowed_ips') {
+        this.releaseIps(currentKey, current);
+        current.allowedIps = [];
+      } else if (key === 'allowed_ip') {
         const ip = normalizeCidr(value);
-        for (const p of this.peers.values()) p.allowedIps = p.allowedIps.filter((x) => x !== ip);
+        const owner = this.ipOwner.get(ip);
+        const held = owner === undefined ? undefined : this.peers.get(owner);
+        if (held) held.allowedIps = held.allowedIps.filter((x) => x !== ip);
+        this.ipOwner.set(ip, currentKey);
         current.allowedIps.push(ip);
       } else if (key === 'endpoint') {
         // wireguard-go takes an address, not a host name (netip.ParseAddrPort).
@@ -80,6 +88,10 @@ export class FakeDevice {
       } else return 22;
     }
     return 0;
+  }
+
+  private releaseIps(key: string, peer: FakePeer): void {
+    for (const ip of peer.allowedIps) if (this.ipOwner.get(ip) === key) this.ipOwner.delete(ip);
   }
 
   /** The answer to `get=1`, including `errno=0` and the closing empty line. */
@@ -187,8 +199,17 @@ export async function startFakeUapiServer(
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
     let buf = '';
-    s.on('data', (chunk) => {
-      buf += chunk.toString('utf8');
+    // A request ends with an empty line: chunks wait until one arrives, so a 12 MB set streamed in
+    // parts is joined once instead of rescanned at every chunk.
+    let pending: Buffer[] = [];
+    let lastByte = -1;
+    s.on('data', (chunk: Buffer) => {
+      pending.push(chunk);
+      const ended = chunk.includes('\n\n') || (lastByte === 0x0a && chunk[0] === 0x0a);
+      lastByte = chunk[chunk.length - 1] ?? lastByte;
+      if (!ended) return;
+      buf += Buffer.concat(pending).toString('utf8');
+      pending = [];
       for (;;) {
         let answer: string;
         if (buf.startsWith('get=1\n\n')) {
