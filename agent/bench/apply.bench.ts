@@ -20,7 +20,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ServerToAgent, type AgentPeer, type ServerSnapshot } from '@vpn/contracts';
+import { ServerToAgent, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
 import { Agent } from '../src/agent.ts';
 import { createLogger } from '../src/log.ts';
 import type { ApplyResult } from '../src/reconcile.ts';
@@ -35,6 +35,8 @@ const SYNCCONF_ROUNDS = { 10_000: 5, 50_000: 3 } as Record<number, number>;
 const FILL_BATCH = 5_000;
 /** The agent process reports stats like in production (the control plane's STATS_INTERVAL_MS). */
 const STATS_MS = Number(process.env.BENCH_AGENT_STATS_MS ?? 10_000);
+/** The environment of agent/deploy/vpn-agent.service (glibc's mmap threshold kept fixed). */
+const AGENT_ENV = { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' };
 /** The agent's drift repair (a full read of the interface), seconds: production's 300 unless BENCH_AGENT_REPAIR_S. */
 const REPAIR_S = Number(process.env.BENCH_AGENT_REPAIR_S ?? 300);
 /** Node flags of the agent process, as in agent/deploy/vpn-agent.service (BENCH_AGENT_NODE_FLAGS to try others). */
@@ -442,7 +444,7 @@ async function benchProcess(n: number): Promise<void> {
       ],
       {
         cwd: new URL('..', import.meta.url).pathname,
-        env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
+        env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token, ...AGENT_ENV },
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );

@@ -7,14 +7,15 @@
  * node flags, talking to a fake control plane that answers heartbeats like the hub. No root needed.
  *
  * Knobs: BENCH_STATS_PEERS (50,000), BENCH_STATS_MS (10,000, as in production), BENCH_STATS_PHASE_MS
- * (60,000 per phase), BENCH_AGENT_NODE_FLAGS (as in agent/deploy/vpn-agent.service).
+ * (60,000 per phase), BENCH_AGENT_NODE_FLAGS and MALLOC_MMAP_THRESHOLD_ (as in
+ * agent/deploy/vpn-agent.service).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { AgentPeer } from '@vpn/contracts';
+import type { AgentPeer } from '@vpn/contracts/agent';
 import { startFakeControlPlane } from '../src/testing/fakeControlPlane.ts';
 import { FakeDevice, startFakeUapiServer } from '../src/testing/fakeWg.ts';
 
@@ -68,7 +69,11 @@ async function main(): Promise<void> {
   const child = spawn(
     process.execPath,
     [...NODE_FLAGS, join(agentDir, 'bench/stats-child.mjs'), cp.url, token, join(dir, 'wgbench.sock')],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    // The environment of agent/deploy/vpn-agent.service.
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' },
+    },
   );
   try {
     console.log(

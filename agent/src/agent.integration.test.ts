@@ -4,7 +4,7 @@
  * when not root or when wireguard-go / wg / nft / ip are missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentPeer, ServerSnapshot } from '@vpn/contracts';
+import type { AgentPeer, ServerSnapshot } from '@vpn/contracts/agent';
 import { Agent } from './agent.ts';
 import { createRunner } from './exec.ts';
 import { silentLogger } from './log.ts';

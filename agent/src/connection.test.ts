@@ -6,7 +6,7 @@ import {
   type AgentPeerStats,
   type ServerDelta,
   type ServerSnapshot,
-} from '@vpn/contracts';
+} from '@vpn/contracts/agent';
 import { AgentConnection, agentWsUrl, parseServerMessage, type AgentHandler } from './connection.ts';
 import { silentLogger } from './log.ts';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';

@@ -20,7 +20,7 @@ import {
   type AgentToServer,
   type ServerDelta,
   type ServerSnapshot,
-} from '@vpn/contracts';
+} from '@vpn/contracts/agent';
 import { errorMessage, type Logger } from './log.ts';
 
 export const AGENT_VERSION = '0.1.0';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AgentPeer, ServerSnapshot } from '@vpn/contracts';
+import type { AgentPeer, ServerSnapshot } from '@vpn/contracts/agent';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';
 import { genKeyPair, randomKey } from './testing/keys.ts';
 import { TestNet, sh, uniqueName, wireguardSkipReason } from './testing/netns.ts';

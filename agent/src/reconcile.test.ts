@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_STATS_CHUNK_PEERS, type AgentPeer, type ServerSnapshot } from '@vpn/contracts';
+import { AGENT_STATS_CHUNK_PEERS, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
 import type { InterfaceSpec } from './backend.ts';
 import { createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';

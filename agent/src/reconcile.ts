@@ -16,7 +16,7 @@ import {
   type AgentPeerStats,
   type ServerDelta,
   type ServerSnapshot,
-} from '@vpn/contracts';
+} from '@vpn/contracts/agent';
 import { ForeignLinkError, type Backend, type BackendKind } from './backend.ts';
 import { normalizeCidr, parseCidr } from './cidr.ts';
 import {

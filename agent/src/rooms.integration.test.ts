@@ -12,7 +12,7 @@
  * Rooms: {cA1, cB1} across the servers, {cA1, cA2} on server A; cA3 is in none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentPeer, ServerSnapshot } from '@vpn/contracts';
+import type { AgentPeer, ServerSnapshot } from '@vpn/contracts/agent';
 import { Agent } from './agent.ts';
 import { silentLogger } from './log.ts';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';

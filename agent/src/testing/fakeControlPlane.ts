@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_MAX_MESSAGE_BYTES, AgentToServer } from '@vpn/contracts';
+import { AGENT_MAX_MESSAGE_BYTES, AgentToServer } from '@vpn/contracts/agent';
 
 export interface ReceivedMessage {
   at: number;
