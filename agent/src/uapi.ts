@@ -240,6 +240,30 @@ class LineSplitter {
   }
 }
 
+/**
+ * A `get=1` answer read as it arrives: lines go to `line`, the peer being read is handed over by
+ * `flush` when the next begins and at the end, and the closing `errno=N` is checked.
+ */
+abstract class StreamedAnswer {
+  protected errno: number | null = null;
+  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
+
+  push(chunk: Buffer): void {
+    this.lines.push(chunk);
+  }
+
+  /** After the last chunk: the last peer is handed over, then a missing or non-zero errno throws. */
+  protected finish(): void {
+    this.lines.end();
+    this.flush();
+    if (this.errno === null) throw new Error('respuesta UAPI sin errno');
+    if (this.errno !== 0) throw new UapiError(this.errno);
+  }
+
+  protected abstract line(b: Buffer, start: number, eq: number, end: number): void;
+  protected abstract flush(): void;
+}
+
 /** The device's own settings, as `get` reports them. */
 export type UapiDeviceHeader = Omit<UapiDeviceState, 'peers'>;
 
@@ -248,33 +272,26 @@ export type UapiDeviceHeader = Omit<UapiDeviceState, 'peers'>;
  * read. The reconciler compares each live peer with the desired one and lets it go; nothing holds
  * the answer or the whole peer list.
  */
-export class GetStreamParser {
+export class GetStreamParser extends StreamedAnswer {
   private readonly header: UapiDeviceHeader = { privateKey: null, listenPort: 0, fwmark: 0 };
   private peer: UapiPeerState | null = null;
-  private errno: number | null = null;
-  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
 
-  constructor(private readonly onPeer: (peer: UapiPeerState) => void) {}
-
-  push(chunk: Buffer): void {
-    this.lines.push(chunk);
+  constructor(private readonly onPeer: (peer: UapiPeerState) => void) {
+    super();
   }
 
   /** Call after the last chunk: hands over the last peer, checks the errno, returns the device's settings. */
   end(): UapiDeviceHeader {
-    this.lines.end();
-    this.flush();
-    if (this.errno === null) throw new Error('respuesta UAPI sin errno');
-    if (this.errno !== 0) throw new UapiError(this.errno);
+    this.finish();
     return this.header;
   }
 
-  private flush(): void {
+  protected flush(): void {
     if (this.peer) this.onPeer(this.peer);
     this.peer = null;
   }
 
-  private line(b: Buffer, start: number, eq: number, end: number): void {
+  protected line(b: Buffer, start: number, eq: number, end: number): void {
     const key = b.toString('latin1', start, eq);
     const value = b.toString('utf8', eq + 1, end);
     const peer = this.peer;
@@ -364,31 +381,24 @@ const KEY_ERRNO = Buffer.from('errno');
  * agent's heap from ever shrinking (docs/reliability.md). This compares key names as bytes, parses
  * numbers from the bytes and makes one string per peer (its base64 key) plus its endpoint.
  */
-export class StatsStreamParser {
+export class StatsStreamParser extends StreamedAnswer {
   private key: string | null = null;
   private readonly keyBytes = Buffer.alloc(32);
   private rx = 0;
   private tx = 0;
   private handshake = 0;
   private endpoint: string | null = null;
-  private errno: number | null = null;
-  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
 
-  constructor(private readonly visit: PeerCountersVisitor) {}
-
-  push(chunk: Buffer): void {
-    this.lines.push(chunk);
+  constructor(private readonly visit: PeerCountersVisitor) {
+    super();
   }
 
   /** Call after the last chunk: reports the last peer and checks the answer's errno. */
   end(): void {
-    this.lines.end();
-    this.flush();
-    if (this.errno === null) throw new Error('respuesta UAPI sin errno');
-    if (this.errno !== 0) throw new UapiError(this.errno);
+    this.finish();
   }
 
-  private line(b: Buffer, start: number, eq: number, end: number): void {
+  protected line(b: Buffer, start: number, eq: number, end: number): void {
     if (isKey(b, start, eq, KEY_PUBLIC)) {
       this.flush();
       this.key = this.base64Key(b, eq + 1, end);
@@ -415,7 +425,7 @@ export class StatsStreamParser {
     return this.keyBytes.toString('base64');
   }
 
-  private flush(): void {
+  protected flush(): void {
     if (this.key === null) return;
     this.visit(this.key, this.rx, this.tx, this.handshake, this.endpoint);
     this.key = null;
