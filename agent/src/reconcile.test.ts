@@ -3,15 +3,8 @@ import { AGENT_STATS_CHUNK_PEERS, type AgentPeer, type ServerSnapshot } from '@v
 import type { InterfaceSpec } from './backend.ts';
 import { createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
-import {
-  Reconciler,
-  diffPeers,
-  diffToOps,
-  isEmptyDiff,
-  toPeerState,
-  type PeerState,
-  type ReconcilerBackend,
-} from './reconcile.ts';
+import { diffPeers, diffToOps, isEmptyDiff, toPeerState, type PeerState } from './diff.ts';
+import { Reconciler, type ReconcilerBackend } from './reconcile.ts';
 import { FakeDevice, FakeDriver } from './testing/fakeWg.ts';
 import { randomKey } from './testing/keys.ts';
 
