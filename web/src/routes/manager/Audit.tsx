@@ -1,14 +1,13 @@
-import { PAGE_SIZE } from '../../api/adminList';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Radio, X } from 'lucide-react';
 
 import { allManagersQuery, auditQuery, managerKeys, type AuditEntry } from '../../api/adminManagers';
 import { useListParams } from './listParams';
 import { useAdminPush } from '../../api/RealtimeProvider';
-import { DataTable, FilterSelect, SearchBox, type Column } from '../../components/DataTable';
+import { FilterSelect, SearchBox, type Column } from '../../components/DataTable';
 import { esManagers } from '../../i18n/es.manager.managers';
 import { useCan } from './ManagerLayout';
-import { ManagerPageHeader, QueryView } from './shared';
+import { ListView, ManagerPageHeader } from './shared';
 
 const t = esManagers.audit;
 const dateTime = new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium', timeStyle: 'medium' });
@@ -131,25 +130,16 @@ export function ManagerAudit() {
           </button>
         )}
       </div>
-      <QueryView query={query}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(e) => e.id}
-            empty={t.empty}
-            stale={query.isPlaceholderData}
-            cardTitle={(e) => `${when(e.created)} · ${e.manager ?? t.system}`}
-            pagination={{
-              page: filters.page,
-              pageSize: PAGE_SIZE,
-              count: data.count,
-              onPage: (page) => update({ page }),
-            }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={query}
+        page={filters.page}
+        onPage={(page) => update({ page })}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(e) => e.id}
+        empty={t.empty}
+        cardTitle={(e) => `${when(e.created)} · ${e.manager ?? t.system}`}
+      />
     </section>
   );
 }

@@ -1,4 +1,3 @@
-import { PAGE_SIZE } from '../../api/adminList';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { KeyRound, Pencil, Plus, Power, Trash2 } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
@@ -15,7 +14,7 @@ import {
 } from '../../api/adminManagers';
 import { errorMessage } from '../../api/http';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { DataTable, FilterSelect, SearchBox, type Column } from '../../components/DataTable';
+import { FilterSelect, SearchBox, type Column } from '../../components/DataTable';
 import { PasswordField, TextField } from '../../components/Field';
 import { FormDialog } from '../../components/FormDialog';
 import { ui } from '../../components/ui';
@@ -23,7 +22,7 @@ import { esManager } from '../../i18n/es.manager';
 import { esManagers } from '../../i18n/es.manager.managers';
 import { useListParams } from './listParams';
 import { useCurrentManager } from './ManagerLayout';
-import { ManagerPageHeader, QueryView, StateBadge } from './shared';
+import { ListView, ManagerPageHeader, StateBadge } from './shared';
 
 const t = esManagers.managers;
 const date = new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium' });
@@ -156,24 +155,15 @@ export function ManagerManagers() {
           ]}
         />
       </div>
-      <QueryView query={query}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(m) => m.id}
-            empty={t.empty}
-            stale={query.isPlaceholderData}
-            pagination={{
-              page,
-              pageSize: PAGE_SIZE,
-              count: data.count,
-              onPage: (p) => update({ page: p }),
-            }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={query}
+        page={page}
+        onPage={(p) => update({ page: p })}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(m) => m.id}
+        empty={t.empty}
+      />
       {editing && (
         <ManagerDialog
           editing={editing}

@@ -1,4 +1,3 @@
-import { PAGE_SIZE } from '../../api/adminList';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Plus } from 'lucide-react';
 import { useCallback, useState } from 'react';
@@ -17,7 +16,7 @@ import { adminKeys } from '../../api/admin';
 import { errorMessage } from '../../api/http';
 import { useAdminPush } from '../../api/RealtimeProvider';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { DataTable, SearchBox } from '../../components/DataTable';
+import { SearchBox } from '../../components/DataTable';
 import type { Column } from '../../components/DataTable';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
@@ -26,7 +25,7 @@ import { useCan } from './ManagerLayout';
 import { EditServerDialog, InstallCommandDialog, NewServerDialog } from './ServerDialogs';
 import type { ShownInstall } from './ServerDialogs';
 import { ServerDetail } from './ServerDetail';
-import { ManagerPageHeader, QueryView, StateBadge } from './shared';
+import { ListView, ManagerPageHeader, StateBadge } from './shared';
 
 const t = esFleet.servers;
 
@@ -164,25 +163,16 @@ export function ManagerServers() {
           label={t.search}
         />
       </div>
-      <QueryView query={list}>
-        {(data) => (
-          <DataTable
-            label={esManager.servers.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(s) => s.id}
-            empty={q ? t.noMatch : t.empty}
-            onRowClick={(s) => update({ server: String(s.id) })}
-            stale={list.isPlaceholderData}
-            pagination={{
-              page,
-              pageSize: PAGE_SIZE,
-              count: data.count,
-              onPage: (p) => update({ page: p > 1 ? String(p) : null }),
-            }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={list}
+        page={page}
+        onPage={(p) => update({ page: p > 1 ? String(p) : null })}
+        label={esManager.servers.tableLabel}
+        columns={columns}
+        rowKey={(s) => s.id}
+        empty={q ? t.noMatch : t.empty}
+        onRowClick={(s) => update({ server: String(s.id) })}
+      />
       {selected !== null && (
         <ServerDetail
           id={selected}

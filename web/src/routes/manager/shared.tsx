@@ -1,5 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { PAGE_SIZE } from '../../api/adminList';
+import { DataTable, type DataTableProps } from '../../components/DataTable';
 import { ErrorPanel } from '../../components/ErrorPanel';
 import { ui } from '../../components/ui';
 import { LoadingBlock } from '../../components/LoadingScreen';
@@ -19,6 +21,34 @@ export function QueryView<T>({
   if (query.isPending) return <LoadingBlock label={t.loading} />;
   if (query.isError) return <ErrorPanel message={t.loadError} onRetry={() => void query.refetch()} />;
   return <>{children(query.data)}</>;
+}
+
+/**
+ * A console list: the query's loading and error states, then its page of rows in the shared table,
+ * dimmed while the next page or search loads, with the pager under it.
+ */
+export function ListView<T>({
+  query,
+  page,
+  onPage,
+  ...table
+}: Omit<DataTableProps<T>, 'rows' | 'stale' | 'pagination'> & {
+  query: UseQueryResult<{ count: number; results: T[] }>;
+  page: number;
+  onPage: (page: number) => void;
+}) {
+  return (
+    <QueryView query={query}>
+      {(data) => (
+        <DataTable
+          {...table}
+          rows={data.results}
+          stale={query.isPlaceholderData}
+          pagination={{ page, pageSize: PAGE_SIZE, count: data.count, onPage }}
+        />
+      )}
+    </QueryView>
+  );
 }
 
 /** An on/off switch (role="switch"), labelled by `label`. */

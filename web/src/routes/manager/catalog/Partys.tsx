@@ -20,7 +20,7 @@ import { esManager } from '../../../i18n/es.manager';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
 import { useCan } from '../ManagerLayout';
-import { ManagerPageHeader, QueryView, StateBadge } from '../shared';
+import { ListView, ManagerPageHeader, QueryView, StateBadge } from '../shared';
 import { firstIssue, PAGE_SIZE, useListParams } from '../listParams';
 
 const t = esCatalog.rooms;
@@ -55,20 +55,16 @@ export function ManagerPartys() {
       <div className="mb-4">
         <SearchBox value={q} onSearch={onSearch} placeholder={t.searchPlaceholder} label={esCatalog.search} />
       </div>
-      <QueryView query={partys}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(p) => p.id}
-            empty={q ? t.emptySearch : t.empty}
-            onRowClick={setOpen}
-            stale={partys.isPlaceholderData}
-            pagination={{ page, pageSize: PAGE_SIZE, count: data.count, onPage }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={partys}
+        page={page}
+        onPage={onPage}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(p) => p.id}
+        empty={q ? t.emptySearch : t.empty}
+        onRowClick={setOpen}
+      />
       {open && <PartyDetail party={open} onClose={() => setOpen(null)} />}
     </section>
   );

@@ -4,12 +4,12 @@ import { useState } from 'react';
 import { PEER_STATES } from '@vpn/contracts';
 import { allServersQuery } from '../../../api/adminFleet';
 import { adminPeersQuery, type AdminPeer } from '../../../api/adminCatalog';
-import { DataTable, FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
+import { FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
 import { ui } from '../../../components/ui';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
 import { useCan } from '../ManagerLayout';
-import { ManagerPageHeader, QueryView } from '../shared';
+import { ListView, ManagerPageHeader } from '../shared';
 import { ManualPeerDialog } from './ManualPeerDialog';
 import { PeerDetail, PeerState } from './PeerDetail';
 import { PAGE_SIZE, useListParams } from '../listParams';
@@ -82,20 +82,16 @@ export function ManagerPeers() {
           ]}
         />
       </div>
-      <QueryView query={peers}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(p) => p.id}
-            empty={q || filters.server || filters.state ? t.emptySearch : t.empty}
-            onRowClick={(p) => setOpen(p.id)}
-            stale={peers.isPlaceholderData}
-            pagination={{ page, pageSize: PAGE_SIZE, count: data.count, onPage }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={peers}
+        page={page}
+        onPage={onPage}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(p) => p.id}
+        empty={q || filters.server || filters.state ? t.emptySearch : t.empty}
+        onRowClick={(p) => setOpen(p.id)}
+      />
       {open !== null && <PeerDetail id={open} onClose={() => setOpen(null)} />}
       {creating && <ManualPeerDialog onClose={() => setCreating(false)} />}
     </section>

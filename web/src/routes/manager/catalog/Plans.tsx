@@ -14,7 +14,7 @@ import {
 } from '../../../api/adminCatalog';
 import { errorMessage } from '../../../api/http';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
-import { DataTable, SearchBox, type Column } from '../../../components/DataTable';
+import { SearchBox, type Column } from '../../../components/DataTable';
 import { TextField } from '../../../components/Field';
 import { FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
@@ -22,7 +22,7 @@ import { formatDataSize } from '../../../lib/format';
 import { esManager } from '../../../i18n/es.manager';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { useCan } from '../ManagerLayout';
-import { ManagerPageHeader, QueryView, StateBadge } from '../shared';
+import { ListView, ManagerPageHeader, StateBadge } from '../shared';
 import { firstIssue, PAGE_SIZE, useListParams } from '../listParams';
 
 const t = esCatalog.plans;
@@ -124,19 +124,15 @@ export function ManagerPlans() {
       <div className="mb-4">
         <SearchBox value={q} onSearch={onSearch} placeholder={t.searchPlaceholder} label={esCatalog.search} />
       </div>
-      <QueryView query={plans}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(p) => p.id}
-            empty={q ? t.emptySearch : t.empty}
-            stale={plans.isPlaceholderData}
-            pagination={{ page, pageSize: PAGE_SIZE, count: data.count, onPage }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={plans}
+        page={page}
+        onPage={onPage}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(p) => p.id}
+        empty={q ? t.emptySearch : t.empty}
+      />
       {editing !== null && (
         <PlanDialog
           plan={editing === 'new' ? null : editing}

@@ -1,10 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { customersQuery, type AdminCustomer } from '../../../api/adminCustomers';
-import { PAGE_SIZE } from '../../../api/adminList';
-import { DataTable, FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
+import { FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
 import { esCustomers } from '../../../i18n/es.manager.customers';
-import { ManagerPageHeader, QueryView, StateBadge } from '../shared';
+import { ListView, ManagerPageHeader, StateBadge } from '../shared';
 import { useListParams } from './shared';
 
 const t = esCustomers.customers;
@@ -64,25 +63,16 @@ export function ManagerCustomers() {
           ]}
         />
       </div>
-      <QueryView query={list}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={columns}
-            rows={data.results}
-            rowKey={(c) => c.id}
-            empty={t.empty}
-            onRowClick={(c) => void navigate(`/manager/dashboard/customers/${c.id}`)}
-            stale={list.isPlaceholderData}
-            pagination={{
-              page: params.page,
-              pageSize: PAGE_SIZE,
-              count: data.count,
-              onPage: (page) => update({ page }),
-            }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={list}
+        page={params.page}
+        onPage={(page) => update({ page })}
+        label={t.tableLabel}
+        columns={columns}
+        rowKey={(c) => c.id}
+        empty={t.empty}
+        onRowClick={(c) => void navigate(`/manager/dashboard/customers/${c.id}`)}
+      />
     </section>
   );
 }

@@ -2,11 +2,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { InvoiceStatus } from '@vpn/contracts';
 import { invoiceKeys, invoicesQuery, type AdminInvoice } from '../../../api/adminCustomers';
-import { PAGE_SIZE } from '../../../api/adminList';
 import { useAdminPush } from '../../../api/RealtimeProvider';
-import { DataTable, FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
+import { FilterSelect, SearchBox, type Column } from '../../../components/DataTable';
 import { esCustomers } from '../../../i18n/es.manager.customers';
-import { ManagerPageHeader, QueryView } from '../shared';
+import { ListView, ManagerPageHeader } from '../shared';
 import { InvoiceState, useListParams } from './shared';
 
 const t = esCustomers.invoices;
@@ -73,25 +72,16 @@ export function ManagerInvoices() {
           />
         </div>
       </div>
-      <QueryView query={list}>
-        {(data) => (
-          <DataTable
-            label={t.tableLabel}
-            columns={invoiceColumns}
-            rows={data.results}
-            rowKey={(i) => i.id}
-            empty={t.empty}
-            onRowClick={(i) => void navigate(`/manager/dashboard/invoices/${i.id}`)}
-            stale={list.isPlaceholderData}
-            pagination={{
-              page: params.page,
-              pageSize: PAGE_SIZE,
-              count: data.count,
-              onPage: (page) => update({ page }),
-            }}
-          />
-        )}
-      </QueryView>
+      <ListView
+        query={list}
+        page={params.page}
+        onPage={(page) => update({ page })}
+        label={t.tableLabel}
+        columns={invoiceColumns}
+        rowKey={(i) => i.id}
+        empty={t.empty}
+        onRowClick={(i) => void navigate(`/manager/dashboard/invoices/${i.id}`)}
+      />
     </section>
   );
 }
