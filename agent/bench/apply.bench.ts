@@ -20,7 +20,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ServerToAgent, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
+import { ServerToAgent, snapshotMessages, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
 import { Agent } from '../src/agent.ts';
 import { createLogger } from '../src/log.ts';
 import type { ApplyResult } from '../src/reconcile.ts';
@@ -416,7 +416,8 @@ async function benchProcess(n: number): Promise<void> {
     answerHeartbeats: true,
     onConnect: (sendMsg) => {
       sendMsg({ type: 'welcome', protocol: 1, server_id: 1, stats_interval_ms: STATS_MS });
-      sendMsg({
+      // In parts, as the hub sends it to an agent whose hello offers to assemble them.
+      const whole: ServerSnapshot = {
         type: 'snapshot',
         revision: 1,
         interface: {
@@ -428,7 +429,8 @@ async function benchProcess(n: number): Promise<void> {
           nat: true,
         },
         peers,
-      });
+      };
+      for (const m of snapshotMessages(whole)) sendMsg(m);
     },
   });
   try {
@@ -487,7 +489,7 @@ async function benchProcess(n: number): Promise<void> {
       }
       const last = samples[samples.length - 1]!;
       console.log(
-        `  agent RSS every 5 s over ${idleMs / 1000} s of stats only: ${samples.map((k) => (k / 1024).toFixed(0)).join(' ')} MB; last ${mb(last)}, max ${mb(Math.max(...samples))}`,
+        `  agent RSS every 5 s over ${idleMs / 1000} s of stats only: ${samples.map((k) => (k / 1024).toFixed(0)).join(' ')} MB; last ${mb(last)}, max ${mb(Math.max(...samples))}; peak of the process's life (VmHWM) ${mb(rssKb(agentProc.pid!).hwm)}`,
       );
       results.push(`agent RSS after ${idleMs / 1000} s of stats every ${STATS_MS / 1000} s: ${mb(last)}`);
     }

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { AgentPeer } from '@vpn/contracts/agent';
+import { snapshotMessages, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
 import { startFakeControlPlane } from '../src/testing/fakeControlPlane.ts';
 import { FakeDevice, startFakeUapiServer } from '../src/testing/fakeWg.ts';
 
@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     answerHeartbeats: true,
     onConnect: (send) => {
       send({ type: 'welcome', protocol: 1, server_id: 1, stats_interval_ms: STATS_MS });
-      send({
+      // In parts, as the hub sends it to an agent whose hello offers to assemble them.
+      const whole: ServerSnapshot = {
         type: 'snapshot',
         revision: 1,
         interface: {
@@ -63,7 +64,8 @@ async function main(): Promise<void> {
           nat: true,
         },
         peers,
-      });
+      };
+      for (const m of snapshotMessages(whole)) send(m);
     },
   });
   const child = spawn(

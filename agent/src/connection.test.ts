@@ -3,6 +3,7 @@ import {
   AGENT_MAX_MESSAGE_BYTES,
   AGENT_PROTOCOL_VERSION,
   AGENT_STATS_CHUNK_PEERS,
+  snapshotMessages,
   type AgentPeerStats,
   type ServerDelta,
   type ServerSnapshot,
@@ -44,6 +45,7 @@ describe('parseServerMessage', () => {
       welcome,
       snapshotMsg(1),
       { type: 'delta', revision: 2, upsert: [], remove: [randomKey()] },
+      { type: 'snapshot_peers', revision: 1, part: 2, peers: snapshotMsg(1).peers },
       { type: 'heartbeat', at: 1 },
       { type: 'error', message: 'x' },
     ])
@@ -74,6 +76,7 @@ describe('parseServerMessage', () => {
 class FakeHandler implements AgentHandler {
   private queue: Promise<unknown> = Promise.resolve();
   snapshots: number[] = [];
+  snapshotPeers: string[][] = [];
   deltas: number[] = [];
   revision = 0;
   statsCalls: boolean[] = [];
@@ -89,6 +92,7 @@ class FakeHandler implements AgentHandler {
     return this.enqueue(async () => {
       await new Promise((r) => setTimeout(r, 20));
       this.snapshots.push(s.revision);
+      this.snapshotPeers.push(s.peers.map((p) => p.public_key));
       this.revision = s.revision;
       return s.revision;
     });
@@ -147,6 +151,7 @@ describe('AgentConnection against a fake control plane', () => {
       hostname: 'vpn-1',
       revision: 41,
       backend: 'wireguard-go',
+      snapshot_parts: true,
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
     const acks = cp.received
@@ -208,6 +213,59 @@ describe('AgentConnection against a fake control plane', () => {
     cp.send(snapshotMsg(5));
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 5);
     expect(cp.connections).toHaveLength(1);
+  });
+
+  it('assembles a snapshot sent in parts and applies it once, with every peer, before the delta after it', async () => {
+    const handler = new FakeHandler();
+    const whole = snapshotMsg(7);
+    whole.peers = Array.from({ length: 5 }, (_, i) => ({
+      public_key: randomKey(),
+      preshared_key: randomKey(),
+      allowed_ips: [`10.64.0.${i + 2}/32`],
+    }));
+    const parts = snapshotMessages(whole, 2);
+    expect(parts).toHaveLength(3);
+    cp = await startFakeControlPlane({
+      token: 't',
+      onConnect: (send) => {
+        send(welcome);
+        for (const m of parts) send(m);
+        send({ type: 'delta', revision: 8, upsert: [], remove: [randomKey()] });
+      },
+    });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+    conn.start();
+    await cp.waitFor((m) => m.type === 'ack' && m.revision === 8);
+    expect(handler.snapshots).toEqual([7]);
+    expect(handler.snapshotPeers).toEqual([whole.peers.map((p) => p.public_key)]);
+    expect(handler.deltas).toEqual([8]);
+    const acks = cp.received.flatMap((r) => (r.message.type === 'ack' ? [r.message.revision] : []));
+    expect(acks).toEqual([7, 8]);
+  });
+
+  it('asks for a new snapshot when a part goes missing, and applies nothing of the broken one', async () => {
+    const handler = new FakeHandler();
+    const whole = snapshotMsg(3);
+    whole.peers = [0, 1, 2].map((i) => ({
+      public_key: randomKey(),
+      preshared_key: randomKey(),
+      allowed_ips: [`10.64.0.${i + 2}/32`],
+    }));
+    const [first, , third] = snapshotMessages(whole, 1);
+    cp = await startFakeControlPlane({
+      token: 't',
+      onConnect: (send) => {
+        send(welcome);
+        send(first!);
+        send(third!);
+      },
+    });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+    conn.start();
+    await cp.waitFor((m) => m.type === 'resync');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(handler.snapshots).toEqual([]);
+    expect(cp.received.some((r) => r.message.type === 'ack')).toBe(false);
   });
 
   it('asks for a resync when a delta arrives before any snapshot', async () => {

@@ -112,6 +112,8 @@ const MAX_BUFFERED = 8 * 1024 * 1024;
 export class AgentConnection extends EventEmitter {
   private ws: WebSocket | null = null;
   private stopped = false;
+  /** A snapshot whose later parts are still arriving (ServerSnapshot.parts). */
+  private pendingSnapshot: { snapshot: ServerSnapshot; next: number } | null = null;
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly url: string;
@@ -210,6 +212,7 @@ export class AgentConnection extends EventEmitter {
             hostname: (o.hostname ?? hostname()).slice(0, 255),
             revision: h.revision,
             backend: h.backend,
+            snapshot_parts: true,
           }),
         (err: unknown) => {
           o.log.error('no se pudo preparar el hello', { error: errorMessage(err) });
@@ -261,6 +264,8 @@ export class AgentConnection extends EventEmitter {
     });
 
     ws.on('close', (code) => {
+      // Parts of a snapshot never continue on another connection: the next one gets a new one.
+      this.pendingSnapshot = null;
       if (statsTimer) clearInterval(statsTimer);
       if (heartbeatTimer) clearInterval(heartbeatTimer);
       if (idleTimer) clearTimeout(idleTimer);
@@ -286,6 +291,23 @@ export class AgentConnection extends EventEmitter {
     this.opts.log.info('reconexión programada', { delay_ms: delay, attempt: this.attempts });
     this.emit('reconnecting', delay);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Applies a whole snapshot (received at once or assembled from its parts) and acks it. */
+  private async applySnapshot(snapshot: ServerSnapshot, send: (msg: AgentToServer) => void): Promise<void> {
+    const log = this.opts.log;
+    log.info('snapshot recibido', {
+      revision: snapshot.revision,
+      peers: snapshot.peers.length,
+      room_pairs: snapshot.room_pairs?.length ?? 0,
+    });
+    const { revision } = snapshot;
+    try {
+      const applied = await this.opts.handler.applySnapshot(snapshot);
+      if (applied !== null) send({ type: 'ack', revision: applied });
+    } catch (err) {
+      log.error('snapshot no aplicado', { revision, error: errorMessage(err) });
+    }
   }
 
   /**
@@ -320,19 +342,30 @@ export class AgentConnection extends EventEmitter {
         });
         hooks.onWelcome?.(msg.stats_interval_ms);
         return;
-      case 'snapshot': {
-        log.info('snapshot recibido', {
-          revision: msg.revision,
-          peers: msg.peers.length,
-          room_pairs: msg.room_pairs?.length ?? 0,
-        });
-        try {
-          const revision = await this.opts.handler.applySnapshot(msg);
-          if (revision !== null) send({ type: 'ack', revision });
-        } catch (err) {
-          log.error('snapshot no aplicado', { revision: msg.revision, error: errorMessage(err) });
+      case 'snapshot':
+        if ((msg.parts ?? 1) > 1) {
+          // More peers follow in `snapshot_peers`: only the validated peers accumulate.
+          this.pendingSnapshot = { snapshot: msg, next: 2 };
+          return;
         }
-        return;
+        this.pendingSnapshot = null;
+        return this.applySnapshot(msg, send);
+      case 'snapshot_peers': {
+        const pending = this.pendingSnapshot;
+        if (!pending || pending.snapshot.revision !== msg.revision || pending.next !== msg.part) {
+          this.pendingSnapshot = null;
+          log.warn('parte de snapshot fuera de orden: se pide uno nuevo', {
+            revision: msg.revision,
+            part: msg.part,
+          });
+          send({ type: 'resync' });
+          return;
+        }
+        for (const p of msg.peers) pending.snapshot.peers.push(p);
+        pending.next++;
+        if (pending.next <= (pending.snapshot.parts ?? 1)) return;
+        this.pendingSnapshot = null;
+        return this.applySnapshot(pending.snapshot, send);
       }
       case 'delta': {
         log.debug('delta recibido', {

@@ -61,6 +61,8 @@ export interface AppOptions {
   scheduler?: boolean;
   /** Sees every route as it is registered (the permission-matrix test reads the route table). */
   onRoute?: (route: RouteOptions) => void;
+  /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
+  snapshotChunkPeers?: number;
 }
 
 /** Builds the whole control plane from its dependencies; does not listen (main.ts does). */
@@ -130,6 +132,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       peers,
       log: app.log,
       catchupMs: config.agentCatchupMs,
+      snapshotChunkPeers: opts.snapshotChunkPeers,
     }),
     sockets: new SocketRegistry(bus, (token, realm) =>
       sessions.verifyAccess(token, realm).then(

@@ -16,13 +16,18 @@ export class ProtocolAgent {
   /** The close code once the socket closes. */
   closedWith!: Promise<number>;
 
-  static async connect(baseUrl: string, token: string): Promise<ProtocolAgent> {
+  static async connect(
+    baseUrl: string,
+    token: string,
+    options: { snapshotParts?: boolean } = {},
+  ): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
-    await agent.open(baseUrl, token);
+    await agent.open(baseUrl, token, options.snapshotParts === true);
     return agent;
   }
 
-  private open(baseUrl: string, token: string): Promise<void> {
+  private open(baseUrl: string, token: string, snapshotParts: boolean): Promise<void> {
+    let parts = 1;
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/agent/ws`, {
         headers: { authorization: `Bearer ${token}` },
@@ -40,6 +45,7 @@ export class ProtocolAgent {
             hostname: 'test',
             revision: 0,
             backend: 'wireguard-go',
+            ...(snapshotParts ? { snapshot_parts: true } : {}),
           }),
         );
         // Heartbeats like the real agent's (every 15 s there): a long test file must not see the
@@ -58,6 +64,12 @@ export class ProtocolAgent {
           this.peers.clear();
           for (const p of msg.peers) this.peers.set(p.public_key, p);
           this.revision = msg.revision;
+          parts = msg.parts ?? 1;
+          if (parts > 1) return;
+          resolve();
+        } else if (msg.type === 'snapshot_peers') {
+          for (const p of msg.peers) this.peers.set(p.public_key, p);
+          if (msg.part < parts) return;
           resolve();
         } else if (msg.type === 'delta') {
           for (const k of msg.remove) this.peers.delete(k);

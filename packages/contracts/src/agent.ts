@@ -45,6 +45,11 @@ export const AgentHello = z.object({
   /** The revision the agent applied last (0 when it has none): informational. */
   revision: z.number().int().min(0),
   backend: z.enum(['kernel', 'wireguard-go']),
+  /**
+   * The agent assembles a snapshot sent in parts (`snapshot` with `parts`, then `snapshot_peers`).
+   * Absent (older agents): the control plane sends every snapshot whole.
+   */
+  snapshot_parts: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -123,8 +128,49 @@ export const ServerSnapshot = z.object({
    * listed. Everything else peer-to-peer stays dropped.
    */
   room_pairs: z.array(z.tuple([Ipv4, Ipv4])).optional(),
+  /**
+   * How many messages carry the peers: this one and `parts − 1` `snapshot_peers` right after it
+   * (absent: 1). Only to agents whose hello said `snapshot_parts`.
+   */
+  parts: z.number().int().min(1).max(100_000).optional(),
 });
 export type ServerSnapshot = z.infer<typeof ServerSnapshot>;
+
+/** More peers of the snapshot of `revision`: part 2, 3, … in order, the last one completes it. */
+export const ServerSnapshotPeers = z.object({
+  type: z.literal('snapshot_peers'),
+  revision: z.number().int().min(0),
+  part: z.number().int().min(2),
+  peers: z.array(AgentPeer),
+});
+export type ServerSnapshotPeers = z.infer<typeof ServerSnapshotPeers>;
+
+/**
+ * Peers per message of a snapshot sent in parts. A 50,000-peer snapshot whole is an 8 MB message
+ * that the agent holds as text, parsed JSON and validated objects at once (its memory peak); in
+ * parts of this size each message is ~800 KB and only the validated peers accumulate.
+ */
+export const AGENT_SNAPSHOT_CHUNK_PEERS = 5000;
+
+/** A snapshot as the messages that carry it: itself when small, else in parts. */
+export function snapshotMessages(
+  snapshot: ServerSnapshot,
+  chunk = AGENT_SNAPSHOT_CHUNK_PEERS,
+): (ServerSnapshot | ServerSnapshotPeers)[] {
+  if (snapshot.peers.length <= chunk) return [snapshot];
+  const parts = Math.ceil(snapshot.peers.length / chunk);
+  const out: (ServerSnapshot | ServerSnapshotPeers)[] = [
+    { ...snapshot, peers: snapshot.peers.slice(0, chunk), parts },
+  ];
+  for (let part = 2; part <= parts; part++)
+    out.push({
+      type: 'snapshot_peers',
+      revision: snapshot.revision,
+      part,
+      peers: snapshot.peers.slice((part - 1) * chunk, part * chunk),
+    });
+  return out;
+}
 
 export const ServerDelta = z.object({
   type: z.literal('delta'),
@@ -148,6 +194,7 @@ export const ServerWelcome = z.object({
 export const ServerToAgent = z.discriminatedUnion('type', [
   ServerWelcome,
   ServerSnapshot,
+  ServerSnapshotPeers,
   ServerDelta,
   Heartbeat,
   ProtocolError,

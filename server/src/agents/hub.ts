@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
   AgentToServer,
+  snapshotMessages,
   type AgentPeerStats,
   type ServerToAgent,
 } from '@vpn/contracts';
@@ -31,6 +32,8 @@ export interface HubDeps {
   log: FastifyBaseLogger;
   /** How often connected agents are checked against their desired revision (AGENT_CATCHUP_SECONDS). */
   catchupMs?: number;
+  /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
+  snapshotChunkPeers?: number;
 }
 
 export const DEFAULT_CATCHUP_MS = 60_000;
@@ -121,6 +124,8 @@ class AgentConnection {
   private lagging: string | undefined;
   private lastStatus = 0;
   private statusTimer: NodeJS.Timeout | undefined;
+  /** The agent's hello said it assembles snapshots sent in parts. */
+  private snapshotParts = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -224,7 +229,10 @@ class AgentConnection {
     const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
     if (!row) return this.close(4404, 'server deleted');
     const snapshot = await buildSnapshot(this.deps.db, row, this.deps.encryptionKey, this.deps.meshKey);
-    this.send(snapshot);
+    // In parts to agents that assemble them (one after another, nothing between them).
+    if (this.snapshotParts)
+      for (const m of snapshotMessages(snapshot, this.deps.snapshotChunkPeers)) this.send(m);
+    else this.send(snapshot);
     this.sent = snapshot.revision;
   }
 
@@ -266,6 +274,7 @@ class AgentConnection {
           .set({ agentVersion: parsed.agent_version, lastSeenAt: this.stamp() })
           .where(eq(servers.id, this.server.id));
         this.lastSeenWrite = Date.now();
+        this.snapshotParts = parsed.snapshot_parts === true;
         this.send({
           type: 'welcome',
           protocol: AGENT_PROTOCOL_VERSION,
