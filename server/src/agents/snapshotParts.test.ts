@@ -10,6 +10,8 @@ import {
   type TestApp,
 } from '../../test/helpers.ts';
 import { ProtocolAgent } from '../../test/protocolAgent.ts';
+import { AgentConnection } from '../../../agent/src/connection.ts';
+import { silentLogger } from '../../../agent/src/log.ts';
 
 let t: TestApp;
 let base: string;
@@ -50,6 +52,32 @@ describe('a snapshot sent in parts', () => {
     expect(new Set(messages.map((m) => m.revision)).size).toBe(1);
     expect([...agent.peers.keys()].sort()).toEqual([...keys].sort());
     await agent.terminate();
+  });
+
+  it('is assembled by the real agent, applied once with every peer, and acked', async () => {
+    const applied: string[][] = [];
+    const conn = new AgentConnection({
+      url: base,
+      token: server.token,
+      log: silentLogger,
+      handler: {
+        hello: async () => ({ revision: 0, backend: 'wireguard-go' }),
+        applySnapshot: async (s) => {
+          applied.push(s.peers.map((p) => p.public_key));
+          return s.revision;
+        },
+        applyDelta: async (d) => d.revision,
+        collectStats: async () => null,
+      },
+    });
+    conn.start();
+    try {
+      for (let i = 0; i < 100 && applied.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(applied).toHaveLength(1);
+      expect([...applied[0]!].sort()).toEqual([...keys].sort());
+    } finally {
+      await conn.stop();
+    }
   });
 
   it('goes whole to an agent whose hello does not offer to assemble parts', async () => {
