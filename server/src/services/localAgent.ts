@@ -78,7 +78,15 @@ export async function startLocalAgent(deps: {
   }
 
   const url = `http://127.0.0.1:${config.port}`;
-  const args = [AGENT_MAIN, '--url', url, '--state-dir', `${config.dataDir}/agent`];
+  // Compiled, the agent runs as agent/deploy/vpn-agent.service runs it (its memory settings).
+  const args = [
+    ...(COMPILED ? ['--max-semi-space-size=1'] : []),
+    AGENT_MAIN,
+    '--url',
+    url,
+    '--state-dir',
+    `${config.dataDir}/agent`,
+  ];
   if (config.localAgent.uplink) args.push('--uplink', config.localAgent.uplink);
   // The agent's firewall shuts this host to tunnel clients, but full-tunnel customers reach the
   // panel on this very host through their tunnel: open its ports (this one and PUBLIC_URL's) to them.
@@ -95,7 +103,7 @@ export async function startLocalAgent(deps: {
     const started = Date.now();
     child = spawn(RUNNER, args, {
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, AGENT_TOKEN: token },
+      env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, AGENT_TOKEN: token },
     });
     child.on('exit', (code, signal) => {
       if (stopping) return;
