@@ -13,6 +13,7 @@
  *      RSS of the agent and of wireguard-go (/proc/PID/status).
  *
  * Needs root and wireguard-go; everything lives in a namespace made here and is removed at the end.
+ * Over 400 lines: each measurement and its baseline run in the same process, so they stay together.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

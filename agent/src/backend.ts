@@ -6,6 +6,9 @@
  * Stopping the agent leaves the interface (and a wireguard-go daemon) running on purpose: peers keep
  * their tunnels while the agent restarts or upgrades, and the next agent adopts the interface it
  * finds. `stop({ teardown: true })` removes everything (tests, `--down`).
+ *
+ * Over 400 lines: creating, adopting, checking and tearing down the interface and its daemon share
+ * state (the current spec, the daemon's process) that one class keeps consistent.
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';

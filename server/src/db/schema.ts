@@ -1,6 +1,8 @@
 /**
  * The whole data model, for every part of the product (later issues add behaviour, not tables).
  * One SQL dialect: the same pg-core schema and migrations serve PGlite and PostgreSQL.
+ * Over 400 lines by design: every table, index and constraint is read in one place, and drizzle-kit
+ * generates the migrations from this one file.
  */
 import { sql } from 'drizzle-orm';
 import {

@@ -28,6 +28,9 @@ function newRoomPassword(): string {
  * Rooms (Salas): customers link peers on a private network. Every membership change records a
  * full resync for each server that hosts a member, before and after, so the room pairs and mesh
  * links are recomputed; the room shows "processing" until those agents ack.
+ *
+ * Over 400 lines on purpose: every room operation (create, join, add or remove a peer, new password,
+ * delete, a manager's delete, settling) goes through that one resync-and-wait flow, kept in one class.
  */
 export class PartyService {
   constructor(private readonly deps: { db: Db; encryptionKey: Buffer; bus: Bus; peers: PeerService }) {}

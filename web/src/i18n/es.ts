@@ -2,6 +2,7 @@
  * Every Spanish text of the SPA, in one place, so texts can be reviewed against the product spec and
  * another language can be added later. Strings quoted by the spec are used verbatim; texts that the
  * server and the SPA must agree on live in `@vpn/contracts` (`msg`) and are re-exported here.
+ * Over 400 lines by design: it is every customer-facing text (the console's are in es.manager*.ts).
  */
 import { msg } from '@vpn/contracts/messages';
 
