@@ -1,6 +1,6 @@
 /**
- * The one table of the product: every list (the manager console's pages, and the customer's Peers
- * and Salas as they move to it) renders through it. A table on desktop, cards on phones (spec §9:
+ * The one table of the product: every list (the manager console's pages, the customer's Peers)
+ * renders through it. A table on desktop, cards on phones (spec §9:
  * below 768 px) — only one of the two is in the page at a time. Optional toolbar (search box and
  * filters) and server-side pagination (`{ count, results }` answers, `page` starting at 1).
  */
@@ -43,6 +43,12 @@ export interface DataTableProps<T> {
   pagination?: Pagination;
   /** Dims the rows while a new page or search loads, keeping the old ones on screen. */
   stale?: boolean;
+  /** The first column names its row (`<th scope="row">`), as a customer's peer name does. */
+  rowHeader?: boolean;
+  /** A row waiting for something (`aria-busy`), e.g. a peer while its server applies a change. */
+  busy?: (row: T) => boolean;
+  /** A phone card of the page's own design instead of the generic one (each in its `<li>`). */
+  card?: (row: T) => ReactNode;
 }
 
 export function DataTable<T>(props: DataTableProps<T>) {
@@ -62,7 +68,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   );
 }
 
-function Table<T>({ label, columns, rows, rowKey, onRowClick }: DataTableProps<T>) {
+function Table<T>({ label, columns, rows, rowKey, onRowClick, rowHeader, busy }: DataTableProps<T>) {
   return (
     <div className={`${ui.card} overflow-x-auto`}>
       <table className="w-full text-left text-sm" aria-label={label}>
@@ -79,6 +85,7 @@ function Table<T>({ label, columns, rows, rowKey, onRowClick }: DataTableProps<T
           {rows.map((row) => (
             <tr
               key={rowKey(row)}
+              aria-busy={busy?.(row)}
               className={onRowClick ? 'cursor-pointer hover:bg-white/5 focus-visible:bg-white/5' : undefined}
               tabIndex={onRowClick ? 0 : undefined}
               onClick={onRowClick ? () => onRowClick(row) : undefined}
@@ -90,11 +97,21 @@ function Table<T>({ label, columns, rows, rowKey, onRowClick }: DataTableProps<T
                   : undefined
               }
             >
-              {columns.map((c) => (
-                <td key={c.key} className={`px-4 py-3 text-slate-200 ${c.className ?? ''}`}>
-                  {c.cell(row)}
-                </td>
-              ))}
+              {columns.map((c, i) =>
+                rowHeader && i === 0 ? (
+                  <th
+                    key={c.key}
+                    scope="row"
+                    className={`px-4 py-3 font-semibold text-white ${c.className ?? ''}`}
+                  >
+                    {c.cell(row)}
+                  </th>
+                ) : (
+                  <td key={c.key} className={`px-4 py-3 text-slate-200 ${c.className ?? ''}`}>
+                    {c.cell(row)}
+                  </td>
+                ),
+              )}
             </tr>
           ))}
         </tbody>
@@ -103,8 +120,16 @@ function Table<T>({ label, columns, rows, rowKey, onRowClick }: DataTableProps<T
   );
 }
 
-function Cards<T>({ label, columns, rows, rowKey, onRowClick, cardTitle }: DataTableProps<T>) {
+function Cards<T>({ label, columns, rows, rowKey, onRowClick, cardTitle, card }: DataTableProps<T>) {
   const [first, ...rest] = columns;
+  if (card)
+    return (
+      <ul className="space-y-4" aria-label={label}>
+        {rows.map((row) => (
+          <li key={rowKey(row)}>{card(row)}</li>
+        ))}
+      </ul>
+    );
   return (
     <ul className="space-y-3" aria-label={label}>
       {rows.map((row) => (

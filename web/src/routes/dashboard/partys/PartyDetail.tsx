@@ -14,10 +14,10 @@ import { useState } from 'react';
 import type { ReactNode } from 'react';
 import type { Party, PartyPeer, PartyRole } from '../../../api/partys';
 import { CopyButton } from '../../../components/CopyButton';
+import { DataTable, type Column } from '../../../components/DataTable';
 import { ui } from '../../../components/ui';
 import { esPartys } from '../../../i18n/es.partys';
 import { formatDate } from '../../../lib/format';
-import { useIsDesktop } from '../../../lib/useMediaQuery';
 import { ProcessingIndicator, RoleBadge } from './PartyList';
 
 const t = esPartys.detail;
@@ -243,88 +243,59 @@ function MineBadge() {
   );
 }
 
-/** The room's peers: a table from 768 px, cards below. */
+/** The room's peers through the product's one table: rows from 768 px, this page's cards below. */
 function PeersOfParty(props: PartyDetailProps) {
   const { party, isMine } = props;
-  const isDesktop = useIsDesktop();
   const c = t.columns;
-  if (party.peers.length === 0) {
-    return <p className={`${ui.card} px-5 py-8 text-center text-slate-400`}>{t.noPeers}</p>;
-  }
-  if (!isDesktop) {
-    return (
-      <ul aria-label={t.peersLabel(party.name)} className="space-y-4">
-        {party.peers.map((peer) => (
-          <li key={peer.id}>
-            <article aria-labelledby={`party-peer-${peer.id}`} className={`${ui.card} space-y-3 p-5`}>
-              <div className="flex items-center justify-between gap-3">
-                <h4 id={`party-peer-${peer.id}`} className="text-lg font-semibold text-white">
-                  {peer.name}
-                </h4>
-                {isMine(peer) && <MineBadge />}
-              </div>
-              <dl className="space-y-2 text-sm">
-                <div>
-                  <dt className="text-slate-400">{c.ip}</dt>
-                  <dd className="mt-0.5">
-                    <PrivateIp peer={peer} />
-                  </dd>
-                </div>
-                <div className="flex justify-between gap-3">
-                  <dt className="text-slate-400">{c.owner}</dt>
-                  <dd className="text-slate-200">{peer.user}</dd>
-                </div>
-              </dl>
-              <div className="flex justify-end">
-                <PeerAction {...props} peer={peer} />
-              </div>
-            </article>
-          </li>
-        ))}
-      </ul>
-    );
-  }
-  const th = ui.th;
+  const columns: Column<PartyPeer>[] = [
+    {
+      key: 'name',
+      header: c.name,
+      className: 'whitespace-nowrap',
+      cell: (peer) => (
+        <span className="inline-flex items-center gap-2">
+          {peer.name}
+          {isMine(peer) && <MineBadge />}
+        </span>
+      ),
+    },
+    { key: 'owner', header: c.owner, cell: (peer) => peer.user },
+    { key: 'ip', header: c.ip, cell: (peer) => <PrivateIp peer={peer} /> },
+    { key: 'actions', header: c.actions, cell: (peer) => <PeerAction {...props} peer={peer} /> },
+  ];
   return (
-    <div className={`${ui.card} overflow-x-auto`}>
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">{t.peersLabel(party.name)}</caption>
-        <thead className="border-b border-slate-800">
-          <tr>
-            <th scope="col" className={th}>
-              {c.name}
-            </th>
-            <th scope="col" className={th}>
-              {c.owner}
-            </th>
-            <th scope="col" className={th}>
-              {c.ip}
-            </th>
-            <th scope="col" className={th}>
-              {c.actions}
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-800">
-          {party.peers.map((peer) => (
-            <tr key={peer.id} className="align-middle">
-              <th scope="row" className="px-4 py-3 font-semibold whitespace-nowrap text-white">
-                <span className="inline-flex items-center gap-2">
-                  {peer.name}
-                  {isMine(peer) && <MineBadge />}
-                </span>
-              </th>
-              <td className="px-4 py-3 text-slate-200">{peer.user}</td>
-              <td className="px-4 py-3">
+    <DataTable
+      label={t.peersLabel(party.name)}
+      columns={columns}
+      rows={party.peers}
+      rowKey={(peer) => peer.id}
+      empty={<span className="text-slate-400">{t.noPeers}</span>}
+      rowHeader
+      card={(peer) => (
+        <article aria-labelledby={`party-peer-${peer.id}`} className={`${ui.card} space-y-3 p-5`}>
+          <div className="flex items-center justify-between gap-3">
+            <h4 id={`party-peer-${peer.id}`} className="text-lg font-semibold text-white">
+              {peer.name}
+            </h4>
+            {isMine(peer) && <MineBadge />}
+          </div>
+          <dl className="space-y-2 text-sm">
+            <div>
+              <dt className="text-slate-400">{c.ip}</dt>
+              <dd className="mt-0.5">
                 <PrivateIp peer={peer} />
-              </td>
-              <td className="px-4 py-3">
-                <PeerAction {...props} peer={peer} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              </dd>
+            </div>
+            <div className="flex justify-between gap-3">
+              <dt className="text-slate-400">{c.owner}</dt>
+              <dd className="text-slate-200">{peer.user}</dd>
+            </div>
+          </dl>
+          <div className="flex justify-end">
+            <PeerAction {...props} peer={peer} />
+          </div>
+        </article>
+      )}
+    />
   );
 }

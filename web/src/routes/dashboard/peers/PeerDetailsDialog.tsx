@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { peerUsageQuery } from '../../../api/queries';
+import { DataTable, type Column } from '../../../components/DataTable';
 import { Modal } from '../../../components/Modal';
 import { OnlineDot } from '../../../components/OnlineDot';
 import { DataAllowanceBar } from '../../../components/DataAllowanceBar';
@@ -11,6 +12,18 @@ import { absoluteUrl, formatBytes, formatDate, formatPrice } from '../../../lib/
 import { PeerStateBadge } from './PeerList';
 
 const t = es.dashboard.peers.details;
+
+/** The peer's plan history, newest first as the API sends it. */
+const historyColumns: Column<Peer['plans_history'][number]>[] = [
+  { key: 'plan', header: t.plan, cell: (entry) => entry.plan_name },
+  {
+    key: 'price',
+    header: t.price,
+    className: 'whitespace-nowrap',
+    cell: (entry) => formatPrice(entry.plan_price),
+  },
+  { key: 'date', header: t.date, cell: (entry) => formatDate(entry.created) },
+];
 
 /** Creation date, expiry (or 'Indeterminado'), private IP, server, room, usage, and the plan history. */
 export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClose: () => void }) {
@@ -53,32 +66,13 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
             {peer.plans_history.length === 0 ? (
               <p className="text-sm text-slate-400">{t.noHistory}</p>
             ) : (
-              <div className="overflow-x-auto rounded-xl border border-slate-800">
-                <table className="w-full text-left text-sm">
-                  <thead className="bg-white/5 text-xs text-slate-400 uppercase">
-                    <tr>
-                      <th scope="col" className="px-3 py-2">
-                        {t.plan}
-                      </th>
-                      <th scope="col" className="px-3 py-2">
-                        {t.price}
-                      </th>
-                      <th scope="col" className="px-3 py-2">
-                        {t.date}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-800 text-slate-200">
-                    {peer.plans_history.map((entry, i) => (
-                      <tr key={`${entry.created}-${i}`}>
-                        <td className="px-3 py-2">{entry.plan_name}</td>
-                        <td className="px-3 py-2 whitespace-nowrap">{formatPrice(entry.plan_price)}</td>
-                        <td className="px-3 py-2">{formatDate(entry.created)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label={t.history}
+                columns={historyColumns}
+                rows={peer.plans_history}
+                rowKey={(entry) => `${entry.created}-${entry.plan_name}-${entry.plan_price}`}
+                empty={t.noHistory}
+              />
             )}
           </section>
         </div>

@@ -13,6 +13,7 @@ import { useState } from 'react';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { CopyButton } from '../../../components/CopyButton';
+import { DataTable, type Column } from '../../../components/DataTable';
 import { OnlineDot } from '../../../components/OnlineDot';
 import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
@@ -157,84 +158,69 @@ function PeerActionsCell({
   );
 }
 
-/** Desktop (≥ 768 px): one table row per peer. */
-export function PeerTable({ peers, showRooms, onIntent, onDownload }: PeerListProps) {
+/**
+ * The customer's peers through the product's one table: a row per peer from 768 px (the name heads
+ * its row), below it a card per peer of this page's own design (PeerCard).
+ */
+export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListProps) {
   const c = t.columns;
-  const th = ui.th;
+  const columns: Column<Peer>[] = [
+    {
+      key: 'name',
+      header: c.name,
+      className: 'min-w-36',
+      cell: (peer) => (
+        <div className="flex flex-col gap-1">
+          <span className="inline-flex items-center gap-2">
+            <OnlineDot online={peer.online} />
+            {peer.name}
+            {peer.online && <span className="sr-only">({t.details.online})</span>}
+          </span>
+          <BusyIndicator peer={peer} />
+        </div>
+      ),
+    },
+    { key: 'state', header: c.state, cell: (peer) => <PeerStateBadge peer={peer} /> },
+    {
+      key: 'server',
+      header: c.server,
+      className: 'font-mono text-xs',
+      cell: (peer) => peer.server.address,
+    },
+    {
+      key: 'serverState',
+      header: c.serverState,
+      cell: (peer) => <ServerStateBadge active={peer.server.active} />,
+    },
+    { key: 'location', header: c.location, cell: (peer) => peer.server.ubication },
+    ...(showRooms
+      ? [{ key: 'rooms', header: c.rooms, cell: (peer: Peer) => (peer.server.allow_partys ? t.yes : t.no) }]
+      : []),
+    { key: 'mirror', header: c.mirror, cell: (peer) => <MirrorCopy peer={peer} /> },
+    {
+      key: 'actions',
+      header: c.actions,
+      cell: (peer) => <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />,
+    },
+  ];
   return (
-    <div className={`${ui.card} overflow-x-auto`}>
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">{t.listLabel}</caption>
-        <thead className="border-b border-slate-800">
-          <tr>
-            <th scope="col" className={th}>
-              {c.name}
-            </th>
-            <th scope="col" className={th}>
-              {c.state}
-            </th>
-            <th scope="col" className={th}>
-              {c.server}
-            </th>
-            <th scope="col" className={th}>
-              {c.serverState}
-            </th>
-            <th scope="col" className={th}>
-              {c.location}
-            </th>
-            {showRooms && (
-              <th scope="col" className={th}>
-                {c.rooms}
-              </th>
-            )}
-            <th scope="col" className={th}>
-              {c.mirror}
-            </th>
-            <th scope="col" className={th}>
-              {c.actions}
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-800">
-          {peers.map((peer) => (
-            <tr key={peer.id} aria-busy={peer.processing !== null} className="align-middle">
-              <th scope="row" className="min-w-36 px-4 py-3 font-semibold text-white">
-                <div className="flex flex-col gap-1">
-                  <span className="inline-flex items-center gap-2">
-                    <OnlineDot online={peer.online} />
-                    {peer.name}
-                    {peer.online && <span className="sr-only">({t.details.online})</span>}
-                  </span>
-                  <BusyIndicator peer={peer} />
-                </div>
-              </th>
-              <td className="px-4 py-3">
-                <PeerStateBadge peer={peer} />
-              </td>
-              <td className="px-4 py-3 font-mono text-xs text-slate-200">{peer.server.address}</td>
-              <td className="px-4 py-3">
-                <ServerStateBadge active={peer.server.active} />
-              </td>
-              <td className="px-4 py-3 text-slate-300">{peer.server.ubication}</td>
-              {showRooms && (
-                <td className="px-4 py-3 text-slate-300">{peer.server.allow_partys ? t.yes : t.no}</td>
-              )}
-              <td className="px-4 py-3">
-                <MirrorCopy peer={peer} />
-              </td>
-              <td className="px-4 py-3">
-                <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label={t.listLabel}
+      columns={columns}
+      rows={peers}
+      rowKey={(peer) => peer.id}
+      empty={null}
+      rowHeader
+      busy={(peer) => peer.processing !== null}
+      card={(peer) => (
+        <PeerCard peer={peer} showRooms={showRooms} onIntent={onIntent} onDownload={onDownload} />
+      )}
+    />
   );
 }
 
-/** Mobile (< 768 px): one card per peer, the same fields as the table's columns. */
-export function PeerCards({ peers, showRooms, onIntent, onDownload }: PeerListProps) {
+/** Phones (< 768 px): one peer's card, the same fields as the table's columns. */
+function PeerCard({ peer, showRooms, onIntent, onDownload }: Omit<PeerListProps, 'peers'> & { peer: Peer }) {
   const c = t.columns;
   const row = (label: string, value: ReactNode) => (
     <div className="flex items-center justify-between gap-3 py-2">
@@ -243,41 +229,35 @@ export function PeerCards({ peers, showRooms, onIntent, onDownload }: PeerListPr
     </div>
   );
   return (
-    <ul aria-label={t.listLabel} className="space-y-4">
-      {peers.map((peer) => (
-        <li key={peer.id}>
-          <article
-            aria-labelledby={`peer-${peer.id}-name`}
-            aria-busy={peer.processing !== null}
-            className={`${ui.card} p-5`}
+    <article
+      aria-labelledby={`peer-${peer.id}-name`}
+      aria-busy={peer.processing !== null}
+      className={`${ui.card} p-5`}
+    >
+      <div className="flex items-start justify-between gap-3">
+        <div className="flex flex-col gap-1">
+          <h2
+            id={`peer-${peer.id}-name`}
+            className="inline-flex items-center gap-2 text-lg font-semibold text-white"
           >
-            <div className="flex items-start justify-between gap-3">
-              <div className="flex flex-col gap-1">
-                <h2
-                  id={`peer-${peer.id}-name`}
-                  className="inline-flex items-center gap-2 text-lg font-semibold text-white"
-                >
-                  <OnlineDot online={peer.online} />
-                  {peer.name}
-                  {peer.online && <span className="sr-only">({t.details.online})</span>}
-                </h2>
-                <BusyIndicator peer={peer} />
-              </div>
-              <PeerStateBadge peer={peer} />
-            </div>
-            <dl className="mt-3 divide-y divide-slate-800 text-sm">
-              {row(c.server, <span className="font-mono text-xs">{peer.server.address}</span>)}
-              {row(c.serverState, <ServerStateBadge active={peer.server.active} />)}
-              {row(c.location, peer.server.ubication)}
-              {showRooms && row(c.rooms, peer.server.allow_partys ? t.yes : t.no)}
-              {row(c.mirror, <MirrorCopy peer={peer} />)}
-            </dl>
-            <div className="mt-4 flex justify-end">
-              <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />
-            </div>
-          </article>
-        </li>
-      ))}
-    </ul>
+            <OnlineDot online={peer.online} />
+            {peer.name}
+            {peer.online && <span className="sr-only">({t.details.online})</span>}
+          </h2>
+          <BusyIndicator peer={peer} />
+        </div>
+        <PeerStateBadge peer={peer} />
+      </div>
+      <dl className="mt-3 divide-y divide-slate-800 text-sm">
+        {row(c.server, <span className="font-mono text-xs">{peer.server.address}</span>)}
+        {row(c.serverState, <ServerStateBadge active={peer.server.active} />)}
+        {row(c.location, peer.server.ubication)}
+        {showRooms && row(c.rooms, peer.server.allow_partys ? t.yes : t.no)}
+        {row(c.mirror, <MirrorCopy peer={peer} />)}
+      </dl>
+      <div className="mt-4 flex justify-end">
+        <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />
+      </div>
+    </article>
   );
 }

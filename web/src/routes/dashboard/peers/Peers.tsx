@@ -10,12 +10,11 @@ import { ErrorPanel } from '../../../components/ErrorPanel';
 import { LoadingBlock } from '../../../components/LoadingScreen';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
-import { useIsDesktop } from '../../../lib/useMediaQuery';
 import { useCurrentUser } from '../DashboardLayout';
 import { PageHeader } from '../PageHeader';
 import { ChangeServerView } from './ChangeServerView';
 import { PeerDetailsDialog } from './PeerDetailsDialog';
-import { PeerCards, PeerTable } from './PeerList';
+import { PeerList } from './PeerList';
 import type { PeerIntent } from './PeerList';
 import { PeerQrDialog } from './PeerQrDialog';
 import { usePeerActions } from './usePeerActions';
@@ -36,7 +35,6 @@ type Overlay =
 export function Peers() {
   const user = useCurrentUser();
   const showRooms = user.web_settings.allow_partys;
-  const isDesktop = useIsDesktop();
   const peers = useQuery(peersQuery());
   const actions = usePeerActions();
   const [overlay, setOverlay] = useState<Overlay | null>(null);
@@ -86,9 +84,8 @@ export function Peers() {
       />
     );
   else {
-    const List = isDesktop ? PeerTable : PeerCards;
     body = (
-      <List
+      <PeerList
         peers={peers.data}
         showRooms={showRooms}
         onIntent={onIntent}
