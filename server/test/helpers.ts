@@ -218,3 +218,14 @@ export async function grantPeer(
   const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, res.json().id));
   return row!;
 }
+
+/**
+ * Rate limits count in fixed windows aligned to the epoch (services/rateLimit.ts), so a test that
+ * fills one must not straddle two: when less than `needMs` is left of the current window of
+ * `windowSeconds`, waits for the next one to begin.
+ */
+export async function awayFromWindowEdge(windowSeconds: number, needMs: number): Promise<void> {
+  const windowMs = windowSeconds * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+}

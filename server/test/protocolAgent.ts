@@ -90,8 +90,12 @@ export class ProtocolAgent {
     this.socket.send(typeof raw === 'string' ? raw : JSON.stringify(raw));
   }
 
-  /** Resolves when `check` holds, re-checked after every snapshot or delta. */
-  async until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  /**
+   * Resolves when `check` holds, re-checked after every snapshot or delta. The generous default is
+   * for a loaded CI machine (a change reaches the agent through the bus and the hub's queue); a
+   * passing check returns as soon as it holds.
+   */
+  async until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       if (Date.now() > deadline) throw new Error('agent state not reached');

@@ -4,6 +4,7 @@ import {
   bearer,
   createCustomer,
   createManager,
+  awayFromWindowEdge,
   createTestApp,
   login,
   type TestApp,
@@ -49,6 +50,7 @@ describe('POST /api/admin/login', () => {
 
   it('throttles 10 wrong passwords for one username, then refuses even the right one in that window', async () => {
     const m = await createManager(t, 'adivinado', 'clave-adivinada');
+    await awayFromWindowEdge(300, 30_000);
     const wrong: number[] = [];
     for (let i = 0; i < 10; i++)
       wrong.push((await adminLogin({ username: 'adivinado', password: `mala-${i}` })).statusCode);
