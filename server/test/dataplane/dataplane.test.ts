@@ -129,8 +129,8 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const addrB = /^Address = (.+)\/32$/m.exec(confB)![1]!;
     expect(await lab.reaches(ca.ns, '10.64.0.1')).toBe(true);
     expect(await lab.reaches(cb.ns, '10.64.0.1')).toBe(true);
-    expect(lab.ping(ca.ns, addrB, 2)).toBe(false);
-    expect(lab.ping(cb.ns, addrA, 2)).toBe(false);
+    expect(await lab.ping(ca.ns, addrB, 2)).toBe(false);
+    expect(await lab.ping(cb.ns, addrA, 2)).toBe(false);
   });
 
   it('regenerate: the old key no longer gets through; the new .conf works', async () => {
@@ -146,7 +146,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     expect(res.statusCode).toBe(200);
     await push.waitFor('success', () => true, 20_000);
     // Same client, old keys: the server no longer knows them.
-    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+    expect(await lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
     const fresh = await publicKeyOf(c.access, id);
     expect(fresh.privateKey).not.toBe(old.privateKey);
     await lab.loadClientConf(client, fresh.conf, iface);
@@ -195,7 +195,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
       20_000,
       'peer desactivado retirado',
     );
-    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+    expect(await lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
     await api('PATCH', `/api/admin/peers/${expiring}`, admin, {
       expires_at: new Date(Date.now() - 1000).toISOString(),
     });
@@ -257,7 +257,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
       'datos agotados',
     );
     await eventually(() => lab.peersOn(srv[1]!.iface).length === count - 1, 20_000, 'peer retirado');
-    expect(lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
+    expect(await lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
 
     // A plan starts a new period: the same configuration works again.
     await t.ctx.peers.extendWithPlan(id, small!, {});
@@ -310,7 +310,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await api('PATCH', `/api/admin/peers/${dropped}`, admin, { active: false });
     // The tunnels it had keep working for as long as the link is down (here ~25 s).
     while (Date.now() - started < 25_000) {
-      expect(lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
+      expect(await lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
       await new Promise((r) => setTimeout(r, 5000));
     }
     await proxy.restore();
@@ -318,8 +318,12 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const fresh = lab.host('dpcz', '198.51.100.93');
     await lab.loadClientConf(fresh, await download(c.access, added));
     await eventually(() => lab.ping(fresh.ns, '10.64.0.1', 1), 90_000, 'convergencia tras el corte');
-    await eventually(() => !lab.ping(other.ns, '10.64.0.1', 1), 20_000, 'peer apagado retirado');
-    expect(lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
+    await eventually(
+      async () => !(await lab.ping(other.ns, '10.64.0.1', 1)),
+      20_000,
+      'peer apagado retirado',
+    );
+    expect(await lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
     // The agent goes back to its direct link for the rest of the file.
     await lab.stopAgent(srv[0]!.host.ns);
     lab.startAgent(srv[0]!.host, base, srv[0]!.token, srv[0]!.iface);
@@ -353,7 +357,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     const addrB = /^Address = (.+)\/32$/m.exec(confB)![1]!;
     expect(await lab.reaches(ca.ns, '10.64.0.1')).toBe(true);
     expect(await lab.reaches(cb.ns, '10.64.0.1')).toBe(true);
-    expect(lab.ping(ca.ns, addrB, 2)).toBe(false);
+    expect(await lab.ping(ca.ns, addrB, 2)).toBe(false);
 
     const room = await api('POST', '/api/client/network/partys', ana.access, { name: 'LAN DP', peer: idA });
     expect(room.statusCode, room.body).toBe(201);
@@ -367,13 +371,13 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     expect(await lab.reaches(ca.ns, addrB, 30_000)).toBe(true);
     expect(await lab.reaches(cb.ns, addrA)).toBe(true);
     // Not in the room: still isolated, even on Ana's own server.
-    expect(lab.ping(cc.ns, addrA, 2)).toBe(false);
+    expect(await lab.ping(cc.ns, addrA, 2)).toBe(false);
 
     const leave = await api('PATCH', `/api/client/network/partys/${room.json().id}`, luis.access, {
       operation: 'leave',
       peer: idB,
     });
     expect(leave.statusCode).toBe(200);
-    await eventually(() => !lab.ping(ca.ns, addrB, 1), 30_000, 'aislados otra vez');
+    await eventually(async () => !(await lab.ping(ca.ns, addrB, 1)), 30_000, 'aislados otra vez');
   });
 });

@@ -167,14 +167,21 @@ export class Lab {
     return iface;
   }
 
-  /** One ping from a namespace; true when a reply came back. */
-  ping(ns: string, target: string, tries = 3): boolean {
+  /**
+   * One ping from a namespace; true when a reply came back. Asynchronous on purpose: the control
+   * plane under test runs in this very process, and a synchronous ping (up to 1 s when it fails,
+   * in loops of many) starved its event loop, so agents' handshakes timed out.
+   */
+  async ping(ns: string, target: string, tries = 3): Promise<boolean> {
     for (let i = 0; i < tries; i++) {
-      if (
-        spawnSync('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '1', target], { stdio: 'ignore' })
-          .status === 0
-      )
-        return true;
+      const status = await new Promise<number | null>((resolve) => {
+        const child = spawn('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '1', target], {
+          stdio: 'ignore',
+        });
+        child.on('error', () => resolve(null));
+        child.on('exit', (code) => resolve(code));
+      });
+      if (status === 0) return true;
     }
     return false;
   }
@@ -183,7 +190,7 @@ export class Lab {
   async reaches(ns: string, target: string, timeoutMs = 15_000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.ping(ns, target, 1)) return true;
+      if (await this.ping(ns, target, 1)) return true;
       await new Promise((r) => setTimeout(r, 100));
     }
     return false;

@@ -100,15 +100,15 @@ describe.skipIf(skip !== null)(`data plane: private networks${skip ? ` (omitido:
     await lab?.cleanup();
   });
 
-  it('the hosts answer the VPN server itself (so only the firewall keeps the tunnel out)', () => {
-    expect(lab.ping(server.ns, METADATA)).toBe(true);
-    expect(lab.ping(server.ns, PRIVATE_HOST)).toBe(true);
+  it('the hosts answer the VPN server itself (so only the firewall keeps the tunnel out)', async () => {
+    expect(await lab.ping(server.ns, METADATA)).toBe(true);
+    expect(await lab.ping(server.ns, PRIVATE_HOST)).toBe(true);
   });
 
   it('a tunnel client reaches the internet host but not the metadata address nor the private host', async () => {
     expect(await lab.reaches(client.ns, INTERNET_HOST)).toBe(true);
-    expect(lab.ping(client.ns, METADATA, 2)).toBe(false);
-    expect(lab.ping(client.ns, PRIVATE_HOST, 2)).toBe(false);
+    expect(await lab.ping(client.ns, METADATA, 2)).toBe(false);
+    expect(await lab.ping(client.ns, PRIVATE_HOST, 2)).toBe(false);
   });
 
   it('the host answers pings on its tunnel address, and nothing else of it is reachable', async () => {
@@ -119,7 +119,7 @@ describe.skipIf(skip !== null)(`data plane: private networks${skip ? ` (omitido:
     // …but not from the tunnel, on the tunnel address or the host's other addresses.
     for (const target of ['10.64.0.1', SERVER_PRIVATE, SERVER_LINK_LOCAL])
       expect(await tcpGet(client.ns, target, HOST_PORT, 1500), target).toBeNull();
-    expect(lab.ping(client.ns, SERVER_PRIVATE, 2)).toBe(false);
-    expect(lab.ping(client.ns, SERVER_LINK_LOCAL, 2)).toBe(false);
+    expect(await lab.ping(client.ns, SERVER_PRIVATE, 2)).toBe(false);
+    expect(await lab.ping(client.ns, SERVER_LINK_LOCAL, 2)).toBe(false);
   });
 });
