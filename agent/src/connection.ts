@@ -228,18 +228,17 @@ export class AgentConnection extends EventEmitter {
         statsBusy = true;
         const at = Date.now();
         let sent = 0;
+        const emit = (peers: AgentPeerStats[]) => {
+          sent++;
+          send({ type: 'stats', at, peers });
+        };
         o.handler
-          .collectStats(!fullStats, (peers) => {
-            sent++;
-            send({ type: 'stats', at, peers });
-          })
+          .collectStats(!fullStats, emit)
           .then((rest) => {
             if (!rest) return;
             fullStats = false;
-            for (let i = 0; i < rest.length; i += AGENT_STATS_CHUNK_PEERS) {
-              sent++;
-              send({ type: 'stats', at, peers: rest.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
-            }
+            for (let i = 0; i < rest.length; i += AGENT_STATS_CHUNK_PEERS)
+              emit(rest.slice(i, i + AGENT_STATS_CHUNK_PEERS));
             // An empty report still goes out: the control plane learns the agent is reporting.
             if (sent === 0) send({ type: 'stats', at, peers: [] });
           })

@@ -104,20 +104,22 @@ export class UapiClient {
    * Reads the device handing each peer to `onPeer` as the answer arrives (GetStreamParser), so a
    * caller that needs one peer at a time never holds them all.
    */
-  async scan(onPeer: (peer: UapiPeerState) => void): Promise<UapiDeviceHeader> {
-    const parser = new GetStreamParser(onPeer);
-    await this.request('get=1\n\n', (chunk) => parser.push(chunk));
-    return parser.end();
+  scan(onPeer: (peer: UapiPeerState) => void): Promise<UapiDeviceHeader> {
+    return this.streamGet(new GetStreamParser(onPeer));
   }
 
   /**
    * Reads every peer's counters through `visit` as the answer arrives (StatsStreamParser): the
    * stats pass, which must not hold a whole `get` answer in memory every 10 s.
    */
-  async readStats(visit: PeerCountersVisitor): Promise<void> {
-    const parser = new StatsStreamParser(visit);
+  readStats(visit: PeerCountersVisitor): Promise<void> {
+    return this.streamGet(new StatsStreamParser(visit));
+  }
+
+  /** A `get=1` whose answer goes to `parser` as it arrives; its result once the answer ended. */
+  private async streamGet<T>(parser: { push(chunk: Buffer): void; end(): T }): Promise<T> {
     await this.request('get=1\n\n', (chunk) => parser.push(chunk));
-    parser.end();
+    return parser.end();
   }
 
   /**

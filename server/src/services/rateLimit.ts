@@ -85,18 +85,17 @@ export async function hit(db: Db, key: string, limit: Limit, now = Date.now()): 
  * and throws 429 with Retry-After when the window is full.
  */
 export async function consume(db: Db, key: string, limit: Limit, now = Date.now()): Promise<void> {
-  if ((await hit(db, key, limit, now)) > limit.max) {
-    const windowMs = limit.windowSeconds * 1000;
-    throw tooManyRequests((windowStart(limit, now).getTime() + windowMs - now) / 1000);
-  }
+  if ((await hit(db, key, limit, now)) > limit.max) throw windowFull(limit, now);
 }
 
 /** Throws 429 with Retry-After when `key` already holds `limit.max` hits (failures counted by `hit`). */
 export async function refuseWhenFull(db: Db, key: string, limit: Limit, now = Date.now()): Promise<void> {
-  if ((await peek(db, key, limit, now)) >= limit.max) {
-    const windowMs = limit.windowSeconds * 1000;
-    throw tooManyRequests((windowStart(limit, now).getTime() + windowMs - now) / 1000);
-  }
+  if ((await peek(db, key, limit, now)) >= limit.max) throw windowFull(limit, now);
+}
+
+/** 429 with Retry-After: the seconds left of the current window. */
+function windowFull(limit: Limit, now: number) {
+  return tooManyRequests((windowStart(limit, now).getTime() + limit.windowSeconds * 1000 - now) / 1000);
 }
 
 /** Forgets every window of `key` (e.g. an account's failures after a good login). */

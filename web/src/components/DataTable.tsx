@@ -122,39 +122,36 @@ function Table<T>({ label, columns, rows, rowKey, onRowClick, rowHeader, busy }:
 
 function Cards<T>({ label, columns, rows, rowKey, onRowClick, cardTitle, card }: DataTableProps<T>) {
   const [first, ...rest] = columns;
-  if (card)
+  const fields = (cardTitle ? columns : rest).filter((c) => !c.hideOnCard);
+  const generic = (row: T) => {
+    const title = cardTitle ? cardTitle(row) : first?.cell(row);
     return (
-      <ul className="space-y-4" aria-label={label}>
-        {rows.map((row) => (
-          <li key={rowKey(row)}>{card(row)}</li>
-        ))}
-      </ul>
+      <>
+        <div className="font-semibold text-white">
+          {onRowClick ? (
+            <button type="button" className="text-left hover:underline" onClick={() => onRowClick(row)}>
+              {title}
+            </button>
+          ) : (
+            title
+          )}
+        </div>
+        <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+          {fields.map((c) => (
+            <div key={c.key} className="contents">
+              <dt className="text-slate-400">{c.header}</dt>
+              <dd className="min-w-0 break-words text-slate-200">{c.cell(row)}</dd>
+            </div>
+          ))}
+        </dl>
+      </>
     );
+  };
   return (
-    <ul className="space-y-3" aria-label={label}>
+    <ul className={card ? 'space-y-4' : 'space-y-3'} aria-label={label}>
       {rows.map((row) => (
-        <li key={rowKey(row)} className={`${ui.card} p-4`}>
-          <div className="font-semibold text-white">
-            {onRowClick ? (
-              <button type="button" className="text-left hover:underline" onClick={() => onRowClick(row)}>
-                {cardTitle ? cardTitle(row) : first?.cell(row)}
-              </button>
-            ) : cardTitle ? (
-              cardTitle(row)
-            ) : (
-              first?.cell(row)
-            )}
-          </div>
-          <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            {(cardTitle ? columns : rest)
-              .filter((c) => !c.hideOnCard)
-              .map((c) => (
-                <div key={c.key} className="contents">
-                  <dt className="text-slate-400">{c.header}</dt>
-                  <dd className="min-w-0 break-words text-slate-200">{c.cell(row)}</dd>
-                </div>
-              ))}
-          </dl>
+        <li key={rowKey(row)} className={card ? undefined : `${ui.card} p-4`}>
+          {card ? card(row) : generic(row)}
         </li>
       ))}
     </ul>
