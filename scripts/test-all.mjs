@@ -7,6 +7,11 @@
  * agent, the real WireGuard data plane in network namespaces (as root with wireguard-go), web
  * components, and browser journeys in Debian's Chromium (when /usr/bin/chromium exists).
  * `--only NAME` runs one suite (names below).
+ *
+ * A suite whose requirements are missing is omitted with a line saying why. On a developer's
+ * machine that is allowed; in CI (`CI=true`, set by .ci/run) an omitted suite is a failure: each
+ * one counts as one failed test in the closing line, and the line before it lists them, so a
+ * machine without PostgreSQL, root or Chromium can never end green.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +22,7 @@ const reports = join(root, '.reports');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
+const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function canRunWireguard() {
@@ -55,10 +61,13 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const lines = [];
+/** Suites not run for want of something (database, root, Chromium), with the reason. */
+const omitted = [];
 for (const suite of suites) {
   if (only && suite.name !== only && !suite.name.startsWith(`${only}-`)) continue;
   if (suite.skip) {
-    lines.push(`${suite.name}: omitida (${suite.skip})`);
+    omitted.push(`${suite.name} (${suite.skip})`);
+    lines.push(`${suite.name}: omitida (${suite.skip})${ci ? ' — en CI cuenta como fallo' : ''}`);
     continue;
   }
   const out = join(reports, `${suite.name}.json`);
@@ -94,6 +103,16 @@ for (const suite of suites) {
   skipped += s;
   lines.push(`${suite.name}: ${p} passed, ${f} failed${s ? `, ${s} skipped` : ''}`);
 }
+// In CI every omitted suite is one failure: a green line means every suite ran.
+if (ci) failed += omitted.length;
 console.log('\n' + lines.join('\n'));
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+if (omitted.length > 0)
+  console.log(
+    `${omitted.length} suite(s) omitted${ci ? ', counted as failed (CI=true)' : ''}: ${omitted.join('; ')}`,
+  );
+console.log(
+  `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${
+    omitted.length ? `, ${omitted.length} suite(s) omitted` : ''
+  }`,
+);
 process.exit(failed > 0 ? 1 : 0);

@@ -87,8 +87,18 @@ describe('POST /api/admin/servers/{id}/drain', () => {
       .values({ name: 'Sala', ownerId: customer.id, passwordEnc: encrypt(t.ctx.keys.encryption, 'x') })
       .returning();
     await t.ctx.db.update(peers).set({ partyId: room!.id }).where(eq(peers.id, made[0]!.id));
-    await t.ctx.db.update(peers).set({ active: false }).where(eq(peers.id, made[4]!.id));
-    await agentA.until(() => agentA.peers.size === 5);
+    // Switched off the way a manager does it, so the agent hears of it. (Writing `active: false`
+    // straight into the row raced the provisioning deltas: a delta built after that write already
+    // left the peer out, and waiting for 5 peers on the agent then failed on a loaded PostgreSQL run.)
+    const off = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/peers/${made[4]!.id}`,
+      headers: bearer(ops),
+      payload: { active: false },
+    });
+    expect(off.statusCode).toBe(200);
+    const [switchedOff] = await t.ctx.db.select().from(peers).where(eq(peers.id, made[4]!.id));
+    await agentA.until(() => agentA.peers.size === 4 && !agentA.peers.has(switchedOff!.publicKey));
 
     // The only other server does not allow rooms: the room peer would have nowhere to go.
     const b = await newServer('Destino');
