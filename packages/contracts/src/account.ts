@@ -1,5 +1,6 @@
 import { z } from './zod.ts';
 import { CurrentUser } from './auth.ts';
+import { noControlChars } from './common.ts';
 
 const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(1024));
 
@@ -21,7 +22,14 @@ export type ClientVersion = z.infer<typeof ClientVersion>;
 export const SettingsPatchBody = z.union([
   /** The current password confirms an e-mail change (a stolen session must not redirect recovery). */
   z.object({ email: text, password: text }).strict(),
-  z.object({ alias: text }).strict(),
+  z
+    .object({
+      alias: z.preprocess(
+        (v) => (v === undefined || v === null ? '' : v),
+        noControlChars(z.string().max(1024)),
+      ),
+    })
+    .strict(),
   z.object({ old_password: text, new_password: text }).strict(),
 ]);
 export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;

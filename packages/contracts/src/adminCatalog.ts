@@ -3,6 +3,8 @@
  * Bodies validate with Spanish, field-specific messages; answers are presented shapes, never rows.
  */
 import { z } from './zod.ts';
+import { CONTROL_CHARS } from './common.ts';
+import { msg } from './messages.ts';
 import { ListQuery, Reason, paged } from './admin.ts';
 import { PeerUsage } from './peers.ts';
 
@@ -53,7 +55,8 @@ const planFields = {
     .string({ message: catalogMsg.planNameRequired })
     .trim()
     .min(1, catalogMsg.planNameRequired)
-    .max(60, catalogMsg.planNameTooLong),
+    .max(60, catalogMsg.planNameTooLong)
+    .refine((v) => !CONTROL_CHARS.test(v), { message: msg.nameControlChars }),
   description: z.string({ message: catalogMsg.planDescriptionTooLong }).trim().max(1000, {
     message: catalogMsg.planDescriptionTooLong,
   }),

@@ -3,6 +3,7 @@
  * metrics behind the Resumen charts, and the payment gateways' credentials in Ajustes.
  */
 import { z } from './zod.ts';
+import { noControlChars } from './common.ts';
 
 /** Spanish answers of the fleet routes (the console shows them as they are). */
 export const fleetMsg = {
@@ -39,7 +40,9 @@ const Host = z
 
 export const ServerPatch = z
   .object({
-    name: z.string().trim().min(1, fleetMsg.nameRequired).max(60, 'El nombre admite hasta 60 caracteres'),
+    name: noControlChars(
+      z.string().trim().min(1, fleetMsg.nameRequired).max(60, 'El nombre admite hasta 60 caracteres'),
+    ),
     host: Host,
     port: z
       .number({ message: fleetMsg.portInvalid })

@@ -5,6 +5,8 @@
 import { z } from './zod.ts';
 import { ListQuery, Role } from './admin.ts';
 import { LoginBody, PASSWORD_MAX, PASSWORD_MIN, USERNAME_RE } from './auth.ts';
+import { CONTROL_CHARS } from './common.ts';
+import { msg } from './messages.ts';
 
 export const msgManagers = {
   usernameTaken: 'Ya existe un gestor con ese usuario',
@@ -31,6 +33,7 @@ export const msgManagers = {
 const Username = z
   .string({ message: msgManagers.nothingToChange })
   .trim()
+  .refine((v) => !CONTROL_CHARS.test(v), { message: msg.nameControlChars, abort: true })
   .regex(
     USERNAME_RE,
     'El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo',

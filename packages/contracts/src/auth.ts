@@ -1,4 +1,5 @@
 import { z } from './zod.ts';
+import { noControlChars } from './common.ts';
 
 /**
  * Request bodies are parsed leniently (missing → '') so that the handler can answer with the
@@ -19,7 +20,10 @@ export const TokenPair = z.object({ access: z.string(), refresh: z.string() });
 export type TokenPair = z.infer<typeof TokenPair>;
 
 export const RegisterBody = z.object({
-  username: text,
+  username: z.preprocess(
+    (v) => (v === undefined || v === null ? '' : v),
+    noControlChars(z.string().max(1024)),
+  ),
   password: text,
   captcha_token: text,
   email: z.preprocess((v) => (v === null ? undefined : v), z.string().max(254).optional()),

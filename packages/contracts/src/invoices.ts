@@ -1,4 +1,5 @@
 import { z } from './zod.ts';
+import { noControlChars } from './common.ts';
 
 /** PUT /api/client/invoices: buy a plan for an existing peer (add_plan) or a new one (new_peer). */
 export const InvoiceBody = z.object({
@@ -11,7 +12,7 @@ export const InvoiceBody = z.object({
         .int()
         .positive()
         .max(2 ** 31 - 1),
-      z.string().max(100),
+      noControlChars(z.string().max(100)),
     ])
     .optional(),
   /** Which gateway pays (with both on the customer chooses); absent: the first available. */
@@ -26,7 +27,8 @@ export type InvoiceBody = z.infer<typeof InvoiceBody>;
 
 export const InvoiceCreated = z.object({ id: z.string(), payment_url: z.string() });
 
-export const InvoiceStatus = z.enum(['pending', 'paid', 'canceled', 'expired', 'failed']);
+/** `refunded`: paid, then the money went back (through the gateway or by hand) and its period was taken back. */
+export const InvoiceStatus = z.enum(['pending', 'paid', 'canceled', 'expired', 'failed', 'refunded']);
 
 /** GET /api/client/invoices/{id} (id = the remote_id the gateway echoes back). */
 export const Invoice = z.object({

@@ -60,6 +60,7 @@ export const msg = {
   customerNotFound: 'Cliente no encontrado',
   peerNameRequired: 'El nombre del peer es obligatorio',
   peerNameTooLong: 'El nombre del peer no puede tener más de 40 caracteres',
+  nameControlChars: 'El nombre no puede contener saltos de línea, tabuladores ni otros caracteres de control',
   peerNameTaken: 'Ya tienes un peer con ese nombre',
   poolExhausted: 'No quedan direcciones libres en la red',
   serverNameRequired: 'El nombre del servidor es obligatorio',
@@ -119,6 +120,8 @@ export const msg = {
     'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
   paymentAmountUnknown:
     'La pasarela no informó un importe válido para este pago, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+  paymentCurrency:
+    'La pasarela informó el pago en otra moneda que la de la factura (USD), así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
   paymentUnverifiable:
     'No pudimos comprobar el pago con la pasarela en este momento. No se ha acreditado nada todavía: si pagó, se acreditará en cuanto la pasarela lo confirme.',
   paymentNotFound: 'No hay ninguna factura pendiente con ese pago.',

@@ -1,6 +1,12 @@
 import { z } from './zod.ts';
+import { noControlChars } from './common.ts';
 
 const text = z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(200));
+/** A room's name: lenient like `text`, but never with control characters. */
+const name = z.preprocess(
+  (v) => (v === undefined || v === null ? '' : v),
+  noControlChars(z.string().max(200)),
+);
 const id = z.preprocess(
   (v) => (v === '' || v === null ? undefined : v),
   z.coerce
@@ -40,8 +46,8 @@ export type Party = z.infer<typeof Party>;
 export const PartyLists = z.object({ owned_partys: z.array(Party), guest_partys: z.array(Party) });
 export type PartyLists = z.infer<typeof PartyLists>;
 
-export const CreatePartyBody = z.object({ name: text, peer: id });
-export const JoinPartyBody = z.object({ operation: z.literal('join'), name: text, password: text, peer: id });
+export const CreatePartyBody = z.object({ name, peer: id });
+export const JoinPartyBody = z.object({ operation: z.literal('join'), name, password: text, peer: id });
 export const PartyPatchBody = z.discriminatedUnion('operation', [
   z.object({ operation: z.literal('regenerate_password') }),
   z.object({ operation: z.literal('leave'), peer: id }),

@@ -2,6 +2,7 @@
  * Renders a peer's configuration for the official WireGuard apps and for MikroTik RouterOS ≥ 7.1.
  * Only keys the official apps accept are written (the Android app rejects unknown ones).
  */
+import { CONTROL_CHARS } from '@vpn/contracts';
 export interface ClientConfigInput {
   name: string;
   privateKey: string;
@@ -54,9 +55,12 @@ export function safeName(name: string, max = 40): string {
  */
 export function renderMikrotik(c: ClientConfigInput): string {
   const iface = `wg-${safeName(c.name, 20)}`;
+  // The name is printed on a comment line: RouterOS would run whatever follows a line break in it as
+  // a command. Names are refused with control characters (contracts), and older ones are flattened here.
+  const comment = c.name.replace(new RegExp(CONTROL_CHARS.source, 'gu'), ' ');
   const dns = c.dns.split(',')[0]?.trim() ?? '1.1.1.1';
   return [
-    `# ${c.name}: WireGuard para MikroTik RouterOS 7.1 o superior`,
+    `# ${comment}: WireGuard para MikroTik RouterOS 7.1 o superior`,
     '# Pegue este script en Terminal (Winbox o SSH).',
     `/interface wireguard add name=${iface} private-key="${c.privateKey}" mtu=${c.mtu}`,
     `/interface wireguard peers add interface=${iface} public-key="${c.serverPublicKey}" preshared-key="${c.presharedKey}" endpoint-address=${c.endpointHost} endpoint-port=${c.endpointPort} allowed-address=0.0.0.0/0 persistent-keepalive=${KEEPALIVE}s`,

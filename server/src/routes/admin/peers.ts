@@ -8,6 +8,7 @@ import {
   ErrorBody,
   Peer,
   IdParams,
+  noControlChars,
 } from '@vpn/contracts';
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
@@ -59,7 +60,10 @@ export const adminPeerRoutes =
           body: z.object({
             username: text(64),
             plan: IdParams.shape.id,
-            name: text(100),
+            name: z.preprocess(
+              (v) => (v === undefined || v === null ? '' : v),
+              noControlChars(z.string().max(100)),
+            ),
             server: IdParams.shape.id.optional(),
           }),
           response: { 201: Peer, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },

@@ -13,6 +13,7 @@ import {
   fleetMsg,
   paged,
   IdParams,
+  noControlChars,
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
@@ -25,7 +26,7 @@ const text = (max: number) =>
   z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(max));
 
 const NewServerBody = z.object({
-  name: text(60),
+  name: z.preprocess((v) => (v === undefined || v === null ? '' : v), noControlChars(z.string().max(60))),
   endpoint: text(300),
   ubication: text(120),
   allow_partys: z.boolean().optional(),
