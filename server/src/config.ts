@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { POOL_CIDR } from './services/addresses.ts';
 import type { Limit, RateLimitPolicy } from './services/rateLimit.ts';
 
 const bool = z
@@ -22,6 +23,30 @@ const isAddressOrCidr = (item: string): boolean => {
 };
 
 /**
+ * Whether an address or CIDR shares any address with the tunnel pool. Two CIDRs overlap only when
+ * one holds the other, so: the item holds the pool's network address, or the pool holds the item's
+ * address. IPv4-mapped IPv6 (`::ffff:10.64.0.1`, `::/0`) is matched against the pool too.
+ */
+function overlapsTunnelPool(item: string): boolean {
+  const [address = '', prefixText] = item.split('/');
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const [poolAddress = '', poolPrefix] = POOL_CIDR.split('/');
+  const itemList = new BlockList();
+  itemList.addSubnet(
+    address,
+    prefixText === undefined ? (family === 'ipv4' ? 32 : 128) : Number(prefixText),
+    family,
+  );
+  const pool = new BlockList();
+  pool.addSubnet(poolAddress, Number(poolPrefix), 'ipv4');
+  return (
+    itemList.check(poolAddress, 'ipv4') ||
+    itemList.check(`::ffff:${poolAddress}`, 'ipv6') ||
+    pool.check(address, family)
+  );
+}
+
+/**
  * TRUST_PROXY: `false`; a number of proxy hops in front of the server; or a comma-separated list of
  * the proxies' addresses and CIDRs (recommended). `true` trusts every hop — then any client can
  * choose its own address with X-Forwarded-For, so per-address limits mean nothing: tests only.
@@ -35,11 +60,21 @@ const trustProxy = z
     // A number is a hop count (1 = one reverse proxy in front), not a boolean.
     if (/^\d{1,2}$/.test(v)) return Number(v);
     const items = v.split(',').map((i) => i.trim());
-    if (items.length > 0 && items.every(isAddressOrCidr)) return items.join(',');
+    if (items.length > 0 && items.every(isAddressOrCidr)) {
+      // On one box the customers' tunnels reach the panel from the pool: trusting it would let
+      // any customer send X-Forwarded-For and choose the address every per-address limit counts.
+      const inPool = items.filter(overlapsTunnelPool);
+      if (inPool.length === 0) return items.join(',');
+      ctx.addIssue({
+        code: 'custom',
+        message: `${inPool.join(', ')} se solapa con ${POOL_CIDR}, la red de los túneles de los clientes: un cliente conectado a la VPN podría elegir su propia dirección con X-Forwarded-For. Indique solo las direcciones de los proxies (p. ej. 127.0.0.1 o 172.16.0.0/12)`,
+      });
+      return z.NEVER;
+    }
     ctx.addIssue({
       code: 'custom',
       message:
-        'debe ser false, un número de saltos o una lista de direcciones/CIDR de los proxies (127.0.0.1,10.0.0.0/8)',
+        'debe ser false, un número de saltos o una lista de direcciones/CIDR de los proxies (127.0.0.1,172.16.0.0/12)',
     });
     return z.NEVER;
   });
