@@ -4,7 +4,8 @@
  * Measures, on the messages a customer's socket carries in a typical session (auth, a peer changed
  * by a regenerate, a server move and a plan purchase, their success toasts, a room update), the bytes
  * on the wire with deflate per message (no context takeover), with a shared window (context
- * takeover), and without compression; and the memory a compressing socket keeps. Run:
+ * takeover), and without compression; and the memory a compressing socket keeps (measured: the
+ * process's growth over DEFLATE_BENCH_SOCKETS open deflate streams, default 500). Run:
  * `npx tsx server/bench/ws-deflate.bench.ts`.
  */
 import { constants, createDeflateRaw, deflateRawSync } from 'node:zlib';
@@ -68,6 +69,33 @@ console.log(`${frames.length} mensajes de una sesión típica:`);
 console.log(`  sin compresión                  ${plain} B`);
 console.log(`  deflate por mensaje             ${perMessage} B (${pct(perMessage)})`);
 console.log(`  deflate con ventana compartida  ${shared} B (${pct(shared)})`);
+
+/**
+ * The memory a compressing socket keeps: SOCKETS deflate streams with ws's defaults (windowBits 15,
+ * memLevel 8, context takeover), each having sent the session's messages and kept open as a
+ * socket's would, measured as the growth of the process's RSS divided by their number (zlib's own
+ * buffers are malloc'd outside the V8 heap; Node's `external` counts only a small part of them).
+ */
+async function memoryPerSocket(sockets: number): Promise<number> {
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const open: ReturnType<typeof createDeflateRaw>[] = [];
+  for (let i = 0; i < sockets; i++) {
+    const d = createDeflateRaw({ level: 6, windowBits: 15, memLevel: 8 });
+    d.on('data', () => {});
+    for (const f of frames) d.write(f);
+    await new Promise<void>((r) => d.flush(constants.Z_SYNC_FLUSH, () => r()));
+    open.push(d);
+  }
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  for (const d of open) d.close();
+  return (after.rss - before.rss) / sockets;
+}
+const SOCKETS = Number(process.env.DEFLATE_BENCH_SOCKETS ?? 500);
+const perSocket = await memoryPerSocket(SOCKETS);
+const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
 console.log(
-  '  memoria por socket con ventana compartida (zlib, windowBits 15, memLevel 8): ≈ 256 KiB de estado de deflate',
+  `  memoria por socket con ventana compartida (windowBits 15, memLevel 8; medida con ${SOCKETS} sockets): ` +
+    `${kib(perSocket)} de RSS`,
 );
