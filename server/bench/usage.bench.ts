@@ -12,7 +12,8 @@
  * Then 31 days later the scheduler's compaction folds the day into daily rows: the lasting growth.
  *
  * Old scheme: the same full-rate minutes are inserted as rows (one per peer per report, in bulk),
- * and their bytes per row scaled to the day's 1,440 reports.
+ * and their bytes per row scaled to the day's 1,440 reports: an extrapolation, and the output says
+ * so (the new scheme's figures are measured rows of a whole simulated day).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,7 +160,7 @@ line(
   'antiguo: peer_usage (una fila por informe)',
   oldRowsDay,
   oldBytesDay,
-  `para siempre (medido en ${FULL_MINUTES} min, ×${1440 / FULL_MINUTES})`,
+  `para siempre (EXTRAPOLADO: ${FULL_MINUTES} min medidos ×${1440 / FULL_MINUTES})`,
 );
 line('nuevo: peer_usage_hourly', hourly.rows, hourly.bytes, '30 días, luego se pliega');
 line(
@@ -172,11 +173,11 @@ line('nuevo: server_usage_hourly', serverHourly.rows, serverHourly.bytes, 'para 
 line('nuevo: peer_stats (una fila por peer)', stats.rows, stats.bytes, 'fija, no crece');
 const steady = daily.bytes + serverHourly.bytes;
 console.log(
-  `\nCon 30 días retenidos por hora: antiguo ${fmtB(oldBytesDay * 30)} por mes y creciendo; nuevo ${fmtB(hourly.bytes * 30)} ` +
+  `\nCon 30 días retenidos por hora: antiguo ${fmtB(oldBytesDay * 30)} por mes y creciendo (extrapolado); nuevo ${fmtB(hourly.bytes * 30)} ` +
     `en la ventana por hora, más ${fmtB(steady)} por día que se queda.`,
 );
 console.log(
-  `Por día: filas ${fmtN(oldRowsDay)} → ${fmtN(hourly.rows)} (×${(oldRowsDay / hourly.rows).toFixed(0)} menos), ` +
+  `Por día (el esquema antiguo, extrapolado de ${FULL_MINUTES} min medidos): filas ${fmtN(oldRowsDay)} → ${fmtN(hourly.rows)} (×${(oldRowsDay / hourly.rows).toFixed(0)} menos), ` +
     `bytes ${fmtB(oldBytesDay)} → ${fmtB(hourly.bytes)} (×${(oldBytesDay / hourly.bytes).toFixed(0)} menos); ` +
     `tras el plegado ${fmtB(steady)} por día (×${(oldBytesDay / steady).toFixed(0)} menos). Horas por plegar: ${hourlyAfter.rows}.`,
 );
