@@ -44,7 +44,8 @@ const suites = [
     name: 'dataplane',
     dir: 'server',
     args: ['--config', 'vitest.dataplane.config.ts'],
-    env: { TEST_DATABASE_URL: '' },
+    // The deployment test (Caddy + two instances) runs on PostgreSQL under its own variable.
+    env: { TEST_DATABASE_URL: '', DATAPLANE_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' },
     skip: !canRunWireguard() && 'hace falta root con wireguard-go, wireguard-tools, nftables e iputils-ping',
   },
   { name: 'web', dir: 'web' },

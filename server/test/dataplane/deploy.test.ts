@@ -1,0 +1,525 @@
+/**
+ * The production topology of docs/deploy.md, on this machine: the repository's deploy/ files
+ * installed with the guide's own commands (paths moved into a temporary root), Caddy with a local
+ * CA (`tls internal`, the only change besides names and ports) in front of two compiled panel
+ * instances started as their systemd unit says, on PostgreSQL; a VPN server's agent running inside
+ * its network namespace and dialing the panel over wss:// through Caddy, trusting the CA through
+ * NODE_EXTRA_CA_CERTS; a customer buying through https in the sandbox and bringing the tunnel up.
+ *
+ * PostgreSQL comes from DATAPLANE_DATABASE_URL (the data-plane suite blanks TEST_DATABASE_URL;
+ * scripts/test-all.mjs passes it under this name).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customers } from '../../src/db/schema.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { testHash } from '../helpers.ts';
+import { freePort } from '../serverProcess.ts';
+import {
+  HttpsClient,
+  ROOT,
+  Service,
+  caddyRoot,
+  curl,
+  deploySkipReason,
+  inSystemTrust,
+  readEnvFile,
+  readUnit,
+  runDocCommand,
+} from './deploy.ts';
+import { Lab, dataplaneSkipReason, eventually, sh, uniqueName, type Host } from './network.ts';
+
+const DATABASE_URL = process.env.DATAPLANE_DATABASE_URL;
+const skip = dataplaneSkipReason() ?? deploySkipReason(DATABASE_URL);
+const NAME = 'panel.vpn.test';
+/** The panel's address on the test's wan, as VPN servers reach it (the VPS's public address). */
+const EDGE = '198.51.100.200';
+
+describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'vpn-deploy-'));
+  const database = `vpn_deploy_${process.pid}_${Date.now().toString(36)}`;
+  const instances: Service[] = [];
+  let caddy: Service | undefined;
+  let lab: Lab | undefined;
+  let agent: ChildProcess | undefined;
+  let agentLines: string[] = [];
+  let serverHost: Host;
+  let edgeLink = '';
+  const serverIface = uniqueName('dpdw');
+  let ports: { panel: number[]; https: number; http: number };
+  let site: string;
+  let base: string;
+  let ca: string;
+  let moves: [string, string][];
+  let envFile: string;
+  let databaseUrl: string;
+  let curlEnv: NodeJS.ProcessEnv;
+  let admin: string;
+  let planId: number;
+  let serverId: number;
+
+  const panelRequests = () =>
+    instances.flatMap((s, i) => s.records().flatMap((r) => (r.req ? [{ i, ...r.req }] : [])));
+
+  beforeAll(async () => {
+    const built = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts/build.mjs'), '--if-stale', 'server', 'web', 'agent'],
+      {
+        stdio: 'inherit',
+      },
+    );
+    expect(built.status).toBe(0);
+    ports = { panel: [await freePort(), await freePort()], https: await freePort(), http: await freePort() };
+    site = `${NAME}:${ports.https}`;
+    base = `https://${site}`;
+    moves = [
+      ['/etc/vpn-panel', join(tmp, 'conf-panel')],
+      ['/etc/caddy', join(tmp, 'conf-caddy')],
+      ['/var/backups/vpn-panel', join(tmp, 'backups')],
+      ['/opt/vpn-panel', ROOT],
+      ['panel.midominio.com', site],
+      ['127.0.0.1:8080', `127.0.0.1:${ports.panel[0]}`],
+    ];
+    const admin0 = new pg.Client({ connectionString: DATABASE_URL });
+    await admin0.connect();
+    await admin0.query(`create database ${database}`);
+    await admin0.end();
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+
+    // The panel's configuration, as the guide writes it.
+    runDocCommand('install -d -m 700 /etc/vpn-panel', moves);
+    runDocCommand('install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env', moves);
+    runDocCommand(
+      'sed -i "s|^SECRET_KEY=.*|SECRET_KEY=$(openssl rand -base64 48)|" /etc/vpn-panel/panel.env',
+      moves,
+    );
+    runDocCommand(
+      "sed -i 's|^PUBLIC_URL=.*|PUBLIC_URL=https://panel.midominio.com|' /etc/vpn-panel/panel.env",
+      moves,
+    );
+    runDocCommand(
+      'sed -i "s|^DATABASE_URL=.*|DATABASE_URL=postgres://vpn:$CLAVE_PG@127.0.0.1:5432/vpn|" /etc/vpn-panel/panel.env',
+      [...moves, ['postgres://vpn:$CLAVE_PG@127.0.0.1:5432/vpn', databaseUrl]],
+    );
+    runDocCommand(
+      'sed -i "s|^# METRICS_TOKEN=.*|METRICS_TOKEN=$(openssl rand -hex 24)|" /etc/vpn-panel/panel.env',
+      moves,
+    );
+    envFile = join(tmp, 'conf-panel/panel.env');
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    // The test's only addition: the sandbox gateway, to buy without a real one.
+    appendFileSync(envFile, 'PAYMENTS_SANDBOX=true\n');
+
+    // Two instances, each started as the unit says (working directory, ExecStart, EnvironmentFile),
+    // with systemd's clean environment; the second one on its own port and data directory.
+    const unit = readUnit(join(ROOT, 'deploy/vpn-panel.service'));
+    expect(unit.EnvironmentFile).toBe('/etc/vpn-panel/panel.env');
+    const [exe, ...args] = unit.ExecStart!.split(/\s+/);
+    const node = existsSync(exe!) ? exe! : process.execPath;
+    const cwd = unit.WorkingDirectory!.replace('/opt/vpn-panel', ROOT);
+    const fileEnv = readEnvFile(envFile);
+    for (const [i, port] of ports.panel.entries()) {
+      const service = new Service(node, args, {
+        cwd,
+        env: { PATH: process.env.PATH, ...fileEnv, PORT: String(port), DATA_DIR: join(tmp, `data-${i}`) },
+      });
+      instances.push(service);
+      await service.waitForLine(/escuchando en/, 120_000);
+    }
+
+    // Caddy, installed as the guide says; then the test's own changes: its local CA (never put in the
+    // system's trust store), unique ports, no admin endpoint, and the second instance upstream.
+    mkdirSync(join(tmp, 'conf-caddy'));
+    runDocCommand('install -m 644 deploy/Caddyfile /etc/caddy/Caddyfile', moves);
+    runDocCommand(
+      "sed -i 's/panel.example.com/panel.midominio.com/; s/admin@example.com/yo@midominio.com/' /etc/caddy/Caddyfile",
+      moves,
+    );
+    const caddyEnv = {
+      PATH: process.env.PATH,
+      HOME: join(tmp, 'caddy-home'),
+      XDG_DATA_HOME: join(tmp, 'caddy-data'),
+      XDG_CONFIG_HOME: join(tmp, 'caddy-config'),
+    };
+    runDocCommand('caddy validate --config /etc/caddy/Caddyfile', moves, caddyEnv);
+    const caddyfile = join(tmp, 'conf-caddy/Caddyfile');
+    const production = readFileSync(caddyfile, 'utf8');
+    const edits: [string, string][] = [
+      [
+        '\n{\n',
+        `\n{\n\tadmin off\n\tskip_install_trust\n\thttp_port ${ports.http}\n\thttps_port ${ports.https}\n`,
+      ],
+      [`\n${site} {\n`, `\n${site} {\n\ttls internal\n`],
+      [
+        'reverse_proxy 127.0.0.1:8080 {',
+        `reverse_proxy ${ports.panel.map((p) => `127.0.0.1:${p}`).join(' ')} {`,
+      ],
+    ];
+    let local = production;
+    for (const [from, to] of edits) {
+      expect(local, `el Caddyfile ya no tiene «${from.trim()}»`).toContain(from);
+      local = local.replace(from, to);
+    }
+    writeFileSync(caddyfile, local);
+    caddy = new Service('caddy', ['run', '--environ', '--config', caddyfile], { cwd: tmp, env: caddyEnv });
+    ca = caddyRoot(caddyEnv.XDG_DATA_HOME);
+    await eventually(() => existsSync(ca), 30_000, 'CA local de Caddy');
+    // curl as the guide writes it: the CA and the name's address come from a .curlrc.
+    writeFileSync(join(tmp, '.curlrc'), `cacert = "${ca}"\nresolve = "${site}:127.0.0.1"\n`);
+    curlEnv = { CURL_HOME: tmp };
+    await eventually(
+      () => curl(['-f', '-o', '/dev/null', `${base}/healthz`], ca, `${site}:127.0.0.1`).status === 0,
+      30_000,
+      'HTTPS a través de Caddy',
+    );
+
+    // The VPN server's network: its namespace on the test's wan, and this machine (the panel's VPS)
+    // reachable from it at EDGE; the panel's name resolves there through /etc/netns/NS/hosts.
+    lab = new Lab();
+    serverHost = lab.host('dpds', '198.51.100.1');
+    edgeLink = uniqueName('dpe');
+    const edgePeer = uniqueName('dpf');
+    sh('ip', ['link', 'add', edgeLink, 'type', 'veth', 'peer', 'name', edgePeer, 'netns', lab.wan]);
+    sh('ip', ['-n', lab.wan, 'link', 'set', edgePeer, 'master', 'br0']);
+    sh('ip', ['-n', lab.wan, 'link', 'set', edgePeer, 'up']);
+    sh('ip', ['address', 'add', `${EDGE}/32`, 'dev', edgeLink]);
+    sh('ip', ['link', 'set', edgeLink, 'up']);
+    sh('ip', ['route', 'add', `${serverHost.address}/32`, 'dev', edgeLink, 'src', EDGE]);
+    mkdirSync(`/etc/netns/${serverHost.ns}`, { recursive: true });
+    writeFileSync(`/etc/netns/${serverHost.ns}/hosts`, `127.0.0.1 localhost\n${EDGE} ${NAME}\n`);
+  });
+
+  afterAll(async () => {
+    if (agent && agent.exitCode === null) {
+      const a = agent;
+      await new Promise<void>((r) => {
+        a.once('exit', () => r());
+        a.kill('SIGTERM');
+      });
+    }
+    const pids = spawnSync('pgrep', ['-f', `wireguard-go -f ${serverIface}$`], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number);
+    lab?.net.track(serverIface);
+    await lab?.net.cleanup(pids);
+    await lab?.cleanup();
+    if (edgeLink) spawnSync('ip', ['link', 'del', edgeLink], { stdio: 'ignore' });
+    if (serverHost) rmSync(`/etc/netns/${serverHost.ns}`, { recursive: true, force: true });
+    await caddy?.stop();
+    for (const s of instances) await s.stop();
+    if (DATABASE_URL) {
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${database} with (force)`).catch(() => {});
+      await c.end();
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const manager = () => new HttpsClient(base, readFileSync(ca, 'utf8'), '127.0.0.31');
+
+  function startAgent(token: string, trustCa: boolean): ChildProcess {
+    agentLines = [];
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        serverHost.ns,
+        process.execPath,
+        join(ROOT, 'agent/dist/main.js'),
+        '--state-dir',
+        join(tmp, 'agent-state'),
+        '--repair-interval',
+        '10',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH,
+          AGENT_URL: base,
+          AGENT_TOKEN: token,
+          AGENT_LOG_LEVEL: 'info',
+          ...(trustCa ? { NODE_EXTRA_CA_CERTS: ca } : {}),
+        },
+      },
+    );
+    const take = (d: Buffer) => agentLines.push(...d.toString().split('\n').filter(Boolean));
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
+    return child;
+  }
+
+  it('the first manager, printed once, signs in over https and adds a server whose agent connects over wss', async () => {
+    const line = await instances[0]!.waitForLine(/Gestor inicial creado/);
+    const password = /contraseña "([^"]+)"/.exec(line)![1]!;
+    // Printed by the first instance only: the second found the manager in the shared database.
+    expect(instances[1]!.lines.some((l) => l.includes('Gestor inicial'))).toBe(false);
+    const m = manager();
+    ({ access: admin } = await m.json<{ access: string }>('POST', '/api/admin/login', {
+      json: { username: 'admin', password },
+    }));
+    ({ id: planId } = await m.json<{ id: number }>('POST', '/api/admin/plans', {
+      token: admin,
+      json: { name: 'Mensual', price: '3.00', validity_days: 30 },
+    }));
+    const created = await m.json<{ server: { id: number }; agent_token: string }>(
+      'POST',
+      '/api/admin/servers',
+      {
+        token: admin,
+        json: {
+          name: 'Nodo 1',
+          endpoint: `${serverHost.address}:51820`,
+          ubication: 'Lab',
+          interface_name: serverIface,
+        },
+      },
+    );
+    serverId = created.server.id;
+
+    // Without the CA the agent refuses Caddy's certificate and keeps retrying.
+    agent = startAgent(created.agent_token, false);
+    await eventually(
+      () => agentLines.some((l) => /certificate|certificado/i.test(l)),
+      30_000,
+      'el agente rechaza el certificado',
+    );
+    const refused = agent;
+    await new Promise<void>((r) => {
+      refused.once('exit', () => r());
+      refused.kill('SIGTERM');
+    });
+    const online = async () =>
+      (
+        await m.json<{ results: { id: number; agent_online: boolean }[] }>('GET', '/api/admin/servers', {
+          token: admin,
+        })
+      ).results.find((s) => s.id === serverId)?.agent_online === true;
+    expect(await online()).toBe(false);
+
+    // With NODE_EXTRA_CA_CERTS it connects, through Caddy, and brings the interface up.
+    agent = startAgent(created.agent_token, true);
+    await eventually(online, 60_000, 'agente en línea');
+    await eventually(
+      () =>
+        spawnSync('wg', ['show', serverIface, 'listen-port'], { encoding: 'utf8' }).stdout.trim() === '51820',
+      30_000,
+      'interfaz del servidor en 51820',
+    );
+    // The panel saw the agent's own address (Caddy's X-Forwarded-For), not Caddy's.
+    const dials = panelRequests().filter((r) => r.url === '/api/agent/ws');
+    expect(dials.length).toBeGreaterThan(0);
+    expect(new Set(dials.map((d) => d.ip))).toEqual(new Set([serverHost.address]));
+  });
+
+  it('a customer signs in, buys in the sandbox, gets the push over wss and a .conf that works', async () => {
+    const pool = await openDatabase({ databaseUrl, poolSize: 1 });
+    await pool.db
+      .insert(customers)
+      .values({ username: 'cliente1', passwordHash: await testHash('clave-del-cliente') });
+    await pool.close();
+    const c = new HttpsClient(base, readFileSync(ca, 'utf8'), '127.0.0.23');
+    // A forged X-Forwarded-For: Caddy replaces it with the real address.
+    const { access } = await c.json<{ access: string }>('POST', '/api/client/login', {
+      json: { username: 'cliente1', password: 'clave-del-cliente' },
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
+    const push = await c.push(access);
+    try {
+      const invoice = await c.json<{ id: string; payment_url: string }>('PUT', '/api/client/invoices', {
+        token: access,
+        json: { operation: 'new_peer', peer: 'Móvil', plan: planId },
+      });
+      expect(invoice.payment_url).toBe(`${base}/api/payments/sandbox/${invoice.id}`);
+      const page = await c.request('GET', new URL(invoice.payment_url).pathname);
+      expect(page.status).toBe(200);
+      const paid = await c.request('POST', `/api/payments/sandbox/${invoice.id}/pay`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
+      expect(paid.status).toBe(303);
+      expect(paid.headers.location).toContain('status=success');
+
+      const created = (await push.waitFor('created_peer')) as unknown as { peer: { id: number } };
+      const conf = await c.request('GET', `/api/client/accounts/peers/${created.peer.id}`, { token: access });
+      expect(conf.status).toBe(200);
+      expect(conf.body).toMatch(
+        new RegExp(`^Endpoint = ${serverHost.address.replace(/\./g, '\\.')}:51820$`, 'm'),
+      );
+
+      // The .conf brings a tunnel up through the server the agent configured over wss.
+      await eventually(() => lab!.peersOn(serverIface).length === 1, 30_000, 'peer en la interfaz');
+      const client = lab!.host('dpdc', '198.51.100.11');
+      await lab!.loadClientConf(client, conf.body);
+      expect(await lab!.reaches(client.ns, '10.64.0.1')).toBe(true);
+    } finally {
+      push.close();
+    }
+
+    // Every request of this customer was logged with its own address.
+    const mine = panelRequests().filter(
+      (r) => r.url === '/api/client/login' || r.url.startsWith('/api/client/invoices'),
+    );
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(mine.map((r) => r.ip))).toEqual(new Set(['127.0.0.23']));
+    // Both instances served behind Caddy (least_conn: the agent's socket held one, the push the other).
+    expect(
+      new Set(
+        panelRequests()
+          .filter((r) => r.ip !== '127.0.0.1')
+          .map((r) => r.i),
+      ),
+    ).toEqual(new Set([0, 1]));
+  });
+
+  it('TRUST_PROXY trusts the proxy only: a client talking to the panel directly cannot pick its address', async () => {
+    const direct = spawnSync(
+      'curl',
+      [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '--interface',
+        '127.0.0.41',
+        '-H',
+        'x-forwarded-for: 203.0.113.77',
+        `http://127.0.0.1:${ports.panel[1]}/api/client/plans`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(direct.status).toBe(0);
+    await eventually(
+      () => panelRequests().some((r) => r.i === 1 && r.ip === '127.0.0.41'),
+      10_000,
+      'registro',
+    );
+    expect(panelRequests().some((r) => r.ip === '203.0.113.77')).toBe(false);
+  });
+
+  it("a 2 MB body gets the panel's 413 JSON through Caddy", async () => {
+    const c = new HttpsClient(base, readFileSync(ca, 'utf8'), '127.0.0.24');
+    const res = await c.request('POST', '/api/client/login', {
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(2 * 1024 * 1024, 'a'),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(res.body)).toMatchObject({ message: 'La solicitud es demasiado grande' });
+  });
+
+  it("serves HTTP/2, announces HTTP/3, redirects http:// and keeps the hashed assets' headers", () => {
+    const resolve = `${site}:127.0.0.1`;
+    const version = curl(
+      ['--http2', '-o', '/dev/null', '-w', '%{http_version}', `${base}/healthz`],
+      ca,
+      resolve,
+    );
+    expect(version.out).toBe('2');
+    const head = curl(['--http2', '-D', '-', '-o', '/dev/null', `${base}/healthz`], ca, resolve).out;
+    expect(head).toMatch(new RegExp(`^alt-svc: .*h3=":${ports.https}"`, 'mi'));
+    expect(head).toMatch(/^strict-transport-security: max-age=\d+/im);
+    // HTTP/3 is QUIC: Caddy listens on the same port in UDP.
+    expect(spawnSync('ss', ['-Hulnp', `sport = :${ports.https}`], { encoding: 'utf8' }).stdout).toContain(
+      'caddy',
+    );
+    const redirect = spawnSync(
+      'curl',
+      [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code} %{redirect_url}',
+        '-H',
+        `host: ${NAME}`,
+        `http://127.0.0.1:${ports.http}/x`,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout;
+    expect(redirect).toMatch(new RegExp(`^308 https://${NAME.replace(/\./g, '\\.')}`));
+
+    const asset = readdirSync(join(ROOT, 'web/dist/assets')).find((f) => f.endsWith('.js'))!;
+    const headers = (out: string) =>
+      Object.fromEntries(
+        out
+          .split(/\r?\n/)
+          .map((l) => /^([a-z-]+): (.*)$/i.exec(l))
+          .filter((m) => m !== null)
+          .map((m) => [m[1]!.toLowerCase(), m[2]!.trim()]),
+      );
+    const direct = headers(
+      spawnSync(
+        'curl',
+        [
+          '-sS',
+          '-D',
+          '-',
+          '-o',
+          '/dev/null',
+          '-H',
+          'accept-encoding: br',
+          `http://127.0.0.1:${ports.panel[0]}/assets/${asset}`,
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    );
+    const proxied = headers(
+      curl(
+        ['--http2', '-D', '-', '-o', '/dev/null', '-H', 'accept-encoding: br', `${base}/assets/${asset}`],
+        ca,
+        resolve,
+      ).out,
+    );
+    expect(direct['cache-control']).toBe('public, max-age=31536000, immutable');
+    for (const h of ['cache-control', 'content-encoding', 'etag', 'content-type', 'vary'])
+      expect(proxied[h], h).toBe(direct[h]);
+  });
+
+  it("the guide's monitoring and backup commands work as written", () => {
+    expect(runDocCommand('curl -fsS https://panel.midominio.com/healthz', moves, curlEnv)).toBe(
+      '{"ok":true}',
+    );
+    const metrics = runDocCommand(
+      '(set -a; . /etc/vpn-panel/panel.env; curl -fsS -H "Authorization: Bearer $METRICS_TOKEN" http://127.0.0.1:8080/metrics) | grep vpn_server_agent_connected',
+      moves,
+    );
+    expect(metrics).toMatch(
+      new RegExp(`vpn_server_agent_connected\\{server_id="${serverId}",server="Nodo 1"\\} 1`),
+    );
+    runDocCommand('install -d -m 700 /var/backups/vpn-panel', moves);
+    runDocCommand(
+      '(set -a; . /etc/vpn-panel/panel.env; cd /opt/vpn-panel && npm run backup /var/backups/vpn-panel/panel-$(date +%F).vpnbak)',
+      moves,
+    );
+    const [backup] = readdirSync(join(tmp, 'backups'));
+    expect(backup).toMatch(/^panel-\d{4}-\d{2}-\d{2}\.vpnbak$/);
+    expect(statSync(join(tmp, 'backups', backup!)).size).toBeGreaterThan(1000);
+  });
+
+  it("never puts Caddy's local CA in the system's trust store", () => {
+    expect(inSystemTrust(readFileSync(ca, 'utf8'))).toBe(false);
+  });
+});
