@@ -12,6 +12,7 @@ import type { AppContext } from './context.ts';
 import type { Database } from './db/client.ts';
 import { deriveKeys } from './lib/crypto.ts';
 import { redactUrl } from './lib/redact.ts';
+import { serializeError } from './lib/dbErrorLog.ts';
 import { fastifyTrustProxy } from './lib/trustProxy.ts';
 import { registerAccessControl } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -87,6 +88,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
             ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: ['req.headers.authorization', 'req.headers.cookie'],
             serializers: {
+              err: serializeError,
               req: (req: { method: string; url: string; ip?: string }) => ({
                 method: req.method,
                 url: redactUrl(req.url),

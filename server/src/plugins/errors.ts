@@ -26,7 +26,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (isDatabaseUnavailable(error)) {
       // The pool reconnects by itself. The API's code makes the SPA show its maintenance page; a
       // page the browser asked for (pre-rendered pages need the database) gets a plain one.
-      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      request.log.warn({ err: error }, 'database unavailable');
       reply.status(503).header('retry-after', '5').header('cache-control', 'no-store');
       if (!request.url.startsWith('/api/') && /text\/html/.test(request.headers.accept ?? ''))
         return reply.type('text/html; charset=utf-8').send(MAINTENANCE_PAGE);
@@ -35,7 +35,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (isDiskFull(error)) {
       // The transaction was rolled back: a clear answer for the user, a clear line for the operator.
       request.log.error(
-        { err: { message: error.message } },
+        { err: error },
         'disco lleno: la base de datos no puede escribir; libere espacio (DATA_DIR o el disco de PostgreSQL)',
       );
       reply.status(503).header('retry-after', '60').header('cache-control', 'no-store');
