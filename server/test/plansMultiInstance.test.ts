@@ -1,26 +1,38 @@
 /**
  * Public plan lists on two instances sharing one PostgreSQL: the instance that changes a plan shows
- * it at once, the other within its one-second cache. (PGlite is one process: only with
- * TEST_DATABASE_URL; on PGlite routes/admin/plans.test.ts covers the one instance.)
+ * it at once, the other when its one-second cache expires — not before, and not later. Each instance
+ * has its own connection pool (so its own cache, as two processes would); the clock is a fake
+ * `Date` moved by hand, so the test says nothing about how fast this machine is. (PGlite is one
+ * process: only with TEST_DATABASE_URL; on PGlite routes/admin/plans.test.ts covers the one instance.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Database } from '../src/db/client.ts';
 import { bearer, createTestApp, createTestDatabase, managerToken, type TestApp } from './helpers.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+/** The plans cache's lifetime (lib/cache.ts ShortCache default). */
+const CACHE_MS = 1000;
 
 describe.skipIf(!onPostgres)('plans on two instances', () => {
   let a: TestApp;
   let b: TestApp;
+  let second: Database;
   let closeDb: () => Promise<void>;
   beforeAll(async () => {
     const database = await createTestDatabase();
     closeDb = database.close;
-    a = await createTestApp({ database, scheduler: false });
+    // Instance A reads through a pool of its own: nothing in memory is shared with B.
+    second = await openDatabase({ databaseUrl: database.url!, poolSize: 5 });
+    a = await createTestApp({ database: second, scheduler: false });
     b = await createTestApp({ database, scheduler: false });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
   });
   afterAll(async () => {
     await a.close();
     await b.close();
+    await second.close();
     await closeDb();
   });
 
@@ -29,18 +41,16 @@ describe.skipIf(!onPostgres)('plans on two instances', () => {
       .json<{ id: number; price: number }[]>()
       .find((p) => p.id === id)?.price;
 
-  /** Polls instance `t` until the plan's public price is `price`; returns how long it took. */
-  async function until(t: TestApp, id: number, price: number | undefined): Promise<number> {
-    const start = Date.now();
-    while ((await priceOn(t, id)) !== price) {
-      if (Date.now() - start > 3000) throw new Error(`price never became ${price}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return Date.now() - start;
-  }
+  /** Moves the fake clock on by `ms`. */
+  const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
 
-  it('shows a new price and a hidden plan at once on the writer and within a second on the other', async () => {
+  it('shows a new price and a hidden plan at once on the writer and when its cache expires on the other', async () => {
     const admin = await managerToken(b);
+    // Only Date is faked: sockets, the pool and timers run for real.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+
+    // A's cache is warm before the plan exists.
+    expect(await priceOn(a, 0)).toBeUndefined();
     const created = await b.app.inject({
       method: 'POST',
       url: '/api/admin/plans',
@@ -49,10 +59,13 @@ describe.skipIf(!onPostgres)('plans on two instances', () => {
     });
     const id = created.json().id as number;
     expect(await priceOn(b, id)).toBe(4);
-    expect(await until(a, id, 4)).toBeLessThanOrEqual(1100);
-
-    // Both caches warm with 4.00; the change is made through B.
+    // A still answers from its cache until it expires, then shows the plan.
+    expect(await priceOn(a, id)).toBeUndefined();
+    advance(CACHE_MS - 1);
+    expect(await priceOn(a, id)).toBeUndefined();
+    advance(1);
     expect(await priceOn(a, id)).toBe(4);
+
     await b.app.inject({
       method: 'PATCH',
       url: `/api/admin/plans/${id}`,
@@ -60,9 +73,10 @@ describe.skipIf(!onPostgres)('plans on two instances', () => {
       payload: { price: '6.50' },
     });
     expect(await priceOn(b, id)).toBe(6.5);
-    expect(await until(a, id, 6.5)).toBeLessThanOrEqual(1100);
-
+    expect(await priceOn(a, id)).toBe(4);
+    advance(CACHE_MS);
     expect(await priceOn(a, id)).toBe(6.5);
+
     await b.app.inject({
       method: 'PATCH',
       url: `/api/admin/plans/${id}`,
@@ -70,6 +84,8 @@ describe.skipIf(!onPostgres)('plans on two instances', () => {
       payload: { hidden: true },
     });
     expect(await priceOn(b, id)).toBeUndefined();
-    expect(await until(a, id, undefined)).toBeLessThanOrEqual(1100);
+    expect(await priceOn(a, id)).toBe(6.5);
+    advance(CACHE_MS);
+    expect(await priceOn(a, id)).toBeUndefined();
   });
 });
