@@ -519,6 +519,43 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     expect(statSync(join(tmp, 'backups', backup!)).size).toBeGreaterThan(1000);
   });
 
+  it('an instance stopped as systemctl stops it loses no request: Caddy sends them, and the agent, to the other', async () => {
+    const m = manager();
+    const dials = () => panelRequests().filter((r) => r.url === '/api/agent/ws');
+    const holder = dials().at(-1)!.i;
+    const other = 1 - holder;
+    const before = dials().filter((d) => d.i === other).length;
+    await instances[holder]!.stop();
+    const c = new HttpsClient(base, readFileSync(ca, 'utf8'), '127.0.0.25');
+    for (let i = 0; i < 10; i++) expect((await c.request('GET', '/api/client/plans')).status).toBe(200);
+    await eventually(
+      () => dials().filter((d) => d.i === other).length > before,
+      60_000,
+      'el agente se reconecta',
+    );
+    await eventually(
+      async () =>
+        (
+          await m.json<{ results: { id: number; agent_online: boolean }[] }>('GET', '/api/admin/servers', {
+            token: admin,
+          })
+        ).results.find((s) => s.id === serverId)?.agent_online === true,
+      60_000,
+      'agente en línea tras la parada',
+    );
+  });
+
+  it.skipIf(!existsSync('/usr/bin/systemd-analyze') || !existsSync('/usr/bin/node'))(
+    'systemd accepts the unit as written',
+    () => {
+      const r = spawnSync('systemd-analyze', ['verify', join(ROOT, 'deploy/vpn-panel.service')], {
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    },
+  );
+
   it("never puts Caddy's local CA in the system's trust store", () => {
     expect(inSystemTrust(readFileSync(ca, 'utf8'))).toBe(false);
   });
