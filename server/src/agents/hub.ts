@@ -60,15 +60,30 @@ export class AgentHub {
   /**
    * Agents that lag their server's desired revision: sent a delta when changes were never sent to
    * them (a lost notification), a full snapshot when what was sent stays unapplied a whole round.
+   * First, each connection's token is checked against its server's current token hash: a rotation
+   * (or a deletion) whose `agent_revoked` notice was lost still ends the old connection here, on
+   * every instance, before it is sent another snapshot (which carries the server's private key).
    */
   async catchUp(): Promise<void> {
     const ids = [...this.connections.keys()];
     if (ids.length === 0) return;
     const rows = await this.deps.db
-      .select({ id: servers.id, revision: servers.revision, acked: servers.ackedRevision })
+      .select({
+        id: servers.id,
+        revision: servers.revision,
+        acked: servers.ackedRevision,
+        tokenHash: servers.agentTokenHash,
+      })
       .from(servers)
       .where(inArray(servers.id, ids));
-    for (const r of rows) this.connections.get(r.id)?.catchUp(r.revision, r.acked);
+    const current = new Map(rows.map((r) => [r.id, r]));
+    for (const id of ids) {
+      const conn = this.connections.get(id);
+      const row = current.get(id);
+      if (!conn) continue;
+      if (!row || row.tokenHash !== conn.tokenHash) conn.close(4401, 'token revoked');
+      else conn.catchUp(row.revision, row.acked);
+    }
   }
 
   attach(socket: WebSocket, server: ServerRow): void {
@@ -153,6 +168,11 @@ class AgentConnection {
         .catch(() => {});
     });
     socket.on('error', () => {});
+  }
+
+  /** The hash of the token this agent signed in with. */
+  get tokenHash(): string | null {
+    return this.server.agentTokenHash;
   }
 
   close(code: number, reason: string): void {
