@@ -27,8 +27,10 @@ ALTER TABLE "invoices" ADD COLUMN "refund_reason" text;--> statement-breakpoint
 ALTER TABLE "invoices" ADD COLUMN "refund_reference" text;--> statement-breakpoint
 ALTER TABLE "invoices" ADD COLUMN "refund_started_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_refunded_by_managers_id_fk" FOREIGN KEY ("refunded_by") REFERENCES "public"."managers"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
--- A customer polling a pending invoice asks its gateway at most once per 30 s (claimed here).
+-- A customer polling a pending invoice asks its gateway at most once per 30 s (claimed here); what
+-- that check said (a refusal in Spanish) is kept for the polls in between.
 ALTER TABLE "invoices" ADD COLUMN "gateway_checked_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "invoices" ADD COLUMN "gateway_message" text;--> statement-breakpoint
 ALTER TABLE "plan_history" ADD COLUMN "refunded_at" timestamp with time zone;--> statement-breakpoint
 -- The revenue table groups paid and refunded invoices by month.
 CREATE INDEX "invoices_paid_at" ON "invoices" USING btree ("paid_at") WHERE "paid_at" IS NOT NULL;

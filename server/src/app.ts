@@ -168,6 +168,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
           ...creds,
           baseUrl: creds.baseUrl ?? config.payments.remesitaBaseUrl,
           publicUrl: config.publicUrl,
+          sandbox: config.payments.remesitaSandbox,
         });
       },
       sandbox: config.payments.sandbox ? new SandboxGateway(config.publicUrl) : null,

@@ -149,6 +149,7 @@ export const EnvSchema = z
     REMESITA_BUSINESS_ID: z.string().min(1).optional(),
     REMESITA_BASE_URL: url.default('https://api.remesita.com'),
     PAYMENTS_SANDBOX: bool.default(false),
+    REMESITA_SANDBOX: bool.default(false),
     LOCAL_AGENT: bool.default(false),
     LOCAL_AGENT_ENDPOINT: z
       .string()
@@ -222,6 +223,8 @@ export interface Config {
     remesita: { apiKey: string; apiSecret: string; businessId: string } | null;
     /** Remesita's REST API base (REMESITA_BASE_URL), unless Ajustes names another. */
     remesitaBaseUrl: string;
+    /** REMESITA_SANDBOX: Remesita's payment links in its sandbox (`"sandbox": true`), no real money. */
+    remesitaSandbox: boolean;
     /** The built-in gateway that "pays" with a click: demos and tests only, never production. */
     sandbox: boolean;
   };
@@ -322,6 +325,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             }
           : null,
       remesitaBaseUrl: env.REMESITA_BASE_URL.replace(/\/+$/, ''),
+      remesitaSandbox: env.REMESITA_SANDBOX,
       sandbox: env.PAYMENTS_SANDBOX,
     },
     rateLimits: Object.fromEntries(

@@ -120,7 +120,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
       }),
     );
     await exited(children[0]!);
-    expect(acked.size).toBeGreaterThanOrEqual(open.length - 4);
+    // Every payment was confirmed to both instances, and the survivor answers each one itself: all of
+    // them are acknowledged (docs/reliability.md, "24/24"), whatever the dead instance dropped.
+    expect(acked.size).toBe(open.length);
 
     // Back up on the same database; both schedulers finish what the kill interrupted.
     children[0] = await startServer(ports[0]!, env[0]!);

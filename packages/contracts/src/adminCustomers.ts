@@ -83,7 +83,7 @@ export type CustomerPatch = z.infer<typeof CustomerPatch>;
 export const InvoiceListQuery = ListQuery.extend({
   state: z
     .enum(InvoiceStatus.options, {
-      message: 'El estado debe ser pending, paid, canceled, expired o failed',
+      message: 'El estado debe ser pending, paid, canceled, expired, failed o refunded',
     })
     .optional(),
   gateway: z
@@ -117,6 +117,13 @@ export const AdminInvoice = z.object({
   /** Marked paid by hand: by whom and why. */
   marked_by: z.object({ id: z.number().int(), username: z.string() }).nullable(),
   mark_reason: z.string().nullable(),
+  /** Refunded: when, by whom, why, and the gateway's refund id (null when recorded by hand). */
+  refunded: z.string().nullable(),
+  refunded_by: z.object({ id: z.number().int(), username: z.string() }).nullable(),
+  refund_reason: z.string().nullable(),
+  refund_reference: z.string().nullable(),
+  /** The gateway can send this invoice's money back itself (a paid Remesita invoice with its reference). */
+  refundable_by_gateway: z.boolean(),
 });
 export type AdminInvoice = z.infer<typeof AdminInvoice>;
 export const AdminInvoicePage = paged(AdminInvoice);

@@ -15,3 +15,4 @@ export * from './adminCatalog.ts';
 export * from './adminCustomers.ts';
 export * from './adminManagers.ts';
 export * from './adminFleet.ts';
+export * from './billing.ts';

@@ -17,6 +17,8 @@ export const PlanHistoryEntry = z.object({
   plan_name: z.string(),
   plan_price: z.number(),
   created: z.string(),
+  /** When its payment was refunded and its period taken back; absent (or null) otherwise. */
+  refunded: z.string().nullable().optional(),
 });
 export type PlanHistoryEntry = z.infer<typeof PlanHistoryEntry>;
 

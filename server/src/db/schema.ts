@@ -316,6 +316,8 @@ export const planHistory = pgTable(
     manual: boolean('manual').notNull().default(false),
     reason: text('reason'),
     grantedBy: integer('granted_by').references(() => managers.id, { onDelete: 'set null' }),
+    /** The invoice that paid it was refunded and its period taken back (migration 0016). */
+    refundedAt: timestamp('refunded_at', { withTimezone: true }),
     createdAt: created(),
   },
   (t) => [
@@ -375,6 +377,17 @@ export const invoices = pgTable(
     /** Failed deliveries of a paid invoice so far; the scheduler retries from deliveryRetryAt. */
     deliveryAttempts: integer('delivery_attempts').notNull().default(0),
     deliveryRetryAt: timestamp('delivery_retry_at', { withTimezone: true }),
+    /** Refunded (migration 0016): when, by which manager, why, and the gateway's refund id (null: by hand). */
+    refundedAt: timestamp('refunded_at', { withTimezone: true }),
+    refundedBy: integer('refunded_by').references(() => managers.id, { onDelete: 'set null' }),
+    refundReason: text('refund_reason'),
+    refundReference: text('refund_reference'),
+    /** A refund asked of the gateway and not finished yet (one at a time per invoice). */
+    refundStartedAt: timestamp('refund_started_at', { withTimezone: true }),
+    /** The last time a customer's poll asked the gateway (at most once per 30 s per invoice). */
+    gatewayCheckedAt: timestamp('gateway_checked_at', { withTimezone: true }),
+    /** What that check said when it refused the payment (Spanish, for the customer); null otherwise. */
+    gatewayMessage: text('gateway_message'),
     createdAt: created(),
   },
   (t) => [
@@ -391,6 +404,41 @@ export const invoices = pgTable(
     index('invoices_undelivered')
       .on(t.paidAt)
       .where(sql`${t.status} = 'paid' and ${t.creditedAt} is null`),
+    index('invoices_paid_at')
+      .on(t.paidAt)
+      .where(sql`${t.paidAt} is not null`),
+  ],
+);
+
+/**
+ * Every paid notice a gateway sent, once per gateway reference (migration 0016): a repeat finds its
+ * row and changes nothing. `outcome`: `credited` (it paid its invoice) or `unmatched` (money that
+ * arrived and credited nothing: the invoice was no longer open, already paid by another payment, or
+ * the amount did not cover it; the console shows these as "pago sin factura abierta").
+ */
+export const paymentNotices = pgTable(
+  'payment_notices',
+  {
+    id: serial('id').primaryKey(),
+    gateway: text('gateway').notNull(),
+    reference: text('reference').notNull(),
+    invoiceId: uuid('invoice_id').references(() => invoices.id, { onDelete: 'set null' }),
+    amount: numeric('amount', { precision: 10, scale: 2 }),
+    currency: text('currency'),
+    /** The status the gateway named (paid, completed…). */
+    gatewayStatus: text('gateway_status').notNull(),
+    outcome: text('outcome').notNull(),
+    /** Why an unmatched payment credited nothing (Spanish, for the operator). */
+    reason: text('reason'),
+    /** An operator settled it (credited by hand, refunded outside…). */
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    createdAt: created(),
+  },
+  (t) => [
+    uniqueIndex('payment_notices_reference').on(t.gateway, t.reference),
+    index('payment_notices_unmatched')
+      .on(t.createdAt)
+      .where(sql`${t.outcome} = 'unmatched'`),
   ],
 );
 

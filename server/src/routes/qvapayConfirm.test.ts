@@ -3,7 +3,7 @@
  * transaction stored when that invoice was created, for our app, and for a finite amount at least
  * the invoice's. Anything else credits nothing, and the customer is told why in Spanish.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { invoices, plans } from '../db/schema.ts';
@@ -201,5 +201,28 @@ describe('a QvaPay confirmation credits only the invoice it belongs to', () => {
       await qvapay.listenAgain();
     }
     expect(await notify(a.uuid, a.id)).toMatchObject({ credited: true });
+  });
+});
+
+describe('polling the payment page', () => {
+  it('asks QvaPay at most once per invoice per 30 s, whatever the number of polls', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'Sondeo');
+    const asked = () => qvapay.requests.filter((p) => p.endsWith(`/transaction/${a.uuid}`)).length;
+    const before = asked();
+    const polls = await Promise.all(Array.from({ length: 12 }, () => shown(c.access, a.id)));
+    expect(polls.every((p) => p.status === 'pending')).toBe(true);
+    expect(asked() - before).toBe(1);
+    // Paid meanwhile: still pending for the customer until the window ends (no second call)...
+    qvapay.pay(a.uuid);
+    expect((await shown(c.access, a.id)).status).toBe('pending');
+    expect(asked() - before).toBe(1);
+    // ...and the first poll after it asks again and credits (the window moved back, not waited for).
+    await t.ctx.db
+      .update(invoices)
+      .set({ gatewayCheckedAt: sql`now() - interval '31 seconds'` })
+      .where(eq(invoices.id, a.id));
+    expect(await shown(c.access, a.id)).toMatchObject({ status: 'paid', delivered: true });
+    expect(asked() - before).toBe(2);
   });
 });

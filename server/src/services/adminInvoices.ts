@@ -1,6 +1,13 @@
 import { alias } from 'drizzle-orm/pg-core';
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { customersMsg, msg, type AdminInvoice, type InvoiceListQuery, type Paged } from '@vpn/contracts';
+import {
+  billingMsg,
+  customersMsg,
+  msg,
+  type AdminInvoice,
+  type InvoiceListQuery,
+  type Paged,
+} from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers, invoices, managers, peers } from '../db/schema.ts';
 import { conflict, notFound, UUID_RE } from '../lib/errors.ts';
@@ -38,11 +45,21 @@ function searchInvoices(q: string): SQL {
 }
 
 const marker = alias(managers, 'marker');
+const refunder = alias(managers, 'refunder');
 
-function presentRows(
-  rows: { invoice: InvoiceRow; username: string; peerName: string | null; markedBy: string | null }[],
+/** Gateways whose API can send a paid invoice's money back (services/gateways.ts `refund`). */
+export const REFUNDABLE_GATEWAYS = new Set(['remesita']);
+
+export function presentRows(
+  rows: {
+    invoice: InvoiceRow;
+    username: string;
+    peerName: string | null;
+    markedBy: string | null;
+    refundedBy: string | null;
+  }[],
 ): AdminInvoice[] {
-  return rows.map(({ invoice: i, username, peerName, markedBy }) => ({
+  return rows.map(({ invoice: i, username, peerName, markedBy, refundedBy }) => ({
     id: i.id,
     customer: { id: i.customerId, username },
     operation: i.operation as AdminInvoice['operation'],
@@ -60,33 +77,51 @@ function presentRows(
     delivered: i.creditedAt?.toISOString() ?? null,
     marked_by: i.markedBy !== null ? { id: i.markedBy, username: markedBy ?? '' } : null,
     mark_reason: i.markReason,
+    refunded: i.refundedAt?.toISOString() ?? null,
+    refunded_by: i.refundedBy !== null ? { id: i.refundedBy, username: refundedBy ?? '' } : null,
+    refund_reason: i.refundReason,
+    refund_reference: i.refundReference,
+    refundable_by_gateway:
+      i.status === 'paid' &&
+      i.transactionUuid !== null &&
+      i.markedBy === null &&
+      REFUNDABLE_GATEWAYS.has(i.gateway),
   }));
 }
 
-const selectPresented = (db: Db) =>
+export const selectPresented = (db: Db) =>
   db
     .select({
       invoice: invoices,
       username: customers.username,
       peerName: peers.name,
       markedBy: marker.username,
+      refundedBy: refunder.username,
     })
     .from(invoices)
     .innerJoin(customers, eq(customers.id, invoices.customerId))
     .leftJoin(peers, eq(peers.id, invoices.peerId))
-    .leftJoin(marker, eq(marker.id, invoices.markedBy));
+    .leftJoin(marker, eq(marker.id, invoices.markedBy))
+    .leftJoin(refunder, eq(refunder.id, invoices.refundedBy));
+
+/** The WHERE of the Facturas list's filters (the list, its count and the CSV export share it). */
+export function invoiceFilter(
+  query: Pick<InvoiceListQuery, 'q' | 'state' | 'gateway' | 'customer'>,
+): SQL | undefined {
+  return and(
+    query.q ? searchInvoices(query.q) : undefined,
+    query.state ? eq(invoices.status, query.state) : undefined,
+    query.gateway ? eq(invoices.gateway, query.gateway) : undefined,
+    query.customer ? eq(invoices.customerId, query.customer) : undefined,
+  );
+}
 
 /** One page of invoices, newest first, filtered and searched by the database; counted with the same WHERE. */
 export async function invoicePage(
   db: Db,
   query: Pick<InvoiceListQuery, 'q' | 'state' | 'gateway' | 'customer' | 'page' | 'page_size'>,
 ): Promise<Paged<AdminInvoice>> {
-  const where = and(
-    query.q ? searchInvoices(query.q) : undefined,
-    query.state ? eq(invoices.status, query.state) : undefined,
-    query.gateway ? eq(invoices.gateway, query.gateway) : undefined,
-    query.customer ? eq(invoices.customerId, query.customer) : undefined,
-  );
+  const where = invoiceFilter(query);
   const { limit, offset } = pageOf(query);
   const [rows, [total]] = await Promise.all([
     selectPresented(db)
@@ -134,6 +169,7 @@ export class InvoiceAdminService {
       const [row] = await tx.select().from(invoices).where(eq(invoices.id, id)).for('update');
       if (!row) throw notFound(msg.invoiceNotFound);
       if (row.status === 'paid') throw conflict(customersMsg.invoiceAlreadyPaid);
+      if (row.status === 'refunded') throw conflict(billingMsg.refundedCannotMark);
       const [after] = await tx
         .update(invoices)
         .set({ status: 'paid', paidAt: sql`now()`, markedBy: actor.id, markReason: reason })

@@ -1,7 +1,8 @@
 /**
- * Payment gateways. Each creates a payment for an invoice (returning the URL the customer pays at)
- * and can say, server to server, whether a transaction was paid. Only that server-side answer
- * credits an invoice (architecture decision 9); the browser's return only displays.
+ * Payment gateways. Each creates a payment for an invoice (returning the URL the customer pays at).
+ * Only a server-side answer credits an invoice (architecture decision 9): QvaPay is asked whether a
+ * transaction was paid; Remesita, which documents no look-up, notifies a per-invoice secret URL
+ * (its IPN). The browser's return only displays.
  */
 export interface CreatedPayment {
   paymentUrl: string;
@@ -22,6 +23,8 @@ export interface VerifiedPayment {
   amount: number | null;
   /** Whether the payment went to our own merchant account (QvaPay app, Remesita business unit); null: not said. */
   ownAccount: boolean | null;
+  /** The currency the gateway named, if it named one (an invoice is in USD: another never credits). */
+  currency: string | null;
 }
 
 /** What a gateway is asked to charge. */
@@ -40,7 +43,6 @@ export interface NewPayment {
 export interface InvoiceRef {
   id: string;
   transactionUuid: string | null;
-  createdAt: Date;
 }
 
 export interface Gateway {
@@ -50,7 +52,10 @@ export interface Gateway {
    * and return URLs are set in the QvaPay app itself (README), the sandbox page is on this server.
    */
   create(invoice: NewPayment): Promise<CreatedPayment>;
-  verify(invoice: InvoiceRef): Promise<VerifiedPayment>;
+  /** Asks the gateway about a payment; absent for a gateway that documents no look-up (Remesita). */
+  verify?(invoice: InvoiceRef): Promise<VerifiedPayment>;
+  /** Sends a paid invoice's money back; absent where the gateway offers no refund API. */
+  refund?(payment: { reference: string; amount: number; reason: string }): Promise<{ id: string | null }>;
 }
 
 export class GatewayError extends Error {}
@@ -123,16 +128,17 @@ export class QvaPayGateway implements Gateway {
       remoteId: typeof data.remote_id === 'string' ? data.remote_id : null,
       amount: amountOf(data.amount),
       ownAccount: appIds.length === 0 ? null : appIds.includes(this.cfg.appId),
+      currency: typeof data.currency === 'string' ? data.currency : null,
     };
   }
 }
 
 /**
- * Remesita through its REST API (docs/decisions.md, "Remesita"): a token from api_key/api_secret,
- * a payment link per invoice (business unit, amount, concept, our invoice id as the external id,
- * IPN/success/cancel URLs), and confirmation by listing the business's orders around the invoice's
- * creation and finding the one with our invoice id. The IPN URL is this server's PUBLIC_URL with the
- * invoice id and its secret; the notification itself is never believed, only this listing.
+ * Remesita through its REST API, as Remesita's own WooCommerce plugin uses it (docs/decisions.md,
+ * "Remesita"): a token from api_key/api_secret, a payment link per invoice (business unit, amount,
+ * concept, our invoice id as `customId`, IPN/success/cancel URLs) and refunds by payment reference.
+ * Remesita documents no way to look a payment up: it is credited on its IPN alone, posted to a URL
+ * that carries the invoice's own secret (InvoiceService.notifyRemesita checks everything else).
  */
 export class RemesitaGateway implements Gateway {
   readonly name = 'remesita' as const;
@@ -144,45 +150,55 @@ export class RemesitaGateway implements Gateway {
       businessId: string;
       baseUrl: string;
       publicUrl: string;
+      /** REMESITA_SANDBOX: payment links in Remesita's sandbox (`"sandbox": true`), no real money. */
+      sandbox?: boolean;
     },
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  private async request(
-    path: string,
-    init: { method?: string; body?: unknown; token?: string; query?: Record<string, string> } = {},
-  ): Promise<unknown> {
-    const url = new URL(`${this.cfg.baseUrl}${path}`);
-    for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
+  /** Our business unit: an IPN naming another `app_id` pays someone else. */
+  get businessId(): string {
+    return this.cfg.businessId;
+  }
+
+  private async request(path: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': 'application/json',
+    };
     // As Remesita's own WooCommerce plugin sends it: the token itself, no scheme.
-    if (init.token) headers.authorization = init.token;
+    if (token) headers.authorization = token;
     let res: Response;
     try {
-      res = await this.fetchImpl(url, {
-        method: init.method ?? 'GET',
+      res = await this.fetchImpl(`${this.cfg.baseUrl}${path}`, {
+        method: 'POST',
         headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        body: JSON.stringify(body),
         signal: AbortSignal.timeout(15_000),
       });
     } catch (e) {
       throw new GatewayError(`Remesita no responde: ${(e as Error).message}`);
     }
-    if (!res.ok) throw new GatewayError(`Remesita respondió ${res.status}`);
+    let data: unknown = null;
     try {
-      return await res.json();
+      data = await res.json();
     } catch {
-      throw new GatewayError('Remesita no respondió JSON');
+      if (res.ok) throw new GatewayError('Remesita no respondió JSON');
     }
+    const answer = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+    if (!res.ok) {
+      const said = typeof answer.error === 'string' ? `: ${answer.error.slice(0, 200)}` : '';
+      throw new GatewayError(`Remesita respondió ${res.status}${said}`);
+    }
+    return answer;
   }
 
   private async token(): Promise<string> {
-    const data = (await this.request('/rest/v1/auth', {
-      method: 'POST',
-      body: { api_key: this.cfg.apiKey, api_secret: this.cfg.apiSecret },
-    })) as Record<string, unknown> | null;
-    const token = data?.accessToken ?? data?.access_token ?? data?.token;
+    const data = await this.request('/rest/v1/auth', {
+      api_key: this.cfg.apiKey,
+      api_secret: this.cfg.apiSecret,
+    });
+    const token = data.accessToken;
     if (typeof token !== 'string' || !token) throw new GatewayError('Remesita no devolvió un token');
     return token;
   }
@@ -190,65 +206,52 @@ export class RemesitaGateway implements Gateway {
   async create(invoice: NewPayment): Promise<CreatedPayment> {
     const token = await this.token();
     const back = `${this.cfg.publicUrl}/dashboard/payment?remote_id=${invoice.id}`;
-    const data = (await this.request('/rest/v1/payment-link', {
-      method: 'POST',
-      token,
-      body: {
+    const data = await this.request(
+      '/rest/v1/payment-link',
+      {
         businessUnitId: this.cfg.businessId,
         amount: Number(invoice.amount.toFixed(2)),
         concept: plainConcept(invoice.description),
         customId: invoice.id,
-        externalId: invoice.id,
         ipnUrl: `${this.cfg.publicUrl}/api/payments/remesita/ipn/${invoice.id}/${invoice.notifySecret}`,
         successUrl: `${back}&status=success`,
         cancelUrl: `${back}&status=canceled`,
+        // The plugin sends the flag either way; we send it only to ask for the sandbox.
+        ...(this.cfg.sandbox ? { sandbox: true } : {}),
       },
-    })) as Record<string, unknown> | null;
-    const link = data?.link;
+      token,
+    );
+    const link = data.link;
     if (typeof link !== 'string' || !/^https?:\/\//.test(link))
       throw new GatewayError('Remesita no devolvió un enlace de pago');
-    // The link's reference, if Remesita names one now; else the paid order's, once confirmed.
-    const ref = data?.reference ?? data?.ref;
-    return { paymentUrl: link, transactionUuid: typeof ref === 'string' && ref ? ref.slice(0, 100) : null };
+    // The payment's reference is known only from its IPN (`ref`).
+    return { paymentUrl: link, transactionUuid: null };
   }
 
-  /** The business's orders from shortly before the invoice was created until now, page by page. */
-  async verify(invoice: InvoiceRef): Promise<VerifiedPayment> {
+  /**
+   * `POST /rest/v1/payment/refund {reference, amount, reason}`; Remesita answers `success` and the
+   * refund's `id`, or an `error`. Anything but `success: true` refunded nothing.
+   */
+  async refund(payment: {
+    reference: string;
+    amount: number;
+    reason: string;
+  }): Promise<{ id: string | null }> {
     const token = await this.token();
-    const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
-    const start = fmt(new Date(invoice.createdAt.getTime() - 10 * 60_000));
-    const end = fmt(new Date(Date.now() + 10 * 60_000));
-    const found: Record<string, unknown>[] = [];
-    for (let pg = 1; pg <= 50; pg++) {
-      const data = (await this.request('/rest/v1/operation/orders', {
-        token,
-        query: { start, end, pg: String(pg), pg_size: '100' },
-      })) as Record<string, unknown> | unknown[] | null;
-      const items = Array.isArray(data) ? data : (data?.items ?? data?.data);
-      if (!Array.isArray(items)) throw new GatewayError('Remesita no devolvió la lista de órdenes');
-      for (const item of items as Record<string, unknown>[])
-        if (item && externalIdOf(item) === invoice.id) found.push(item);
-      const more = !Array.isArray(data) && data?.allow_next === true && items.length > 0;
-      if (!more) break;
+    const data = await this.request(
+      '/rest/v1/payment/refund',
+      { reference: payment.reference, amount: Number(payment.amount.toFixed(2)), reason: payment.reason },
+      token,
+    );
+    if (data.success !== true) {
+      const why =
+        typeof data.error === 'string' && data.error ? data.error.slice(0, 200) : 'respuesta sin éxito';
+      throw new GatewayError(why);
     }
-    const paid = found.find((o) => PAID.has(String(o.status).toLowerCase()));
-    const order = paid ?? found[0];
-    if (!order) return { paid: false, transactionUuid: null, remoteId: null, amount: null, ownAccount: null };
-    const ref = order.reference ?? order.ref ?? order.id;
-    const unit = order.businessUnitId ?? order.business_unit_id;
-    return {
-      paid: paid !== undefined,
-      transactionUuid: typeof ref === 'string' || typeof ref === 'number' ? String(ref) : null,
-      remoteId: externalIdOf(order),
-      amount: amountOf(order.amount),
-      // Listed with our own token, so the business's own, unless it names another business unit.
-      ownAccount: unit === undefined || unit === null ? true : String(unit) === this.cfg.businessId,
-    };
+    const id = data.id;
+    return { id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 100) : null };
   }
 }
-
-/** Remesita's order states that mean the customer paid ("completed": and the funds were settled). */
-const PAID = new Set(['paid', 'completed']);
 
 /**
  * The concept in plain letters, digits and spaces, as Remesita's own WooCommerce plugin cleans it
@@ -265,11 +268,6 @@ export function plainConcept(text: string): string {
   return plain || 'Plan';
 }
 
-function externalIdOf(order: Record<string, unknown>): string | null {
-  const id = order.customId ?? order.custom_id ?? order.externalId ?? order.external_id;
-  return typeof id === 'string' ? id : null;
-}
-
 /** The built-in gateway: a page on this server with "Pagar" and "Cancelar". Demos and tests only. */
 export class SandboxGateway implements Gateway {
   readonly name = 'sandbox' as const;
@@ -283,9 +281,5 @@ export class SandboxGateway implements Gateway {
       transactionUuid: `sandbox-${invoice.id}`,
     };
   }
-
-  async verify(): Promise<VerifiedPayment> {
-    // The sandbox page itself confirms (it runs on this server); nothing to ask anyone.
-    return { paid: false, transactionUuid: null, remoteId: null, amount: null, ownAccount: null };
-  }
+  // No verify: the sandbox page itself confirms (it runs on this server); nothing to ask anyone.
 }

@@ -4,7 +4,7 @@
  * `credited_at`) are the two halves of "a payment is never lost nor counted twice", and every
  * gateway's confirmation funnels into them; keeping them in one file keeps that guarantee readable.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { catalogMsg, msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
@@ -16,6 +16,7 @@ import { announceInvoice } from './adminInvoices.ts';
 import type { Revision } from './desiredState.ts';
 import { GatewayError, type Gateway, type VerifiedPayment } from './gateways.ts';
 import type { PeerService } from './peers.ts';
+import { hashSecret, notifyRemesita, type IpnOutcome } from './remesitaIpn.ts';
 import { pickServerForNewPeer } from './servers.ts';
 import { getSiteSettings } from './settings.ts';
 
@@ -37,6 +38,9 @@ export function refusalOf(row: InvoiceRow, paid: VerifiedPayment): string | null
   if (!paid.transactionUuid || (row.transactionUuid !== null && paid.transactionUuid !== row.transactionUuid))
     return msg.paymentNotThisInvoice;
   if (paid.remoteId !== row.id || paid.ownAccount !== true) return msg.paymentNotThisInvoice;
+  // An invoice is in its own currency (USD): a notice in another never credits, whatever the number.
+  if (paid.currency !== null && paid.currency.trim().toUpperCase() !== row.currency.toUpperCase())
+    return msg.paymentCurrency;
   if (paid.amount === null || !Number.isFinite(paid.amount)) return msg.paymentAmountUnknown;
   // In cents: 3.5 pays a 3.50 invoice, 3.49 does not.
   if (Math.round(paid.amount * 100) < Math.round(Number(row.amount) * 100)) return msg.paymentAmountLow;
@@ -187,14 +191,36 @@ export class InvoiceService {
     return row;
   }
 
-  /** The invoice as the payment-result page shows it; a pending gateway invoice is checked with its gateway first. */
+  /**
+   * The invoice as the payment-result page shows it. A pending invoice of a gateway that can be asked
+   * (QvaPay) is checked with it first, at most once per {@link CHECK_EVERY} per invoice whatever the
+   * number of polls, tabs or instances (the check is claimed in the row); the polls in between show
+   * what the last check said.
+   */
   async present(customerId: number, id: string): Promise<Invoice> {
     let row = await this.getOwned(customerId, id);
-    let message: string | null = null;
-    if (row.status === 'pending' && (row.gateway === 'qvapay' || row.gateway === 'remesita')) {
-      message = (await this.confirm(row)).message;
+    if (row.status === 'pending' && (await this.gatewayOf(row.gateway))?.verify) {
+      const [claimed] = await this.db
+        .update(invoices)
+        .set({ gatewayCheckedAt: sql`now()` })
+        .where(
+          and(
+            eq(invoices.id, row.id),
+            eq(invoices.status, 'pending'),
+            or(
+              isNull(invoices.gatewayCheckedAt),
+              lte(invoices.gatewayCheckedAt, sql`now() - ${CHECK_EVERY}::interval`),
+            ),
+          ),
+        )
+        .returning({ id: invoices.id });
+      if (claimed) {
+        const { message } = await this.confirm(row);
+        await this.db.update(invoices).set({ gatewayMessage: message }).where(eq(invoices.id, row.id));
+      }
       row = await this.getOwned(customerId, id);
     }
+    const message = row.gatewayMessage;
     let peerName = row.newPeerName ?? '';
     if (row.peerId !== null) {
       const [peer] = await this.db.select({ name: peers.name }).from(peers).where(eq(peers.id, row.peerId));
@@ -217,7 +243,7 @@ export class InvoiceService {
   }
 
   /** The gateway an invoice was created with, with the credentials in force (null: none now). */
-  private async gatewayOf(name: string): Promise<Gateway | null> {
+  async gatewayOf(name: string): Promise<Gateway | null> {
     if (name === 'qvapay') return this.deps.qvapay();
     if (name === 'remesita') return this.deps.remesita();
     return null;
@@ -232,12 +258,8 @@ export class InvoiceService {
     const gateway = await this.gatewayOf(row.gateway);
     let paid: VerifiedPayment;
     try {
-      if (!gateway) throw new GatewayError('la pasarela no está configurada');
-      paid = await gateway.verify({
-        id: row.id,
-        transactionUuid: row.transactionUuid,
-        createdAt: row.createdAt,
-      });
+      if (!gateway?.verify) throw new GatewayError('la pasarela no está configurada');
+      paid = await gateway.verify({ id: row.id, transactionUuid: row.transactionUuid });
     } catch (err) {
       this.deps.log.warn(
         { invoice: row.id, gateway: row.gateway, reason: err instanceof Error ? err.message : String(err) },
@@ -280,33 +302,20 @@ export class InvoiceService {
     return this.confirm(row);
   }
 
-  /**
-   * A Remesita notification (IPN) at `/api/payments/remesita/ipn/{invoice}/{secret}`. Only a URL
-   * with the invoice's own secret is heard (`found`); even then its content is only a hint: Remesita
-   * itself is asked, and a notification of a cancel cancels only what Remesita does not show paid.
-   */
-  async notifyRemesita(
-    invoiceId: string,
-    secret: string,
-    hint: { remoteId: string | null; status: string | null },
-  ): Promise<Confirmation & { found: boolean }> {
-    const none = { found: false, credited: false, message: msg.paymentNotFound };
-    if (!UUID_RE.test(invoiceId) || !/^[A-Za-z0-9_-]{20,100}$/.test(secret)) return none;
-    const [row] = await this.db
-      .select()
-      .from(invoices)
-      .where(and(eq(invoices.id, invoiceId), eq(invoices.gateway, 'remesita')));
-    if (!row?.notifySecretHash) return none;
-    const given = Buffer.from(hashSecret(secret), 'hex');
-    const stored = Buffer.from(row.notifySecretHash, 'hex');
-    if (given.length !== stored.length || !timingSafeEqual(given, stored)) return none;
-    if (hint.remoteId !== null && hint.remoteId !== row.id)
-      return { found: true, credited: false, message: msg.paymentNotThisInvoice };
-    const outcome = await this.confirm(row);
-    const canceled = hint.status === 'canceled' || hint.status === 'cancelled';
-    // Not paid at Remesita (and Remesita answered: no message) and it says canceled: canceled.
-    if (!outcome.credited && outcome.message === null && canceled) await this.cancel(row.id);
-    return { found: true, ...outcome };
+  /** Remesita's IPN: see {@link notifyRemesita} (services/remesitaIpn.ts). */
+  notifyRemesita(invoiceId: string, secret: string, notice: Record<string, unknown>): Promise<IpnOutcome> {
+    return notifyRemesita(
+      {
+        db: this.db,
+        remesita: this.deps.remesita,
+        log: this.deps.log,
+        cancel: (id) => this.cancel(id),
+        paid: (id) => this.afterPaid(id),
+      },
+      invoiceId,
+      secret,
+      notice,
+    );
   }
 
   /**
@@ -326,9 +335,14 @@ export class InvoiceService {
       .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'pending')))
       .returning({ id: invoices.id });
     if (!paid) return false;
-    await announceInvoice(this.deps.bus, paid.id, 'paid');
-    await this.deliver(paid.id);
+    await this.afterPaid(paid.id);
     return true;
+  }
+
+  /** After an invoice is marked paid (committed): the console hears it, and what it bought is delivered. */
+  private async afterPaid(invoiceId: string): Promise<void> {
+    await announceInvoice(this.deps.bus, invoiceId, 'paid');
+    await this.deliver(invoiceId);
   }
 
   /**
@@ -513,7 +527,5 @@ export class InvoiceService {
   }
 }
 
-/** Notification secrets are stored as their SHA-256 only. */
-function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
+/** How often a customer's polls may ask a gateway about one invoice. */
+const CHECK_EVERY = '30 seconds';

@@ -131,6 +131,7 @@ export class PeerService {
             plan_name: h.planName,
             plan_price: Number(h.planPrice),
             created: h.createdAt.toISOString(),
+            ...(h.refundedAt ? { refunded: h.refundedAt.toISOString() } : {}),
           })),
         server: presentPeerServer(serverById.get(row.serverId)!),
         mirror_link: this.mirrorLink(row.mirrorToken, origin),
@@ -802,6 +803,35 @@ export class PeerService {
       reason: history.manual?.reason,
       grantedBy: history.manual?.grantedBy,
     });
+    const revisions = await recordChanges(tx, [{ serverId: peer.serverId, upsertPeerIds: [peer.id] }]);
+    return { id: peer.id, customerId: peer.customerId, revisions };
+  }
+
+  /**
+   * Takes back the period an invoice bought, inside the caller's transaction (a refund): its history
+   * entry is marked refunded and the peer's expiry moves back by that plan's validity; a peer whose
+   * period is gone is no longer live, so its server drops it. Null when the invoice delivered nothing
+   * or was already taken back.
+   */
+  async takeBackIn(
+    tx: Db,
+    invoiceId: string,
+  ): Promise<{ id: number; customerId: number; revisions: Revision[] } | null> {
+    const [entry] = await tx
+      .update(planHistory)
+      .set({ refundedAt: sql`now()` })
+      .where(and(eq(planHistory.invoiceId, invoiceId), isNull(planHistory.refundedAt)))
+      .returning();
+    if (!entry) return null;
+    const [peer] = await tx
+      .update(peers)
+      .set({
+        expiresAt: sql`${peers.expiresAt} - ${entry.validity}::interval`,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(peers.id, entry.peerId))
+      .returning();
+    if (!peer) return null;
     const revisions = await recordChanges(tx, [{ serverId: peer.serverId, upsertPeerIds: [peer.id] }]);
     return { id: peer.id, customerId: peer.customerId, revisions };
   }

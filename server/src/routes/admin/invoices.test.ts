@@ -115,7 +115,7 @@ describe('GET /api/admin/invoices', () => {
     const bad = await get('/api/admin/invoices?state=regalada');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().fields).toEqual({
-      state: 'El estado debe ser pending, paid, canceled, expired o failed',
+      state: 'El estado debe ser pending, paid, canceled, expired, failed o refunded',
     });
 
     const one = await get(`/api/admin/invoices/${first}`);
