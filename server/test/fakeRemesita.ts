@@ -18,7 +18,7 @@
  * the browser to `successUrl` / `cancelUrl`, as the hosted page does.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 
 export interface FakeLink {
   /** The payment's reference, Remesita's `ref`, known once someone pays. */
@@ -108,7 +108,7 @@ export class FakeRemesita {
     apiKey: string,
     apiSecret: string,
     send: (status: number, body: unknown) => void,
-    res: import('node:http').ServerResponse,
+    res: ServerResponse,
   ): Promise<void> {
     // The hosted payment page: not part of the API, what a customer's browser sees.
     const page = /^\/pay\/([A-Za-z0-9]+)(?:\/(pay|cancel))?$/.exec(url.pathname);
