@@ -107,19 +107,28 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     runDocCommand('install -d -m 700 /etc/vpn-panel', moves);
     runDocCommand('install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env', moves);
     runDocCommand(
-      'sed -i "s|^SECRET_KEY=.*|SECRET_KEY=$(openssl rand -base64 48)|" /etc/vpn-panel/panel.env',
-      moves,
-    );
-    runDocCommand(
       "sed -i 's|^PUBLIC_URL=.*|PUBLIC_URL=https://panel.midominio.com|' /etc/vpn-panel/panel.env",
       moves,
     );
+    runDocCommand("sed -i '/^SECRET_KEY=/d; /^DATABASE_URL=/d' /etc/vpn-panel/panel.env", moves);
     runDocCommand(
-      'sed -i "s|^DATABASE_URL=.*|DATABASE_URL=postgres://vpn:$CLAVE_PG@127.0.0.1:5432/vpn|" /etc/vpn-panel/panel.env',
-      [...moves, ['postgres://vpn:$CLAVE_PG@127.0.0.1:5432/vpn', databaseUrl]],
+      `printf 'SECRET_KEY=%s\\n' "$(openssl rand -base64 48)" >> /etc/vpn-panel/panel.env`,
+      moves,
+    );
+    // The guide's role and database are `vpn`; the test's are its own (same printf, its URL).
+    runDocCommand(
+      `printf 'DATABASE_URL=postgres://vpn:%s@127.0.0.1:5432/vpn\\n' "$CLAVE_PG" >> /etc/vpn-panel/panel.env`,
+      [
+        ...moves,
+        [
+          'postgres://vpn:%s@127.0.0.1:5432/vpn',
+          `${url.protocol}//${url.username}:%s@${url.host}${url.pathname}`,
+        ],
+      ],
+      { CLAVE_PG: url.password },
     );
     runDocCommand(
-      'sed -i "s|^# METRICS_TOKEN=.*|METRICS_TOKEN=$(openssl rand -hex 24)|" /etc/vpn-panel/panel.env',
+      `printf 'METRICS_TOKEN=%s\\n' "$(openssl rand -hex 24)" >> /etc/vpn-panel/panel.env`,
       moves,
     );
     envFile = join(tmp, 'conf-panel/panel.env');
@@ -502,13 +511,19 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     expect(runDocCommand('curl -fsS https://panel.midominio.com/healthz', moves, curlEnv)).toBe(
       '{"ok":true}',
     );
-    const metrics = runDocCommand(
-      '(set -a; . /etc/vpn-panel/panel.env; curl -fsS -H "Authorization: Bearer $METRICS_TOKEN" http://127.0.0.1:8080/metrics) | grep vpn_server_agent_connected',
-      moves,
+    // Asked of each instance: the agent's socket is on one of them, which alone reports it.
+    const connected = ports.panel.map((port) =>
+      new RegExp(`^vpn_server_agent_connected\\{server_id="${serverId}",server="Nodo 1"\\} 1$`, 'm').test(
+        runDocCommand(
+          '(set -a; . /etc/vpn-panel/panel.env; curl -fsS -H "Authorization: Bearer $METRICS_TOKEN" http://127.0.0.1:8080/metrics) | grep vpn_server_agent_connected',
+          [...moves.filter(([from]) => from !== '127.0.0.1:8080'), ['127.0.0.1:8080', `127.0.0.1:${port}`]],
+        ),
+      ),
     );
-    expect(metrics).toMatch(
-      new RegExp(`vpn_server_agent_connected\\{server_id="${serverId}",server="Nodo 1"\\} 1`),
-    );
+    const holder = panelRequests()
+      .filter((r) => r.url === '/api/agent/ws')
+      .at(-1)!.i;
+    expect(connected).toEqual([holder === 0, holder === 1]);
     runDocCommand('install -d -m 700 /var/backups/vpn-panel', moves);
     runDocCommand(
       '(set -a; . /etc/vpn-panel/panel.env; cd /opt/vpn-panel && npm run backup /var/backups/vpn-panel/panel-$(date +%F).vpnbak)',
