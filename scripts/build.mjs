@@ -8,6 +8,11 @@
  *   runs with no TypeScript loader. The layout mirrors `src/` (same depth), so paths the code finds
  *   from `import.meta.url` (migrations, web/dist, autoloaded route folders) hold in both. `server`
  *   builds `agent` too (LOCAL_AGENT runs it). Type checking stays with `npm run typecheck`.
+ * - agent also produces `agent/dist/vpn-agent.mjs`: the whole agent in one file (its npm packages
+ *   and the contracts bundled, no node_modules, no TypeScript loader) for Node 18.19 and later, the
+ *   file the panel serves to VPN servers (`/api/agent/vpn-agent.mjs`, install.sh, upgrades). Its
+ *   second line names its version (agent/package.json), which the panel reads.
+ *   `node scripts/build.mjs agent-file --version V --out FILE` writes one elsewhere (tests).
  * - web: `npm run build -w web` (the SPA).
  *
  * `--if-stale` skips a target whose sources (contents, not mtimes: a fresh clone or a checkout
@@ -51,11 +56,15 @@ const TARGETS = {
     sources: () => [
       ...tsSources(join(ROOT, 'agent/src')),
       ...tsSources(CONTRACTS),
+      join(ROOT, 'agent/package.json'),
       fileURLToPath(import.meta.url),
     ],
     stamp: join(ROOT, 'agent/dist/.source-hash'),
-    product: join(ROOT, 'agent/dist/main.js'),
-    build: () => compile(join(ROOT, 'agent')),
+    product: join(ROOT, 'agent/dist/vpn-agent.mjs'),
+    build: async () => {
+      await compile(join(ROOT, 'agent'));
+      await bundleAgent(AGENT_FILE, agentVersion());
+    },
   },
   server: {
     sources: () => [
@@ -121,7 +130,54 @@ async function compile(pkg) {
   writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n');
 }
 
+export const AGENT_FILE = join(ROOT, 'agent/dist/vpn-agent.mjs');
+const agentVersion = () => JSON.parse(readFileSync(join(ROOT, 'agent/package.json'), 'utf8')).version;
+
+/**
+ * The agent as one ES module for Node 18.19+ (Debian 12/13's and Ubuntu 24.04's `nodejs`): syntax
+ * lowered to node18 (APIs newer than 18.19 must not be used in agent/src: the data-plane test runs
+ * this file on Debian 12's Node 18). `require` is provided for the CommonJS packages bundled in
+ * (ws); ws's optional native add-ons are left out (it falls back to JavaScript).
+ */
+async function bundleAgent(outfile, version) {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(ROOT, 'agent/src/main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node18.19',
+    external: ['bufferutil', 'utf-8-validate'],
+    define: {
+      __VPN_AGENT_VERSION__: JSON.stringify(version),
+      __VPN_AGENT_BUNDLE__: 'true',
+    },
+    alias: { '@vpn/contracts': CONTRACTS },
+    banner: {
+      js: [
+        '#!/usr/bin/env node',
+        `// vpn-agent ${version}: the VPN node agent in one file (Node >= 18.19). Served by the panel at /api/agent/vpn-agent.mjs.`,
+        "import { createRequire as __vpnCreateRequire } from 'node:module';",
+        'const require = __vpnCreateRequire(import.meta.url);',
+      ].join('\n'),
+    },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
 const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+if (args[0] === 'agent-file') {
+  const out = option('--out');
+  if (!out) throw new Error('agent-file needs --out FILE');
+  await bundleAgent(out, option('--version') ?? agentVersion());
+  process.exit(0);
+}
 const ifStale = args.includes('--if-stale');
 let names = args.filter((a) => !a.startsWith('--'));
 if (names.length === 0) names = ['server', 'web'];

@@ -6,12 +6,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Backend } from './backend.ts';
 import type { AgentConfig } from './config.ts';
+import type { AgentToServer, ServerUpgrade } from '@vpn/contracts/agent';
 import { AgentConnection, type AgentHandler, type ConnectionOptions } from './connection.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
 import type { Logger } from './log.ts';
 import { Reconciler } from './reconcile.ts';
 import { createStateWriter, loadState } from './state.ts';
+import { performUpgrade } from './upgrade.ts';
+import { AGENT_FILE } from './version.ts';
 
 export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
   log: Logger;
@@ -23,6 +26,10 @@ export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
   healthIntervalMs?: number;
   /** An error the agent cannot recover from by retrying (a foreign link in the way). */
   onFatal?: (err: Error) => void;
+  /** The agent file was replaced by an upgrade: restart into it (main.ts). */
+  onRestart?: () => void;
+  /** The file an upgrade replaces (default: the bundle this agent runs from; null from sources). */
+  agentFile?: string | null;
 }
 
 export class Agent {
@@ -30,6 +37,7 @@ export class Agent {
   readonly reconciler: Reconciler;
   readonly connection: AgentConnection;
   private readonly state: ReturnType<typeof createStateWriter> | null;
+  private upgrading = false;
 
   constructor(private readonly opts: AgentOptions) {
     // The state dir holds the last revision and wireguard-go's log: make it on first run.
@@ -66,6 +74,7 @@ export class Agent {
       applySnapshot: async (s) => (await r.applySnapshot(s))?.revision ?? null,
       applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
       collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
+      upgrade: (msg, send) => this.upgrade(msg, send),
     };
     this.connection = new AgentConnection({
       url: opts.url,
@@ -74,6 +83,34 @@ export class Agent {
       log: opts.log,
       ...opts.timings,
     });
+  }
+
+  /** Downloads, checks and installs the panel's agent file, then asks main.ts to restart. */
+  private async upgrade(msg: ServerUpgrade, send: (m: AgentToServer) => void): Promise<void> {
+    const { log } = this.opts;
+    const fail = (message: string) => {
+      log.error('actualización fallida: sigue funcionando el archivo actual', { error: message });
+      send({ type: 'upgrade_result', version: msg.version, status: 'failed', message });
+    };
+    if (this.upgrading) return fail('ya hay una actualización en curso');
+    const restart = this.opts.onRestart;
+    if (!restart) return fail('este proceso no sabe reiniciarse para cargar un archivo nuevo');
+    this.upgrading = true;
+    try {
+      const outcome = await performUpgrade(msg, {
+        url: this.opts.url,
+        token: this.opts.token,
+        file: this.opts.agentFile !== undefined ? this.opts.agentFile : AGENT_FILE,
+      });
+      if (!outcome.ok) return fail(outcome.message);
+      log.info('agente actualizado: se reinicia con el archivo nuevo (la interfaz sigue funcionando)', {
+        version: msg.version,
+      });
+      send({ type: 'upgrade_result', version: msg.version, status: 'restarting' });
+      restart();
+    } finally {
+      this.upgrading = false;
+    }
   }
 
   start(): void {

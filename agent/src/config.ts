@@ -25,12 +25,15 @@ export interface AgentConfig {
   hostTcpPorts?: number[];
   /** Delete a non-WireGuard link that has the interface's name (default: refuse and stop). */
   replaceForeignLink?: boolean;
+  /** File that holds the running agent's pid (started without systemd: follows a re-exec). */
+  pidFile?: string;
 }
 
 export type CliCommand =
   | { kind: 'run'; config: AgentConfig }
   | { kind: 'down'; interfaceName: string; netns?: string; logLevel: LogLevel; replaceForeignLink: boolean }
-  | { kind: 'help' };
+  | { kind: 'help' }
+  | { kind: 'version' };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -62,7 +65,10 @@ export const USAGE = `Uso: npm run agent -- --url <URL del plano de control> --t
   --replace-foreign-link  borrar una interfaz con el mismo nombre que no sea de WireGuard
                           (por defecto el agente se niega y termina con código 3)
                                                                             [AGENT_REPLACE_FOREIGN_LINK=true]
+  --pid-file RUTA         escribir ahí el pid del agente (sin systemd; sigue al proceso tras una
+                          actualización)                                    [AGENT_PID_FILE]
   --down                  retirar la interfaz y su tabla de nftables y salir (requiere --interface)
+  --version               mostrar la versión y salir
   --help                  esta ayuda
 
 Al recibir SIGTERM el agente cierra la conexión y deja la interfaz funcionando.
@@ -101,7 +107,9 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         'host-tcp-ports': { type: 'string' },
         'allow-insecure-http': { type: 'boolean' },
         'replace-foreign-link': { type: 'boolean' },
+        'pid-file': { type: 'string' },
         down: { type: 'boolean' },
+        version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -114,6 +122,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     throw new ConfigError(`argumentos no válidos: ${msg}`);
   }
   if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
 
   const pick = (flag: string | undefined, name: string): string | undefined => {
     const v = flag ?? env[name];
@@ -220,6 +229,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       firewall,
       hostTcpPorts,
       replaceForeignLink,
+      pidFile: pick(values['pid-file'], 'AGENT_PID_FILE'),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import {
   AGENT_MAX_MESSAGE_BYTES,
   AGENT_PROTOCOL_VERSION,
@@ -147,11 +148,16 @@ describe('AgentConnection against a fake control plane', () => {
     expect(hello.message).toEqual({
       type: 'hello',
       protocol: AGENT_PROTOCOL_VERSION,
-      agent_version: expect.any(String),
+      // The version of agent/package.json, and the Node it runs on (issue 16).
+      agent_version: (
+        JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+      ).version,
       hostname: 'vpn-1',
       revision: 41,
       backend: 'wireguard-go',
       snapshot_parts: true,
+      node_version: process.versions.node,
+      upgrade: true,
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
     const acks = cp.received

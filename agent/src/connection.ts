@@ -20,10 +20,12 @@ import {
   type AgentToServer,
   type ServerDelta,
   type ServerSnapshot,
+  type ServerUpgrade,
 } from '@vpn/contracts/agent';
 import { errorMessage, type Logger } from './log.ts';
+import { AGENT_VERSION } from './version.ts';
 
-export const AGENT_VERSION = '0.1.0';
+export { AGENT_VERSION };
 
 /** What the connection needs from the rest of the agent. */
 export interface AgentHandler {
@@ -44,6 +46,11 @@ export interface AgentHandler {
     onlyChanged: boolean,
     emit?: (peers: AgentPeerStats[]) => void,
   ): Promise<AgentPeerStats[] | null>;
+  /**
+   * Replace the agent with the panel's current file (`upgrade`); the handler answers
+   * `upgrade_result` through `send`. Absent: the agent answers that it cannot.
+   */
+  upgrade?(msg: ServerUpgrade, send: (msg: AgentToServer) => void): Promise<void>;
 }
 
 export interface ConnectionOptions {
@@ -213,6 +220,8 @@ export class AgentConnection extends EventEmitter {
             revision: h.revision,
             backend: h.backend,
             snapshot_parts: true,
+            node_version: process.versions.node,
+            upgrade: true,
           }),
         (err: unknown) => {
           o.log.error('no se pudo preparar el hello', { error: errorMessage(err) });
@@ -381,6 +390,29 @@ export class AgentConnection extends EventEmitter {
         } catch (err) {
           log.error('delta no aplicado', { revision: msg.revision, error: errorMessage(err) });
         }
+        return;
+      }
+      case 'upgrade': {
+        const upgrade = this.opts.handler.upgrade;
+        log.info('actualización pedida por el plano de control', { version: msg.version });
+        if (!upgrade) {
+          send({
+            type: 'upgrade_result',
+            version: msg.version,
+            status: 'failed',
+            message: 'este agente no puede actualizarse solo',
+          });
+          return;
+        }
+        // Not awaited: the download must not hold up deltas arriving meanwhile.
+        void upgrade(msg, send).catch((err: unknown) =>
+          send({
+            type: 'upgrade_result',
+            version: msg.version,
+            status: 'failed',
+            message: errorMessage(err),
+          }),
+        );
         return;
       }
       case 'heartbeat':

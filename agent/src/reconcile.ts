@@ -95,17 +95,19 @@ interface Desired {
   roomPairs: RoomPair[];
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when any of `signals` aborts (not AbortSignal.any: Node 18.19 lacks it). */
+const sleep = (ms: number, ...signals: AbortSignal[]) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(t);
+      for (const s of signals) s.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    for (const s of signals) {
+      if (s.aborted) return done();
+      s.addEventListener('abort', done, { once: true });
+    }
   });
 
 export class Reconciler {
@@ -393,10 +395,7 @@ export class Reconciler {
           retry_ms: delay,
         });
       }
-      await sleep(
-        delay * (0.5 + Math.random() / 2),
-        AbortSignal.any([this.closed.signal, this.superseded.signal]),
-      );
+      await sleep(delay * (0.5 + Math.random() / 2), this.closed.signal, this.superseded.signal);
       delay = Math.min(30_000, delay * 2);
     }
   }

@@ -28,6 +28,8 @@ import { mirrorRoutes } from './routes/mirror.ts';
 import { backupRoutes } from './routes/backup.ts';
 import { BROWSER_WS_MAX_PAYLOAD, limitWebsocketPayloads, realtimeRoutes } from './routes/realtime.ts';
 import { AgentHub } from './agents/hub.ts';
+import { agentReleaseRoutes } from './routes/agentRelease.ts';
+import { AgentRelease } from './services/agentRelease.ts';
 import { createBus, type Bus } from './realtime/bus.ts';
 import { SocketRegistry } from './realtime/sockets.ts';
 import { PeerService } from './services/peers.ts';
@@ -64,6 +66,8 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
   snapshotChunkPeers?: number;
+  /** The agent file served to VPN servers (default agent/dist/vpn-agent.mjs; tests). */
+  agentFile?: string;
 }
 
 /** Builds the whole control plane from its dependencies; does not listen (main.ts does). */
@@ -115,8 +119,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     encryptionKey: keys.encryption,
     env: { qvapay: config.payments.qvapay, remesita: config.payments.remesita },
   });
+  const agentRelease = new AgentRelease(opts.agentFile);
   const ctx: AppContext = {
     config,
+    agentRelease,
     database,
     db: database.db,
     keys,
@@ -135,6 +141,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       log: app.log,
       catchupMs: config.agentCatchupMs,
       snapshotChunkPeers: opts.snapshotChunkPeers,
+      release: agentRelease,
     }),
     sockets: new SocketRegistry(bus, (token, realm) =>
       sessions.verifyAccess(token, realm).then(
@@ -253,6 +260,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(paymentRoutes(ctx));
   await app.register(mirrorRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
+  await app.register(agentReleaseRoutes(ctx));
   await app.register(backupRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());

@@ -15,6 +15,7 @@ import type { AccountService } from './services/account.ts';
 import type { Mailer } from './services/mailer.ts';
 import type { GatewayCredentials } from './services/gatewayCredentials.ts';
 import type { AllowanceService } from './services/allowance.ts';
+import type { AgentRelease } from './services/agentRelease.ts';
 import type { ReminderService } from './services/reminders.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
@@ -34,11 +35,16 @@ export interface AppContext {
   account: AccountService;
   parties: PartyService;
   invoices: InvoiceService;
+  /** Customers' login limits. */
   loginThrottle: LoginThrottle;
+  /** Managers' login limits (wrong codes included, and guesses at DELETE /api/admin/me/totp). */
+  managerLoginThrottle: LoginThrottle;
   /** Renewal reminder mails (run by the scheduler). */
   reminders: ReminderService;
   /** Data allowances: the 80 % notice and the switch-off at 100 % (run by the scheduler). */
   allowances: AllowanceService;
   /** Payment-gateway credentials in force (Ajustes, else the environment). */
   gatewayCredentials: GatewayCredentials;
+  /** The agent file VPN servers install and upgrade to (version, SHA-256, bytes). */
+  agentRelease: AgentRelease;
 }

@@ -19,14 +19,19 @@ export class ProtocolAgent {
   static async connect(
     baseUrl: string,
     token: string,
-    options: { snapshotParts?: boolean } = {},
+    options: { snapshotParts?: boolean; hello?: Record<string, unknown> } = {},
   ): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
-    await agent.open(baseUrl, token, options.snapshotParts === true);
+    await agent.open(baseUrl, token, options.snapshotParts === true, options.hello ?? {});
     return agent;
   }
 
-  private open(baseUrl: string, token: string, snapshotParts: boolean): Promise<void> {
+  private open(
+    baseUrl: string,
+    token: string,
+    snapshotParts: boolean,
+    hello: Record<string, unknown>,
+  ): Promise<void> {
     let parts = 1;
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/agent/ws`, {
@@ -46,6 +51,7 @@ export class ProtocolAgent {
             revision: 0,
             backend: 'wireguard-go',
             ...(snapshotParts ? { snapshot_parts: true } : {}),
+            ...hello,
           }),
         );
         // Heartbeats like the real agent's (every 15 s there): a long test file must not see the

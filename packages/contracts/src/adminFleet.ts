@@ -73,6 +73,19 @@ export const AdminServer = z.object({
   public_key: z.string(),
   agent_online: z.boolean(),
   agent_version: z.string().nullable(),
+  /** Node.js the agent runs on (from its hello; null for agents older than 0.2.0). */
+  agent_node_version: z.string().nullable(),
+  /** The agent is older than the file this panel serves ("desactualizado"). */
+  agent_outdated: z.boolean(),
+  /** The last "Actualizar agente", until the agent comes back upgraded (then null). */
+  agent_upgrade: z
+    .object({
+      status: z.enum(['pending', 'restarting', 'failed']),
+      version: z.string().nullable(),
+      error: z.string().nullable(),
+      at: z.string().nullable(),
+    })
+    .nullable(),
   last_seen_at: z.string().nullable(),
   revision: z.number().int(),
   acked_revision: z.number().int(),
@@ -92,6 +105,8 @@ export const DrainProgress = z.object({
 export type DrainProgress = z.infer<typeof DrainProgress>;
 
 export const AdminServerDetail = AdminServer.extend({
+  /** The agent version this panel serves (install line and "Actualizar agente"); null: not built. */
+  agent_latest_version: z.string().nullable(),
   /** Desired-state revisions the agent has not applied yet. */
   revision_lag: z.number().int(),
   online_peers: z.number().int(),

@@ -50,6 +50,13 @@ export const AgentHello = z.object({
    * Absent (older agents): the control plane sends every snapshot whole.
    */
   snapshot_parts: z.boolean().optional(),
+  /** The Node.js version the agent runs on (`process.versions.node`). Absent: older agents. */
+  node_version: z.string().max(32).optional(),
+  /**
+   * The agent understands `upgrade` (and answers `upgrade_result`). Absent (older agents): the
+   * control plane never sends it one; "Actualizar agente" says the agent must be reinstalled.
+   */
+  upgrade: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -103,6 +110,19 @@ export const AgentApplyError = z.object({
   message: z.string().max(1000),
 });
 
+/**
+ * How an `upgrade` ended on the agent. `failed`: nothing was replaced, the old file keeps running,
+ * `message` says why (Spanish, shown in the console). `restarting`: the new file is in place and
+ * checked; the agent exits now and comes back with the new version in its next `hello`.
+ */
+export const AgentUpgradeResult = z.object({
+  type: z.literal('upgrade_result'),
+  version: z.string().max(64),
+  status: z.enum(['failed', 'restarting']),
+  message: z.string().max(1000).optional(),
+});
+export type AgentUpgradeResult = z.infer<typeof AgentUpgradeResult>;
+
 /** Everything an agent may send. */
 export const AgentToServer = z.discriminatedUnion('type', [
   AgentHello,
@@ -112,6 +132,7 @@ export const AgentToServer = z.discriminatedUnion('type', [
   AgentResync,
   ProtocolError,
   AgentApplyError,
+  AgentUpgradeResult,
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
@@ -190,6 +211,22 @@ export const ServerWelcome = z.object({
   stats_interval_ms: z.number().int().min(1000),
 });
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'SHA-256 no válido');
+
+/**
+ * Replace yourself with the panel's current agent file (only to agents whose hello said `upgrade`).
+ * The agent downloads `GET <its control-plane URL>/api/agent/vpn-agent.mjs` with its own token,
+ * checks that the bytes hash to `sha256` and that the file runs on its Node and says `version`,
+ * renames it over its own file (atomic) and restarts, leaving the WireGuard interface up. It
+ * answers `upgrade_result`.
+ */
+export const ServerUpgrade = z.object({
+  type: z.literal('upgrade'),
+  version: z.string().max(64),
+  sha256: Sha256,
+});
+export type ServerUpgrade = z.infer<typeof ServerUpgrade>;
+
 /** Everything the control plane may send. */
 export const ServerToAgent = z.discriminatedUnion('type', [
   ServerWelcome,
@@ -198,5 +235,44 @@ export const ServerToAgent = z.discriminatedUnion('type', [
   ServerDelta,
   Heartbeat,
   ProtocolError,
+  ServerUpgrade,
 ]);
 export type ServerToAgent = z.infer<typeof ServerToAgent>;
+
+/** Where the panel serves the bundled agent (token required) and its install script. */
+export const AGENT_FILE_PATH = '/api/agent/vpn-agent.mjs';
+export const AGENT_INSTALL_PATH = '/api/agent/install.sh';
+/** Oldest Node.js the bundled agent runs on (Debian 12 and Ubuntu 24.04 ship 18.19). */
+export const AGENT_MIN_NODE = '18.19.0';
+
+/**
+ * Compares two versions `MAJOR.MINOR.PATCH[-pre]` (a leading `v` allowed): negative when `a` is
+ * older. A pre-release is older than its release; pre-release tags compare as text. Anything that
+ * does not parse compares as older than everything that does (an unknown agent is not "current").
+ */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(v.trim());
+    return m ? { n: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ?? null } : null;
+  };
+  const x = parse(a);
+  const y = parse(b);
+  if (!x || !y) return (x ? 1 : 0) - (y ? 1 : 0);
+  for (let i = 0; i < 3; i++) if (x.n[i] !== y.n[i]) return x.n[i]! - y.n[i]!;
+  if (x.pre === y.pre) return 0;
+  if (x.pre === null) return 1;
+  if (y.pre === null) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}
+
+/** Spanish answers about agent files and upgrades (the console and install.sh show them as they are). */
+export const agentMsg = {
+  fileMissing:
+    'El archivo del agente no está compilado en este panel: ejecute npm run build (o npm start) en el panel.',
+  notConnected: 'El agente de este servidor no está conectado: no se le puede pedir que se actualice.',
+  oldAgent: (version: string) =>
+    `El agente ${version} no sabe actualizarse solo: vuelva a ejecutar en el servidor la línea de instalación (Rotar token la muestra).`,
+  upgradeLost: 'El agente se desconectó antes de responder. Vuelva a pedir la actualización.',
+  cameBackOld: (version: string, target: string) =>
+    `El agente volvió con la versión ${version} en lugar de la ${target}.`,
+} as const;

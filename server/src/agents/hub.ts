@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
   AgentToServer,
+  agentMsg,
   snapshotMessages,
   type AgentPeerStats,
   type ServerToAgent,
@@ -15,6 +16,8 @@ import { buildDelta, buildSnapshot, pruneChanges } from '../services/desiredStat
 import type { PeerService } from '../services/peers.ts';
 import type { ServerRow } from '../services/servers.ts';
 import { recordStats } from '../services/usage.ts';
+import type { AgentRelease } from '../services/agentRelease.ts';
+import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/agentUpgrades.ts';
 
 export const STATS_INTERVAL_MS = 10_000;
 /** lastSeenAt is written at most this often per agent (heartbeats come every 15 s). */
@@ -34,6 +37,8 @@ export interface HubDeps {
   catchupMs?: number;
   /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
   snapshotChunkPeers?: number;
+  /** The agent file "Actualizar agente" upgrades to. */
+  release?: AgentRelease;
 }
 
 export const DEFAULT_CATCHUP_MS = 60_000;
@@ -104,6 +109,7 @@ export class AgentHub {
     else if (e.kind === 'reconnected') for (const c of this.connections.values()) c.sync();
     // Its token was rotated (it must come back with the new one) or its server deleted.
     else if (e.kind === 'agent_revoked') this.connections.get(e.serverId)?.close(4401, 'token revoked');
+    else if (e.kind === 'agent_upgrade') this.connections.get(e.serverId)?.upgrade();
   }
 
   connected(serverId: number): boolean {
@@ -141,6 +147,9 @@ class AgentConnection {
   private statusTimer: NodeJS.Timeout | undefined;
   /** The agent's hello said it assembles snapshots sent in parts. */
   private snapshotParts = false;
+  /** The agent's hello said it understands `upgrade`; null before the hello. */
+  private canUpgrade: boolean | null = null;
+  private agentVersion = '';
 
   constructor(
     private readonly socket: WebSocket,
@@ -228,6 +237,36 @@ class AgentConnection {
     });
   }
 
+  /**
+   * "Actualizar agente" reached this instance: send `upgrade` for the panel's current file, or
+   * record why it cannot be (no file built, an agent too old to upgrade itself). Before the hello,
+   * the hello takes care of it.
+   */
+  upgrade(): void {
+    this.enqueue(async () => {
+      if (this.closed || this.canUpgrade === null) return;
+      const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
+      if (row?.agentUpgradeStatus !== 'pending') return;
+      await this.sendUpgrade();
+    });
+  }
+
+  private async sendUpgrade(): Promise<void> {
+    const message = upgradeMessage(this.deps.release);
+    if (!message)
+      await setUpgradeState(this.deps.db, this.server.id, 'failed', { error: agentMsg.fileMissing });
+    else if (!this.canUpgrade)
+      await setUpgradeState(this.deps.db, this.server.id, 'failed', {
+        error: agentMsg.oldAgent(this.agentVersion),
+      });
+    else {
+      await setUpgradeState(this.deps.db, this.server.id, 'pending', { version: message.version });
+      this.send(message);
+      return;
+    }
+    await this.publishStatus();
+  }
+
   /** One catch-up round (see AgentHub.catchUp): `desired` and `applied` as the database has them. */
   catchUp(desired: number, applied: number): void {
     if (this.sent < 0 || this.closed || applied >= desired) {
@@ -289,12 +328,19 @@ class AgentConnection {
           });
           return this.close(4400, 'protocol');
         }
-        await this.deps.db
+        const [row] = await this.deps.db
           .update(servers)
-          .set({ agentVersion: parsed.agent_version, lastSeenAt: this.stamp() })
-          .where(eq(servers.id, this.server.id));
+          .set({
+            agentVersion: parsed.agent_version,
+            agentNodeVersion: parsed.node_version ?? null,
+            lastSeenAt: this.stamp(),
+          })
+          .where(eq(servers.id, this.server.id))
+          .returning();
         this.lastSeenWrite = Date.now();
         this.snapshotParts = parsed.snapshot_parts === true;
+        this.canUpgrade = parsed.upgrade === true;
+        this.agentVersion = parsed.agent_version;
         this.send({
           type: 'welcome',
           protocol: AGENT_PROTOCOL_VERSION,
@@ -302,10 +348,27 @@ class AgentConnection {
           stats_interval_ms: STATS_INTERVAL_MS,
         });
         await this.sendSnapshot();
+        // A pending "Actualizar agente": done, sent again, or failed (services/agentUpgrades.ts).
+        const outcome = row ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
+        if (outcome === 'done') await setUpgradeState(this.deps.db, this.server.id, null);
+        else if (outcome === 'resend') await this.sendUpgrade();
+        else if (outcome)
+          await setUpgradeState(this.deps.db, this.server.id, 'failed', { error: outcome.failed });
         this.statusChanged();
         // Changes made while the agent was away settle busy peers as soon as it acks the snapshot.
         return;
       }
+      case 'upgrade_result':
+        if (parsed.status === 'failed')
+          this.deps.log.warn(
+            { serverId: this.server.id, version: parsed.version, message: parsed.message },
+            'agent upgrade failed',
+          );
+        await setUpgradeState(this.deps.db, this.server.id, parsed.status, {
+          error: parsed.status === 'failed' ? (parsed.message ?? 'sin motivo') : null,
+        });
+        await this.publishStatus();
+        return;
       case 'resync':
         return this.sendSnapshot();
       case 'ack': {

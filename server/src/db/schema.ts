@@ -151,6 +151,13 @@ export const servers = pgTable(
     revision: bigint('revision', { mode: 'number' }).notNull().default(0),
     ackedRevision: bigint('acked_revision', { mode: 'number' }).notNull().default(0),
     agentVersion: text('agent_version'),
+    /** Node.js version of the agent's hello (0017; null: an older agent). */
+    agentNodeVersion: text('agent_node_version'),
+    /** The last "Actualizar agente" (0017): 'pending' or 'failed', target version, why it failed. */
+    agentUpgradeStatus: text('agent_upgrade_status'),
+    agentUpgradeVersion: text('agent_upgrade_version'),
+    agentUpgradeError: text('agent_upgrade_error'),
+    agentUpgradeAt: timestamp('agent_upgrade_at', { withTimezone: true }),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
     createdAt: created(),
   },

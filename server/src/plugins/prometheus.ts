@@ -41,6 +41,7 @@ async function prometheusPlugin(
       agents: ctx.agents.count(),
       connectedServers: ctx.agents.connectedServerIds(),
       browserSockets: ctx.sockets.count(),
+      latestAgentVersion: ctx.agentRelease.current()?.version ?? null,
     });
     return reply.header('cache-control', 'no-store').type(contentType).send(body);
   });

@@ -14,6 +14,8 @@ export type BusEvent =
   | { kind: 'acked'; serverId: number; revision: number }
   /** A server's agent token was rotated, or the server deleted: every instance drops its agent socket. */
   | { kind: 'agent_revoked'; serverId: number }
+  /** "Actualizar agente": the instance holding that server's agent socket sends it `upgrade`. */
+  | { kind: 'agent_upgrade'; serverId: number }
   /** For every manager console whose role has `permission` (live server status, invoices, audit). */
   | { kind: 'managers'; permission: Permission; message: AdminPush }
   /**

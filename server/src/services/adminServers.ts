@@ -1,5 +1,7 @@
 import { and, asc, count, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
 import {
+  agentMsg,
+  compareVersions,
   fleetMsg,
   msg,
   type AdminServer,
@@ -12,7 +14,10 @@ import {
 } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers, parties, peers, serverDrains, servers } from '../db/schema.ts';
-import { conflict, notFound } from '../lib/errors.ts';
+import { HttpError, conflict, notFound } from '../lib/errors.ts';
+import type { AgentRelease } from './agentRelease.ts';
+import { installCommand } from './agentInstallScript.ts';
+import { setUpgradeState } from './agentUpgrades.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { auditedTransaction, diffFields, type Actor } from './audit.ts';
 import { recordChanges, type Revision } from './desiredState.ts';
@@ -31,7 +36,11 @@ import {
 /** A peer whose last handshake is this recent counts as online (issue 9's definition). */
 export const ONLINE_WINDOW = sql`interval '3 minutes'`;
 
-export function presentAdminServer(s: ServerRow, peerCount = 0): AdminServer {
+/**
+ * A server as consoles see it. `latest`: the agent version this panel serves, against which the
+ * agent is "desactualizado" (older; unknown versions count as older, no agent yet as not).
+ */
+export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string | null = null): AdminServer {
   return {
     id: s.id,
     name: s.name,
@@ -47,6 +56,16 @@ export function presentAdminServer(s: ServerRow, peerCount = 0): AdminServer {
     public_key: s.publicKey,
     agent_online: agentOnline(s),
     agent_version: s.agentVersion,
+    agent_node_version: s.agentNodeVersion,
+    agent_outdated: latest !== null && s.agentVersion !== null && compareVersions(s.agentVersion, latest) < 0,
+    agent_upgrade: s.agentUpgradeStatus
+      ? {
+          status: s.agentUpgradeStatus as 'pending' | 'restarting' | 'failed',
+          version: s.agentUpgradeVersion,
+          error: s.agentUpgradeError,
+          at: s.agentUpgradeAt?.toISOString() ?? null,
+        }
+      : null,
     last_seen_at: s.lastSeenAt?.toISOString() ?? null,
     revision: s.revision,
     acked_revision: s.ackedRevision,
@@ -54,30 +73,13 @@ export function presentAdminServer(s: ServerRow, peerCount = 0): AdminServer {
   };
 }
 
-/** Single-quotes a value for a POSIX shell. */
-const shq = (v: string) => `'${v.replaceAll("'", `'\\''`)}'`;
-
-/**
- * The lines an operator pastes as root on a new VPN server (agent/README.md, "Install on a VPN
- * server"): token file and environment file (mode 600, the token never on a command line), the
- * systemd unit, and a restart so a rotated token takes effect. Assumes the repository is in /opt/vpn
- * with `npm ci --omit=dev -w agent` done, as the README says.
- */
-export function installCommand(baseUrl: string, token: string): string {
-  return [
-    'install -d -m 700 /etc/vpn-agent',
-    `printf '%s\\n' ${shq(token)} > /etc/vpn-agent/token && chmod 600 /etc/vpn-agent/token`,
-    `printf 'AGENT_URL=%s\\nAGENT_TOKEN_FILE=/etc/vpn-agent/token\\n' ${shq(baseUrl)} > /etc/vpn-agent/agent.env && chmod 600 /etc/vpn-agent/agent.env`,
-    'cp /opt/vpn/agent/deploy/vpn-agent.service /etc/systemd/system/',
-    'systemctl daemon-reload && systemctl enable vpn-agent && systemctl restart vpn-agent',
-  ].join(' && \\\n');
-}
-
 export interface AdminServerDeps {
   db: Db;
   bus: Bus;
   peers: PeerService;
   encryptionKey: Buffer;
+  /** The agent file this panel serves: "desactualizado" and "Actualizar agente" compare with it. */
+  release?: AgentRelease;
 }
 
 /** The console's servers: list, detail, edit, delete, create and token rotation (with audit). */
@@ -86,6 +88,11 @@ export class AdminServerService {
 
   private get db() {
     return this.deps.db;
+  }
+
+  /** The agent version this panel serves, or null when its file is not built. */
+  private get latest(): string | null {
+    return this.deps.release?.current()?.version ?? null;
   }
 
   /** Live status for consoles: every manager with `servers.read` re-reads this server. */
@@ -116,7 +123,8 @@ export class AdminServerService {
         .offset(offset),
       this.db.select({ n: count() }).from(servers).where(where),
     ]);
-    return { count: total!.n, results: rows.map((r) => presentAdminServer(r.server, r.peers)) };
+    const latest = this.latest;
+    return { count: total!.n, results: rows.map((r) => presentAdminServer(r.server, r.peers, latest)) };
   }
 
   private async row(id: number): Promise<ServerRow> {
@@ -136,7 +144,8 @@ export class AdminServerService {
       this.db.select().from(serverDrains).where(eq(serverDrains.serverId, id)),
     ]);
     return {
-      ...presentAdminServer(row, peerCount!.n),
+      ...presentAdminServer(row, peerCount!.n, this.latest),
+      agent_latest_version: this.latest,
       revision_lag: Math.max(0, row.revision - row.ackedRevision),
       online_peers: online!.n,
       drain: drain
@@ -213,7 +222,7 @@ export class AdminServerService {
     });
     await this.publishStatus(server.id);
     return {
-      server: presentAdminServer(server),
+      server: presentAdminServer(server, 0, this.latest),
       agent_token: agentToken,
       install_command: installCommand(baseUrl, agentToken),
     };
@@ -309,7 +318,7 @@ export class AdminServerService {
     const [{ n }] = (await this.db.select({ n: count() }).from(peers).where(eq(peers.serverId, id))) as [
       { n: number },
     ];
-    return presentAdminServer(result.after, n);
+    return presentAdminServer(result.after, n, this.latest);
   }
 
   /** `updated_peer` to the owner of every peer on the server, a page of peers at a time. */
@@ -346,6 +355,32 @@ export class AdminServerService {
     });
     await this.deps.bus.publish({ kind: 'agent_revoked', serverId: id });
     await this.publishStatus(id);
+  }
+
+  /**
+   * "Actualizar agente": asks the server's connected agent (on whichever instance holds its socket)
+   * to replace itself with the file this panel serves. Audited. The outcome arrives later on the
+   * server's row (`agent_upgrade`, pushed to consoles): the agent restarts and comes back with the
+   * new version, or keeps its old file and says why.
+   */
+  async requestAgentUpgrade(actor: Actor, id: number): Promise<AdminServerDetail> {
+    const target = this.latest;
+    if (!target) throw new HttpError(503, agentMsg.fileMissing, 'agent_file_missing');
+    await auditedTransaction(this.db, actor, async (tx, audit) => {
+      const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for('update');
+      if (!row) throw notFound(msg.serverNotFound);
+      if (!agentOnline(row)) throw conflict(agentMsg.notConnected);
+      await setUpgradeState(tx as unknown as Db, id, 'pending', { version: target });
+      await audit({
+        action: 'server.agent_upgrade',
+        targetType: 'server',
+        targetId: id,
+        changes: { agent_version: { before: row.agentVersion, after: target } },
+      });
+    });
+    await this.deps.bus.publish({ kind: 'agent_upgrade', serverId: id });
+    await this.publishStatus(id);
+    return this.detail(id);
   }
 
   /** Other active servers exist (drain and the console's checks). */

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/client.ts';
+import { compareVersions } from '@vpn/contracts';
 
 /**
  * The control plane's Prometheus metrics (`/metrics`, plugins/prometheus.ts). One registry per app
@@ -100,6 +101,13 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly serverAgentInfo = new Gauge({
+    name: 'vpn_server_agent_info',
+    help: 'Per server with an agent seen at least once: 1, labelled with the agent version, its Node.js version and whether it is older than the panel’s agent file (outdated="true")',
+    labelNames: ['server_id', 'server', 'version', 'node_version', 'outdated'] as const,
+    registers: [this.registry],
+  });
+
   private readonly invoiceCount = new Gauge({
     name: 'vpn_invoices',
     help: 'Invoices by gateway and state',
@@ -121,7 +129,13 @@ export class Telemetry {
   /** The scrape: live counts from this instance, fleet and invoices from the database, as text. */
   async scrape(
     db: Db,
-    live: { agents: number; browserSockets: number; connectedServers?: number[] },
+    live: {
+      agents: number;
+      browserSockets: number;
+      connectedServers?: number[];
+      /** The agent version this panel serves (agent_info's `outdated`). */
+      latestAgentVersion?: string | null;
+    },
   ): Promise<{ contentType: string; body: string }> {
     this.agentsConnected.set(live.agents);
     this.websockets.set({ kind: 'browser' }, live.browserSockets);
@@ -133,12 +147,15 @@ export class Telemetry {
       revision: string | number;
       acked: string | number;
       last_seen: string | number | null;
+      agent_version: string | null;
+      agent_node_version: string | null;
       active_peers: string | number;
       disabled_peers: string | number;
     };
     const fleet = await db.execute(sql`
       select s.id, s.name, s.revision, s.acked_revision as acked,
              extract(epoch from s.last_seen_at) as last_seen,
+             s.agent_version, s.agent_node_version,
              count(p.id) filter (where p.active) as active_peers,
              count(p.id) filter (where not p.active) as disabled_peers
         from servers s left join peers p on p.server_id = s.id
@@ -150,6 +167,7 @@ export class Telemetry {
       this.serverLag,
       this.serverLastSeen,
       this.serverConnected,
+      this.serverAgentInfo,
     ])
       g.reset();
     const here = new Set(live.connectedServers ?? []);
@@ -164,6 +182,19 @@ export class Telemetry {
       this.serverLag.set(labels, Math.max(0, revision - acked));
       this.serverLastSeen.set(labels, s.last_seen === null ? 0 : Number(s.last_seen));
       this.serverConnected.set(labels, here.has(Number(s.id)) ? 1 : 0);
+      if (s.agent_version !== null) {
+        const latest = live.latestAgentVersion ?? null;
+        const outdated = latest !== null && compareVersions(s.agent_version, latest) < 0;
+        this.serverAgentInfo.set(
+          {
+            ...labels,
+            version: s.agent_version,
+            node_version: s.agent_node_version ?? '',
+            outdated: String(outdated),
+          },
+          1,
+        );
+      }
     }
 
     type InvoiceRow = {

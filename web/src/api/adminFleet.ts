@@ -104,6 +104,13 @@ export function rotateServerToken(id: number): Promise<AgentInstall> {
   return authRequest<AgentInstall>('manager', `/api/admin/servers/${id}/token`, { method: 'POST' });
 }
 
+/** "Actualizar agente": 202 with the server, whose `agent_upgrade` then follows the pushes. */
+export function upgradeServerAgent(id: number): Promise<AdminServerDetail> {
+  return authRequest<AdminServerDetail>('manager', `/api/admin/servers/${id}/agent-upgrade`, {
+    method: 'POST',
+  });
+}
+
 export interface NewServerBody {
   name: string;
   endpoint: string;

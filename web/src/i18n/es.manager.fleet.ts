@@ -33,6 +33,9 @@ export const esFleet = {
     offline: 'Sin conexión',
     enabled: 'Activo',
     disabled: 'Desactivado',
+    outdated: 'desactualizado',
+    outdatedTitle: (latest: string | null) =>
+      latest ? `Más antiguo que la versión ${latest} que sirve el panel` : 'Más antiguo que el del panel',
     openDetail: (name: string) => `Ver el servidor ${name}`,
   },
   detail: {
@@ -40,6 +43,20 @@ export const esFleet = {
     status: 'Estado en vivo',
     agent: 'Agente',
     version: 'Versión del agente',
+    versionValue: (version: string | null, node: string | null) =>
+      version ? (node ? `${version} (Node ${node})` : version) : '—',
+    latest: 'Versión disponible en el panel',
+    notBuilt: 'Sin compilar',
+    upgrade: 'Actualizar agente',
+    upgradeRequested: 'Actualización pedida al agente',
+    upgradeDone: 'Agente actualizado',
+    upgradeTitle: 'Actualización del agente',
+    upgradePending: (v: string | null) =>
+      `Pedida la actualización a la versión ${v ?? '—'}: el agente la descarga…`,
+    upgradeRestarting: (v: string | null) =>
+      `El agente instaló la versión ${v ?? '—'} y se está reiniciando (los túneles siguen funcionando).`,
+    upgradeFailed: (v: string | null, error: string | null) =>
+      `La actualización a la versión ${v ?? '—'} falló y sigue funcionando la versión anterior: ${error ?? 'sin motivo'}`,
     lastSeen: 'Último contacto',
     never: 'Nunca',
     lag: 'Cambios pendientes de aplicar',
@@ -102,7 +119,7 @@ export const esFleet = {
   install: {
     title: 'Instalar el agente',
     description: (name: string) =>
-      `Pega estas líneas como root en el servidor ${name} (con el repositorio en /opt/vpn, ver agent/README.md).`,
+      `Pega esta línea como root en el servidor ${name} (Debian 12 o 13, Ubuntu 24.04): instala WireGuard, nftables y Node.js de la distribución, descarga el agente, comprueba su SHA-256 y lo arranca con systemd. Volver a pegarla lo actualiza.`,
     warning: 'Copia el comando ahora: el token que contiene no se volverá a mostrar.',
     commandLabel: 'Comando de instalación',
     copy: 'Copiar',

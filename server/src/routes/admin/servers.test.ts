@@ -82,11 +82,10 @@ afterAll(async () => {
 describe('servers: create, rotate, list', () => {
   it('shows the install command with the token once, built from PUBLIC_URL, and never again', async () => {
     const s = await newServer('Alfa');
-    expect(s.install_command).toContain(`'${s.agent_token}'`);
-    expect(s.install_command).toContain(`'https://panel.example.com'`);
-    expect(s.install_command).toContain('systemctl restart vpn-agent');
-    // The token goes into a file, never onto a command line (ps shows arguments).
-    expect(s.install_command).not.toContain('--token');
+    // One line to paste as root: the panel's install script, the token in its environment.
+    expect(s.install_command).toBe(
+      `curl -fsSL 'https://panel.example.com/api/agent/install.sh' | sudo AGENT_TOKEN='${s.agent_token}' bash`,
+    );
     const list = await api('GET', '/api/admin/servers?q=alf');
     expect(list.statusCode).toBe(200);
     expect(list.body).not.toContain(s.agent_token);
@@ -98,7 +97,7 @@ describe('servers: create, rotate, list', () => {
     expect(rotated.statusCode).toBe(200);
     const { agent_token, install_command } = rotated.json();
     expect(agent_token).not.toBe(s.agent_token);
-    expect(install_command).toContain(`'${agent_token}'`);
+    expect(install_command).toContain(`AGENT_TOKEN='${agent_token}' bash`);
     await expect(ProtocolAgent.connect(base, s.agent_token)).rejects.toThrow(/401/);
     const audit = await lastAudit('server.rotate_token');
     expect(JSON.stringify(audit?.data)).not.toContain(agent_token);

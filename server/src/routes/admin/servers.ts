@@ -57,6 +57,7 @@ export const adminServerRoutes =
       bus: ctx.bus,
       peers: ctx.peers,
       encryptionKey: ctx.keys.encryption,
+      release: ctx.agentRelease,
     });
     const drains = new DrainService({ db: ctx.db, bus: ctx.bus, peers: ctx.peers, log: app.log });
     app.addHook('onClose', () => drains.stop());
@@ -136,6 +137,22 @@ export const adminServerRoutes =
         },
       },
       async (request) => service.rotateToken(actorOf(request), request.params.id, baseOf(request)),
+    );
+
+    app.post(
+      '/api/admin/servers/:id/agent-upgrade',
+      {
+        config: { permission: 'servers.write' },
+        schema: {
+          ...admin,
+          summary:
+            'Actualizar agente: el agente conectado descarga el archivo actual del panel, comprueba su SHA-256, se reemplaza y se reinicia sin cortar los túneles; el resultado llega en agent_upgrade',
+          params: IdParams,
+          response: { 202: AdminServerDetail, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send(await service.requestAgentUpgrade(actorOf(request), request.params.id)),
     );
 
     app.patch(

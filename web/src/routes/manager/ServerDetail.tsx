@@ -4,7 +4,7 @@
  */
 import { ProgressBar } from '../../components/ProgressBar';
 import { useQuery } from '@tanstack/react-query';
-import { ArrowRightLeft, KeyRound, Pencil, Trash2, X } from 'lucide-react';
+import { ArrowRightLeft, ArrowUpCircle, KeyRound, Pencil, Trash2, X } from 'lucide-react';
 import { useState } from 'react';
 import { SERVER_PEERS_PAGE_SIZE, serverDetailQuery, serverPeersQuery } from '../../api/adminFleet';
 import type { AdminServerDetail, DrainProgress, ServerPeer } from '../../api/adminFleet';
@@ -22,6 +22,7 @@ export interface DetailActions {
   onDrain: (server: AdminServerDetail) => void;
   onDelete: (server: AdminServerDetail) => void;
   onRotate: (server: AdminServerDetail) => void;
+  onUpgrade: (server: AdminServerDetail) => void;
 }
 
 export function ServerDetail({
@@ -51,6 +52,13 @@ export function ServerDetail({
                     <Action icon={Pencil} label={t.edit} onClick={() => actions.onEdit(server)} />
                     <Action icon={ArrowRightLeft} label={t.drain} onClick={() => actions.onDrain(server)} />
                     <Action icon={KeyRound} label={t.rotate} onClick={() => actions.onRotate(server)} />
+                    {server.agent_online && server.agent_latest_version && (
+                      <Action
+                        icon={ArrowUpCircle}
+                        label={t.upgrade}
+                        onClick={() => actions.onUpgrade(server)}
+                      />
+                    )}
                     <Action icon={Trash2} label={t.remove} onClick={() => actions.onDelete(server)} />
                   </>
                 )}
@@ -60,6 +68,7 @@ export function ServerDetail({
               </div>
             </div>
             <Status server={server} />
+            {server.agent_upgrade && <UpgradeState upgrade={server.agent_upgrade} />}
             {server.drain && <DrainBar drain={server.drain} />}
             <ServerPeers id={server.id} />
           </>
@@ -90,7 +99,14 @@ function Status({ server }: { server: AdminServerDetail }) {
       </StateBadge>,
     ],
     [t.lag, t.lagValue(server.revision_lag)],
-    [t.version, server.agent_version ?? '—'],
+    [
+      t.version,
+      <span key="v" className="inline-flex flex-wrap items-center gap-2">
+        {t.versionValue(server.agent_version, server.agent_node_version)}
+        {server.agent_outdated && <OutdatedBadge latest={server.agent_latest_version} />}
+      </span>,
+    ],
+    [t.latest, server.agent_latest_version ?? t.notBuilt],
     [t.lastSeen, when],
     [t.onlinePeers, `${server.online_peers} / ${server.peers}`],
     [t.rooms, server.allow_partys ? t.roomsOn : t.roomsOff],
@@ -104,6 +120,39 @@ function Status({ server }: { server: AdminServerDetail }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/** "desactualizado": the agent is older than the file this panel serves. */
+export function OutdatedBadge({ latest }: { latest: string | null }) {
+  return (
+    <span
+      title={esFleet.servers.outdatedTitle(latest)}
+      className="rounded-full bg-amber-500/15 px-2 py-0.5 text-xs font-semibold text-amber-200"
+    >
+      {esFleet.servers.outdated}
+    </span>
+  );
+}
+
+function UpgradeState({ upgrade }: { upgrade: NonNullable<AdminServerDetail['agent_upgrade']> }) {
+  const failed = upgrade.status === 'failed';
+  const text =
+    upgrade.status === 'pending'
+      ? t.upgradePending(upgrade.version)
+      : upgrade.status === 'restarting'
+        ? t.upgradeRestarting(upgrade.version)
+        : t.upgradeFailed(upgrade.version, upgrade.error);
+  return (
+    <p
+      role={failed ? 'alert' : 'status'}
+      aria-label={t.upgradeTitle}
+      className={`mt-4 rounded-lg border px-3 py-2 text-sm ${
+        failed ? 'border-amber-500/40 bg-amber-500/10 text-amber-200' : 'border-slate-700 text-slate-200'
+      }`}
+    >
+      {text}
+    </p>
   );
 }
 

@@ -10,6 +10,7 @@ import {
   fleetKeys,
   rotateServerToken,
   serverListQuery,
+  upgradeServerAgent,
 } from '../../api/adminFleet';
 import type { AdminServer, AdminServerDetail } from '../../api/adminFleet';
 import { adminKeys } from '../../api/admin';
@@ -24,7 +25,7 @@ import { esFleet } from '../../i18n/es.manager.fleet';
 import { useCan } from './ManagerLayout';
 import { EditServerDialog, InstallCommandDialog, NewServerDialog } from './ServerDialogs';
 import type { ShownInstall } from './ServerDialogs';
-import { ServerDetail } from './ServerDetail';
+import { OutdatedBadge, ServerDetail } from './ServerDetail';
 import { ListView, ManagerPageHeader, StateBadge } from './shared';
 
 const t = esFleet.servers;
@@ -123,6 +124,16 @@ export function ManagerServers() {
     onError: (error) => toast.error(errorMessage(error, esManager.requestError)),
   });
 
+  const upgrade = useMutation({
+    mutationFn: (server: AdminServerDetail) => upgradeServerAgent(server.id),
+    onSuccess: (detail) => {
+      toast.success(esFleet.detail.upgradeRequested);
+      queryClient.setQueryData(fleetKeys.server(detail.id), detail);
+      refresh();
+    },
+    onError: (error) => toast.error(errorMessage(error, esManager.requestError), { duration: 8000 }),
+  });
+
   const c = t.columns;
   const columns: Column<AdminServer>[] = [
     { key: 'name', header: c.name, cell: (s) => <span className="font-semibold text-white">{s.name}</span> },
@@ -135,7 +146,13 @@ export function ManagerServers() {
     {
       key: 'agent',
       header: c.agent,
-      cell: (s) => <StateBadge ok={s.agent_online}>{s.agent_online ? t.online : t.offline}</StateBadge>,
+      cell: (s) => (
+        <span className="inline-flex flex-wrap items-center gap-2">
+          <StateBadge ok={s.agent_online}>{s.agent_online ? t.online : t.offline}</StateBadge>
+          {s.agent_version && <span className="font-mono text-xs text-slate-300">{s.agent_version}</span>}
+          {s.agent_outdated && <OutdatedBadge latest={null} />}
+        </span>
+      ),
     },
     {
       key: 'state',
@@ -185,6 +202,7 @@ export function ManagerServers() {
             },
             onDelete: setDeleting,
             onRotate: setRotating,
+            onUpgrade: (s) => upgrade.mutate(s),
           }}
         />
       )}

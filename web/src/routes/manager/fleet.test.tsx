@@ -43,12 +43,21 @@ const madrid: AdminServer = {
   public_key: 'pk',
   agent_online: true,
   agent_version: '1.2.0',
+  agent_node_version: '18.19.1',
+  agent_outdated: false,
+  agent_upgrade: null,
   last_seen_at: '2025-03-05T10:00:00.000Z',
   revision: 7,
   acked_revision: 5,
   peers: 12,
 };
-const madridDetail: AdminServerDetail = { ...madrid, revision_lag: 2, online_peers: 4, drain: null };
+const madridDetail: AdminServerDetail = {
+  ...madrid,
+  agent_latest_version: '1.2.0',
+  revision_lag: 2,
+  online_peers: 4,
+  drain: null,
+};
 
 function signedIn(routes: Record<string, Handler>, manager = owner) {
   localStorage.setItem('manager_access', 'm-a');
@@ -107,7 +116,10 @@ describe('Servidores', { timeout: 20_000 }, () => {
     expect(within(panel).getByText('Cambios pendientes de aplicar').nextSibling).toHaveTextContent(
       '2 revisión(es)',
     );
-    expect(within(panel).getByText('Versión del agente').nextSibling).toHaveTextContent('1.2.0');
+    expect(within(panel).getByText('Versión del agente').nextSibling).toHaveTextContent(
+      '1.2.0 (Node 18.19.1)',
+    );
+    expect(panel).not.toHaveTextContent('desactualizado');
     expect(within(panel).getByText('Peers en línea (últimos 3 min)').nextSibling).toHaveTextContent('4 / 12');
     const peers = await within(panel).findByRole('table', { name: 'Peers del servidor' });
     expect(within(peers).getByRole('row', { name: /movil/ })).toHaveTextContent('pepa');
@@ -231,6 +243,57 @@ describe('Servidores', { timeout: 20_000 }, () => {
     expect(await screen.findByText(message)).toBeInTheDocument();
   });
 
+  it('marks an outdated agent, asks it to upgrade, and shows why an upgrade failed', async () => {
+    const outdated = { ...madrid, agent_version: '1.1.0', agent_outdated: true };
+    let detail: AdminServerDetail = { ...madridDetail, ...outdated, agent_latest_version: '1.2.0' };
+    const api = signedIn(
+      serverRoutes({
+        'GET /api/admin/servers': { body: { count: 1, results: [outdated] } },
+        'GET /api/admin/servers/3': () => ({ body: detail }),
+        'POST /api/admin/servers/3/agent-upgrade': () => {
+          detail = {
+            ...detail,
+            agent_upgrade: {
+              status: 'pending',
+              version: '1.2.0',
+              error: null,
+              at: '2026-01-01T00:00:00.000Z',
+            },
+          };
+          return { status: 202, body: detail };
+        },
+      }),
+    );
+    renderApp('/manager/dashboard/servers?server=3');
+    const table = await screen.findByRole('table', { name: 'Servidores' });
+    expect(within(table).getByRole('row', { name: /Madrid/ })).toHaveTextContent('1.1.0desactualizado');
+    const panel = await screen.findByRole('complementary', { name: 'Estado en vivo' });
+    expect(await within(panel).findByText('Versión disponible en el panel')).toBeInTheDocument();
+    expect(within(panel).getByText('Versión del agente').nextSibling).toHaveTextContent('desactualizado');
+    await userEvent.click(within(panel).getByRole('button', { name: 'Actualizar agente' }));
+    await waitFor(() => expect(api.callsTo('POST /api/admin/servers/3/agent-upgrade')).toHaveLength(1));
+    expect(await within(panel).findByRole('status', { name: 'Actualización del agente' })).toHaveTextContent(
+      'Pedida la actualización a la versión 1.2.0',
+    );
+    // The agent answers that it could not: the push makes the page re-read the server.
+    detail = {
+      ...detail,
+      agent_upgrade: {
+        status: 'failed',
+        version: '1.2.0',
+        error: 'no se pudo reemplazar /opt/vpn-agent/vpn-agent.mjs: EROFS',
+        at: '2026-01-01T00:00:00.000Z',
+      },
+    };
+    await waitFor(() => expect(FakeWebSocket.instances.length).toBeGreaterThan(0));
+    const socket = FakeWebSocket.latest()!;
+    socket.accept();
+    socket.push({ type: 'admin_server', server_id: 3 });
+    expect(await within(panel).findByRole('alert', { name: 'Actualización del agente' })).toHaveTextContent(
+      'sigue funcionando la versión anterior: no se pudo reemplazar /opt/vpn-agent/vpn-agent.mjs: EROFS',
+    );
+  });
+
   it('hides writing actions from a support manager', async () => {
     signedIn(serverRoutes(), { id: 2, username: 'sara', role: 'support' });
     renderApp('/manager/dashboard/servers?server=3');
@@ -238,6 +301,7 @@ describe('Servidores', { timeout: 20_000 }, () => {
     await within(panel).findByText('Versión del agente');
     expect(screen.queryByRole('button', { name: 'Nuevo servidor' })).not.toBeInTheDocument();
     expect(within(panel).queryByRole('button', { name: 'Drenar' })).not.toBeInTheDocument();
+    expect(within(panel).queryByRole('button', { name: 'Actualizar agente' })).not.toBeInTheDocument();
   });
 });
 
