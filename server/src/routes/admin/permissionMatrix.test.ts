@@ -175,7 +175,9 @@ describe('permission matrix', () => {
           ...(method === 'GET' ? {} : { payload: {} }),
         });
         const status = res.statusCode;
-        const message = (res.json() as { message?: string }).message ?? '';
+        // A download (the invoices' CSV) is not JSON; every error answer is.
+        const json = String(res.headers['content-type'] ?? '').startsWith('application/json');
+        const message = json ? ((res.json() as { message?: string }).message ?? '') : '';
         const problem =
           status >= 500
             ? `${status} ${message}`
