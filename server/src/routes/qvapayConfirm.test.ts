@@ -225,4 +225,33 @@ describe('polling the payment page', () => {
     expect(await shown(c.access, a.id)).toMatchObject({ status: 'paid', delivered: true });
     expect(asked() - before).toBe(2);
   });
+
+  it('a payment confirmed for an invoice canceled or expired meanwhile credits it; a short one is listed for the operator', async () => {
+    const c = await buyer();
+    const late = await invoiceOf(c.access, 'Tarde');
+    await t.ctx.db.update(invoices).set({ status: 'canceled' }).where(eq(invoices.id, late.id));
+    qvapay.pay(late.uuid);
+    expect(await notify(late.uuid, late.id)).toMatchObject({ credited: true });
+    expect(await myPeers(c.access)).toHaveLength(1);
+
+    const short = await invoiceOf(c.access, 'Corta');
+    await t.ctx.db.update(invoices).set({ status: 'expired' }).where(eq(invoices.id, short.id));
+    qvapay.pay(short.uuid);
+    qvapay.transactions.get(short.uuid)!.amount = '1.00';
+    expect(await notify(short.uuid, short.id)).toMatchObject({
+      credited: false,
+      message: msg.paymentAmountLow,
+    });
+    const [row] = await t.ctx.db.select().from(invoices).where(eq(invoices.id, short.id));
+    expect(row!.status).toBe('expired');
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/payments/unmatched?q=${short.uuid}`,
+      headers: bearer(await managerToken(t, 'finance')),
+    });
+    expect(listed.json()).toMatchObject({
+      count: 1,
+      results: [{ gateway: 'qvapay', reference: short.uuid, amount: '1.00', invoice_id: short.id }],
+    });
+  });
 });

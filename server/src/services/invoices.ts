@@ -5,11 +5,11 @@
  * gateway's confirmation funnels into them; keeping them in one file keeps that guarantee readable.
  */
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { catalogMsg, msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
+import { billingMsg, catalogMsg, msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
-import { invoices, peers, planHistory, plans } from '../db/schema.ts';
+import { invoices, paymentNotices, peers, planHistory, plans } from '../db/schema.ts';
 import { badRequest, constraintOf, HttpError, isUniqueViolation, notFound, UUID_RE } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { announceInvoice } from './adminInvoices.ts';
@@ -254,7 +254,8 @@ export class InvoiceService {
    * this invoice ({@link refusalOf}). A gateway that cannot be asked credits nothing (logged).
    */
   async confirm(row: InvoiceRow): Promise<Confirmation> {
-    if (row.status !== 'pending') return { credited: false, message: null };
+    // A payment for an invoice canceled or expired meanwhile is still the customer's money.
+    if (!(CONFIRMABLE as readonly string[]).includes(row.status)) return { credited: false, message: null };
     const gateway = await this.gatewayOf(row.gateway);
     let paid: VerifiedPayment;
     try {
@@ -271,10 +272,27 @@ export class InvoiceService {
     const refusal = refusalOf(row, paid);
     if (refusal) {
       this.deps.log.warn({ invoice: row.id, gateway: row.gateway, reason: refusal }, 'pago rechazado');
+      // Money of ours that arrived and covers nothing stays in sight of the operator.
+      if (refusal === msg.paymentAmountLow && paid.transactionUuid)
+        await this.db
+          .insert(paymentNotices)
+          .values({
+            gateway: row.gateway,
+            reference: paid.transactionUuid,
+            invoiceId: row.id,
+            amount: paid.amount !== null ? paid.amount.toFixed(2) : null,
+            currency: paid.currency ?? row.currency,
+            gatewayStatus: 'paid',
+            outcome: 'unmatched',
+            reason: billingMsg.noticeAmountLow
+              .replace('{amount}', (paid.amount ?? 0).toFixed(2))
+              .replace('{price}', Number(row.amount).toFixed(2)),
+          })
+          .onConflictDoNothing();
       return { credited: false, message: refusal };
     }
     try {
-      return { credited: await this.credit(row.id, paid.transactionUuid), message: null };
+      return { credited: await this.credit(row.id, paid.transactionUuid, CONFIRMABLE), message: null };
     } catch (err) {
       // The gateway's reference already settled another invoice: one payment credits once.
       if (isUniqueViolation(err) && constraintOf(err) === 'invoices_transaction') {
@@ -324,7 +342,11 @@ export class InvoiceService {
    * a database error) is logged and left to the scheduler, which retries until it is done
    * ({@link deliverPending}): the payment is never lost, and the customer sees "delivery pending".
    */
-  async credit(invoiceId: string, transactionUuid: string | null): Promise<boolean> {
+  async credit(
+    invoiceId: string,
+    transactionUuid: string | null,
+    from: readonly string[] = ['pending'],
+  ): Promise<boolean> {
     const [paid] = await this.db
       .update(invoices)
       .set({
@@ -332,7 +354,7 @@ export class InvoiceService {
         paidAt: sql`now()`,
         transactionUuid: transactionUuid ?? sql`${invoices.transactionUuid}`,
       })
-      .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'pending')))
+      .where(and(eq(invoices.id, invoiceId), inArray(invoices.status, [...from])))
       .returning({ id: invoices.id });
     if (!paid) return false;
     await this.afterPaid(paid.id);
@@ -526,6 +548,9 @@ export class InvoiceService {
     return rows.length > 0;
   }
 }
+
+/** The states a gateway's confirmed payment credits from: open, or closed before the money arrived. */
+const CONFIRMABLE = ['pending', 'canceled', 'expired'] as const;
 
 /** How often a customer's polls may ask a gateway about one invoice. */
 const CHECK_EVERY = '30 seconds';
