@@ -93,7 +93,8 @@ export async function performUpgrade(msg: ServerUpgrade, opts: UpgradeOptions): 
         'actualícelo como se instaló o vuelva a ejecutar la línea de instalación',
     };
   const file = opts.file;
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.new`);
+  // Ends in .mjs like the agent file: node runs it as an ES module only under that extension.
+  const temp = join(dirname(file), `.${basename(file, '.mjs')}.${process.pid}.new.mjs`);
   // What was being done, for the message when it fails with a system error (EACCES, ENOSPC…).
   let stage = 'descargar el archivo del panel';
   try {

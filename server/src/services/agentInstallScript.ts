@@ -113,7 +113,8 @@ NODE="$(command -v node)"
 mkdir -p "$OPT" "$ETC" "$STATE" "$(dirname "$LOG")" "$(dirname "$PIDFILE")"
 chmod 755 "$OPT"
 chmod 700 "$ETC" "$STATE"
-tmp="$(mktemp "$OPT/.vpn-agent.mjs.XXXXXX")"
+# .mjs: node runs the file as the ES module it is only under that extension.
+tmp="$(mktemp --suffix=.mjs "$OPT/.vpn-agent.XXXXXX")"
 trap 'rm -f "$tmp"' EXIT
 curl_ca=()
 [ -n "$ca" ] && curl_ca=(--cacert "$ca")

@@ -50,9 +50,11 @@ export function upgradeOnHello(
   canUpgrade: boolean,
 ): 'done' | 'resend' | { failed: string } | null {
   const status = row.agentUpgradeStatus;
-  if (status !== 'pending' && status !== 'restarting') return null;
+  if (status === null) return null;
   const target = row.agentUpgradeVersion ?? '';
+  // Also after a failure: the operator may have upgraded it another way (the install line again).
   if (compareVersions(agentVersion, target) >= 0) return 'done';
+  if (status === 'failed') return null;
   if (status === 'restarting') return { failed: agentMsg.cameBackOld(agentVersion, target) };
   if (!canUpgrade) return { failed: agentMsg.oldAgent(agentVersion) };
   return 'resend';
