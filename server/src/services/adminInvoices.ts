@@ -12,23 +12,12 @@ import type { Db } from '../db/client.ts';
 import { customers, invoices, managers, peers } from '../db/schema.ts';
 import { conflict, notFound, UUID_RE } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { announceInvoice } from './invoiceEvents.ts';
 import { auditedTransaction, diffFields, type Actor } from './audit.ts';
 import type { InvoiceService } from './invoices.ts';
 import { containsPattern, pageOf } from './listing.ts';
 
 type InvoiceRow = typeof invoices.$inferSelect;
-
-/**
- * Tells the managers who may read invoices that one was created or changed state (the console's
- * Facturas list refreshes). Ids only, after the change is committed.
- */
-export async function announceInvoice(bus: Bus, invoiceId: string, status: string): Promise<void> {
-  await bus.publish({
-    kind: 'managers',
-    permission: 'invoices.read',
-    message: { type: 'admin_invoice', invoice_id: invoiceId, status },
-  });
-}
 
 /**
  * The search of the Facturas list: username, peer name (the delivered peer's, or the name a new_peer

@@ -12,7 +12,7 @@ import type { Db } from '../db/client.ts';
 import { invoices, paymentNotices, peers, planHistory, plans } from '../db/schema.ts';
 import { badRequest, constraintOf, HttpError, isUniqueViolation, notFound, UUID_RE } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { announceInvoice } from './adminInvoices.ts';
+import { announceInvoice } from './invoiceEvents.ts';
 import type { Revision } from './desiredState.ts';
 import { GatewayError, type Gateway, type VerifiedPayment } from './gateways.ts';
 import type { PeerService } from './peers.ts';
