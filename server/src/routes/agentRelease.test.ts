@@ -19,6 +19,8 @@ const file = join(dir, 'vpn-agent.mjs');
 const contents = '#!/usr/bin/env node\n// vpn-agent 9.8.7: test file\nconsole.log("9.8.7");\n';
 const sha256 = createHash('sha256').update(contents).digest('hex');
 
+const METRICS = 'metricas-de-prueba-123';
+
 let t: TestApp;
 let base: string;
 let owner: string;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   t = await createTestApp({
     scheduler: false,
     agentFile: file,
-    env: { PUBLIC_URL: 'https://panel.example.com' },
+    env: { PUBLIC_URL: 'https://panel.example.com', METRICS_TOKEN: METRICS },
   });
   base = await listen(t);
   owner = await managerToken(t);
@@ -152,6 +154,11 @@ describe('agent versions and "Actualizar agente"', () => {
       headers: bearer(owner),
     });
     expect(list.json().results[0]).toMatchObject({ agent_version: '9.8.6', agent_outdated: true });
+    // Prometheus: the versions as labels, and whether the agent is older than the panel's file.
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS) });
+    expect(metrics.body).toContain(
+      `vpn_server_agent_info{server_id="${s.id}",server="Versiones",version="9.8.6",node_version="18.19.1",outdated="true"} 1`,
+    );
 
     const res = await upgrade(s.id);
     expect(res.statusCode).toBe(202);
