@@ -1,8 +1,12 @@
 /**
  * Generated bad input over every route, customer and admin (issue 10, point 3): on a fixed seed,
- * FUZZ_RUNS requests (10,000 in CI; `npm run fuzz` for longer runs, FUZZ_SEED for another seed).
- * Asserts: no answer ≥ 500; every refusal is JSON with a Spanish `message`; and a refused request
- * changes nothing in the database (rate-limit counters aside, which exist to count refusals).
+ * FUZZ_RUNS requests (10,000 in CI; `npm run fuzz` for longer runs, FUZZ_SEED for another seed),
+ * each from one of six callers (no token, a customer, and a manager of each role). Asserts: no
+ * answer ≥ 500; every refusal is JSON with a Spanish `message`; every refused write leaves the
+ * database exactly as it found it (a fingerprint of every table before and after each one, rate
+ * limit counters aside); and a coverage floor: every operation answered at least one 2xx and one
+ * 4xx (test/fuzzSeeds.ts holds one valid request per operation for those the generated input never
+ * got through).
  */
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
@@ -10,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../db/schema.ts';
 import { readSiteSettings, updateSiteSettings } from '../services/settings.ts';
 import { ENGLISH, operationsOf, request, type FuzzRequest, type Operation } from '../../test/fuzz.ts';
+import { CALLERS, NO_2XX, SEEDS, makeFixtures, tokenOf, type Caller } from '../../test/fuzzSeeds.ts';
 import {
   bearer,
   createCustomer,
@@ -18,6 +23,7 @@ import {
   managerToken,
   type TestApp,
 } from '../../test/helpers.ts';
+import { TestSmtp } from '../../test/smtp.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);
@@ -25,7 +31,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 424242);
 const EXCLUDED = new Set(['rate_limits', 'captcha_spent', '__drizzle_migrations']);
 
 let t: TestApp;
-let tokens: Record<string, string | null>;
+let smtp: TestSmtp;
+let tokens: Record<Caller, string | null>;
 let ops: Operation[];
 let fingerprintSql: string;
 
@@ -37,9 +44,11 @@ async function fingerprint(): Promise<string> {
 }
 
 beforeAll(async () => {
+  // Mail on (a local SMTP stand-in): the routes that send mail answer past their "mail is off".
+  smtp = await TestSmtp.start();
   t = await createTestApp({
     scheduler: false,
-    env: { PAYMENTS_SANDBOX: 'true' },
+    env: { PAYMENTS_SANDBOX: 'true', SMTP_URL: smtp.url, PUBLIC_URL: 'https://panel.example' },
   });
   await t.ctx.db
     .insert(plans)
@@ -49,7 +58,9 @@ beforeAll(async () => {
     none: null,
     customer: (await login(t, customer.username, customer.password)).access,
     owner: await managerToken(t, 'owner'),
+    operations: await managerToken(t, 'operations'),
     support: await managerToken(t, 'support'),
+    finance: await managerToken(t, 'finance'),
   };
   const doc = t.app.swagger() as unknown as Parameters<typeof operationsOf>[0];
   ops = [
@@ -86,6 +97,7 @@ beforeAll(async () => {
     },
     { method: 'GET', path: '/api/payments/sandbox/{id}', pathParams: ['id'], query: {}, body: null },
     { method: 'POST', path: '/api/payments/sandbox/{id}/pay', pathParams: ['id'], query: {}, body: null },
+    { method: 'POST', path: '/api/payments/sandbox/{id}/cancel', pathParams: ['id'], query: {}, body: null },
   ];
   const tablesRes = (await t.ctx.db.execute(
     sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
@@ -97,23 +109,41 @@ beforeAll(async () => {
     .map((n) => `coalesce((select md5(string_agg(x::text, ',' order by x::text)) from "${n}" x), '')`)
     .join(' || ')}) as f`;
 }, 120_000);
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+/** A success: 2xx, or the 303 a payment page's form answers with. */
+const succeeded = (status: number) => status >= 200 && status < 400;
+const keyOf = (op: Pick<Operation, 'method' | 'path'>) => `${op.method} ${op.path}`;
+
+/** Waits for work a request started in the background (a drain moving peers) to end. */
+async function settled(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const res = (await t.ctx.db.execute(
+      sql`select count(*)::int as n from server_drains where finished_at is null`,
+    )) as unknown as { rows: { n: number }[] } | { n: number }[];
+    if ((Array.isArray(res) ? res : res.rows)[0]!.n === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe('generated bad input', () => {
-  it(`answers ${RUNS} generated requests over every route with no 5xx, Spanish refusals and no change when refused`, async () => {
+  it(`answers ${RUNS} generated requests over every route from six callers: no 5xx, Spanish refusals, no change when refused, a 2xx and a 4xx for every operation`, async () => {
     expect(ops.length).toBeGreaterThan(50);
-    const arb = fc.tuple(
-      fc.constantFrom(...ops).chain((op) => request(op)),
-      fc.constantFrom('none', 'customer', 'owner', 'support'),
-    );
-    const samples = fc.sample(arb, { numRuns: RUNS, seed: SEED });
-    let baseline = await fingerprint();
-    let lastChange = 'inicio';
     const problems: string[] = [];
-    let sinceCheck: FuzzRequest[] = [];
     const statuses = new Map<number, number>();
-    for (const [req, who] of samples) {
-      const token = tokens[who];
+    /** Per operation, the statuses it answered. */
+    const seen = new Map<string, Set<number>>(ops.map((op) => [keyOf(op), new Set<number>()]));
+    let refusedWrites = 0;
+    /** Operations that answered a success with no token at all. */
+    const publicOk = new Set<string>();
+
+    /** One request, checked; a write is fingerprinted before and after. */
+    async function send(key: string, who: string, req: FuzzRequest, token: string | null): Promise<void> {
+      const write = req.method !== 'GET';
+      const before = write ? await fingerprint() : '';
       const res = await t.app.inject({
         method: req.method as 'GET',
         url: req.url,
@@ -130,6 +160,8 @@ describe('generated bad input', () => {
             : {}),
       });
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      seen.get(key)?.add(res.statusCode);
+      if (token === null && succeeded(res.statusCode)) publicOk.add(key);
       const label = `${who} ${req.method} ${req.url.slice(0, 160)} ${req.raw ?? JSON.stringify(req.payload ?? null).slice(0, 200)}`;
       if (res.statusCode >= 500) problems.push(`${res.statusCode} ← ${label}: ${res.body.slice(0, 200)}`);
       if (res.statusCode >= 400 && req.url.startsWith('/api/') && !req.url.startsWith('/api/mirror/')) {
@@ -142,41 +174,81 @@ describe('generated bad input', () => {
         if (typeof message !== 'string' || !message.trim() || ENGLISH.test(message))
           problems.push(`sin mensaje en español (${res.statusCode}) ← ${label}: ${res.body.slice(0, 200)}`);
       }
-      if (req.method !== 'GET') {
-        if (res.statusCode < 400) {
-          // An accepted change: the new state is the baseline the next refusals must keep. A
-          // generated request may have switched maintenance on (a 503 by design): switch it off so
-          // the run goes on exercising the customer routes.
-          if ((await readSiteSettings(t.ctx.db)).maintenance)
-            await updateSiteSettings(t.ctx.db, { maintenance: false });
-          baseline = await fingerprint();
-          lastChange = label;
-          sinceCheck = [];
-        } else {
-          sinceCheck.push(req);
-          if (sinceCheck.length >= 25) {
-            const now = await fingerprint();
-            if (now !== baseline)
-              problems.push(
-                `la base de datos cambió con peticiones rechazadas (después de: ${lastChange}): ${sinceCheck
-                  .map((r) => `${r.method} ${r.url}`)
-                  .join(' | ')
-                  .slice(0, 600)}`,
-              );
-            baseline = now;
-            sinceCheck = [];
-          }
-        }
+      if (!write) return;
+      if (res.statusCode >= 400) {
+        refusedWrites++;
+        if ((await fingerprint()) !== before)
+          problems.push(`la base de datos cambió con una petición rechazada (${res.statusCode}) ← ${label}`);
+        return;
       }
+      // An accepted change: let what it started in the background end. A generated request may have
+      // switched maintenance on (a 503 by design): switch it off so the customer routes stay open.
+      await settled();
+      if ((await readSiteSettings(t.ctx.db)).maintenance)
+        await updateSiteSettings(t.ctx.db, { maintenance: false });
+    }
+
+    // 1. Generated requests from every caller.
+    const arb = fc.tuple(
+      fc.constantFrom(...ops).chain((op) => request(op).map((req) => ({ key: keyOf(op), req }))),
+      fc.constantFrom(...CALLERS),
+    );
+    for (const [{ key, req }, who] of fc.sample(arb, { numRuns: RUNS, seed: SEED })) {
+      await send(key, who, req, tokens[who]);
       if (problems.length >= 10) break;
     }
-    if (sinceCheck.length > 0 && (await fingerprint()) !== baseline)
-      problems.push(
-        `la base de datos cambió con peticiones rechazadas: ${sinceCheck.map((r) => r.url).join(' | ')}`,
-      );
-    expect(problems, `respuestas: ${JSON.stringify(Object.fromEntries(statuses))}`).toEqual([]);
-    // The run reached past validation too: some requests were accepted, most refused.
-    expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
-    expect([...statuses.keys()].some((s) => s === 400)).toBe(true);
+
+    /** A public operation that takes no input at all (no path, query or body): no 4xx can exist. */
+    const nothingToRefuse = (op: Operation) =>
+      op.pathParams.length === 0 &&
+      Object.keys(op.query).length === 0 &&
+      op.body === null &&
+      publicOk.has(keyOf(op));
+
+    // 2. The floor: operations the generated requests never got a 2xx (or a 4xx) from.
+    const fixtures = await makeFixtures(t);
+    const missingSeeds: string[] = [];
+    for (const op of ops) {
+      const key = keyOf(op);
+      const got = () => [...seen.get(key)!];
+      if (!got().some(succeeded) && !NO_2XX[key]) {
+        const seed = SEEDS[key];
+        if (!seed) missingSeeds.push(key);
+        else {
+          const r = await seed(fixtures);
+          await send(
+            key,
+            `${r.who} (semilla)`,
+            { method: r.method, url: r.url, payload: r.payload },
+            tokenOf(r, fixtures),
+          );
+        }
+      }
+      for (const [i, req] of fc.sample(request(op), { numRuns: 40, seed: SEED }).entries()) {
+        if (got().some((s) => s >= 400 && s < 500)) break;
+        const who = CALLERS[i % CALLERS.length]!;
+        await send(key, who, req, fixtures.tokens[who]);
+      }
+    }
+
+    const summary = `respuestas: ${JSON.stringify(Object.fromEntries(statuses))}`;
+    expect(problems, summary).toEqual([]);
+    expect(missingSeeds, 'operaciones sin semilla en test/fuzzSeeds.ts').toEqual([]);
+    const floor = ops
+      .map((op) => {
+        const key = keyOf(op);
+        const got = [...seen.get(key)!].sort();
+        const lacks = [
+          ...(got.some(succeeded) || NO_2XX[key] ? [] : ['2xx']),
+          ...(got.some((s) => s >= 400 && s < 500) || nothingToRefuse(op) ? [] : ['4xx']),
+        ];
+        return lacks.length
+          ? `${key}: sin ${lacks.join(' ni ')} (respondió ${got.join(', ') || 'nada'})`
+          : null;
+      })
+      .filter(Boolean);
+    expect(floor, summary).toEqual([]);
+    // The refused writes were many and each was checked.
+    expect(refusedWrites).toBeGreaterThan(RUNS / 10);
   }, 1_800_000);
 });
