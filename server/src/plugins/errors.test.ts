@@ -1,0 +1,65 @@
+/**
+ * A body over the limit is answered 413 without closing the connection: a reverse proxy (Caddy in
+ * deploy/) still sending that body must get the answer, not a reset it turns into 502. Checked on a
+ * raw socket with HTTP/1.1 keep-alive: the same socket then serves the next request.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, listen, type TestApp } from '../../test/helpers.ts';
+
+/** Reads one HTTP/1.1 response (headers and a Content-Length body) from the socket. */
+function readResponse(socket: Socket): Promise<{ head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      const end = buffer.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buffer.subarray(0, end).toString();
+      const length = Number(/^content-length: (\d+)$/im.exec(head)?.[1] ?? 0);
+      if (buffer.length < end + 4 + length) return;
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      resolve({ head, body: buffer.subarray(end + 4, end + 4 + length).toString() });
+    };
+    const onClose = () => reject(new Error(`socket closed; received: ${buffer.toString().slice(0, 200)}`));
+    socket.on('data', onData);
+    socket.once('close', onClose);
+  });
+}
+
+describe('body over the limit', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp({ scheduler: false });
+    port = Number(new URL(await listen(t)).port);
+  });
+  afterAll(() => t.close());
+
+  it('answers 413 JSON and keeps the connection for the next request', async () => {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    try {
+      const body = Buffer.alloc(512 * 1024, 'a');
+      socket.write(
+        'POST /api/client/login HTTP/1.1\r\nHost: panel\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body);
+      const refused = await readResponse(socket);
+      expect(refused.head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(refused.head).not.toMatch(/^connection: close$/im);
+      expect(JSON.parse(refused.body)).toEqual({
+        message: 'La solicitud es demasiado grande',
+        code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      });
+      socket.write('GET /healthz HTTP/1.1\r\nHost: panel\r\n\r\n');
+      const next = await readResponse(socket);
+      expect(next.head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(JSON.parse(next.body)).toEqual({ ok: true });
+    } finally {
+      socket.destroy();
+    }
+  });
+});
