@@ -39,6 +39,9 @@ export function installScript(o: { panelUrl: string; version: string; sha256: st
 set -euo pipefail
 umask 077
 
+# Everything runs from main, called on the last line: bash has read the whole script before any
+# command runs, so nothing the script starts can swallow the rest of it from curl's pipe.
+main() {
 PANEL_URL=${shq(panel)}
 AGENT_VERSION=${shq(o.version)}
 AGENT_SHA256=${shq(o.sha256)}
@@ -51,9 +54,6 @@ UNIT="$ROOT/etc/systemd/system/vpn-agent.service"
 LOG="$ROOT/var/log/vpn-agent.log"
 PIDFILE="$ROOT/run/vpn-agent.pid"
 AGENT="$OPT/vpn-agent.mjs"
-
-say() { printf '%s\\n' "$*"; }
-fail() { printf 'ERROR: %s\\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || fail 'ejecute el instalador como root (sudo).'
 
@@ -97,13 +97,13 @@ if [ \${#need[@]} -gt 0 ]; then
   command -v apt-get >/dev/null 2>&1 || fail "faltan \${need[*]} y este sistema no tiene apt-get: instálelos y vuelva a ejecutar."
   say "Instalando paquetes de la distribución: \${need[*]}…"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq "\${need[@]}" >/dev/null ||
+  apt-get update -qq </dev/null >/dev/null && apt-get install -y -qq "\${need[@]}" </dev/null >/dev/null ||
     fail "no se pudieron instalar \${need[*]} con apt-get."
 fi
 if ! kernel_wg && ! command -v wireguard-go >/dev/null 2>&1; then
   say 'El kernel no tiene el módulo de WireGuard: se instala wireguard-go…'
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq wireguard-go >/dev/null || fail 'no se pudo instalar wireguard-go con apt-get.'
+  apt-get install -y -qq wireguard-go </dev/null >/dev/null || fail 'no se pudo instalar wireguard-go con apt-get.'
 fi
 node_ok || fail "el agente necesita Node.js 18.19 o posterior y este sistema tiene $(node -v 2>/dev/null || echo 'ninguno')."
 NODE="$(command -v node)"
@@ -243,5 +243,11 @@ case "$result" in
   dead) fail "agente $what, pero no arrancó. Revise: $follow" ;;
   *) say "Agente VPN $what; aún no se ha conectado al panel $PANEL_URL. Revise: $follow" ;;
 esac
+}
+
+say() { printf '%s\\n' "$*"; }
+fail() { printf 'ERROR: %s\\n' "$*" >&2; exit 1; }
+
+main "$@"
 `;
 }
