@@ -74,11 +74,11 @@ await db.execute(sql`
 const servers = `{${serverIds.join(',')}}`;
 await db.execute(sql`
   insert into peers (customer_id, server_id, name, address_index, address, public_key, private_key_enc,
-                     preshared_key_enc, mirror_token, active, expires_at, created_at)
+                     preshared_key_enc, mirror_token_enc, mirror_token_hash, active, expires_at, created_at)
   select 1 + (i % ${CUSTOMERS}), (${servers}::int[])[1 + i % 4], 'equipo-' || i, i + 1,
          '10.64.0.0'::inet + (i + 1),
          encode(decode(md5('pk' || i) || md5('pk2' || i), 'hex'), 'base64'),
-         'x', 'x', md5('mirror' || i) || md5('m2' || i),
+         'x', 'x', md5('mirror' || i) || md5('m2' || i), md5('mh' || i),
          i % 10 <> 0, now() + ((i % 60) - 10) * interval '1 day', now() - (i % 300) * interval '1 day'
   from generate_series(1, ${PEERS}) as i`);
 await db.execute(sql`

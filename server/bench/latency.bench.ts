@@ -22,6 +22,7 @@ import {
 } from '../src/lib/crypto.ts';
 import { ipv4FromIndex, FIRST_PEER_INDEX } from '../src/services/addresses.ts';
 import { createServer } from '../src/services/servers.ts';
+import { newMirrorToken } from '../src/services/mirrorTokens.ts';
 import { PushClient } from '../test/protocolAgent.ts';
 
 const PEERS = Number(process.env.BENCH_PEERS ?? 10_000);
@@ -89,7 +90,7 @@ try {
         publicKey: keys.publicKey,
         privateKeyEnc: encrypt(ctx.keys.encryption, keys.privateKey),
         presharedKeyEnc: encrypt(ctx.keys.encryption, generatePresharedKey()),
-        mirrorToken: randomToken(32),
+        ...(({ token: _token, ...stored }) => stored)(newMirrorToken(ctx.keys.encryption)),
         expiresAt: sql`now() + interval '30 days'`,
         manualPayment: true,
       };

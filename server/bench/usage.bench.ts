@@ -72,10 +72,10 @@ await db.execute(sql`
 await db.execute(sql`insert into customers (username, password_hash) values ('bench', 'x')`);
 await db.execute(sql`
   insert into peers (customer_id, server_id, name, address_index, address, public_key, private_key_enc,
-                     preshared_key_enc, mirror_token)
+                     preshared_key_enc, mirror_token_enc, mirror_token_hash)
   select (select min(id) from customers), (select min(id) from servers) + i % ${SERVERS}, 'p' || i, i + 1,
          '10.64.0.0'::inet + (i + 1), encode(decode(md5('pk' || i) || md5('pk2' || i), 'hex'), 'base64'),
-         'x', 'x', md5('mirror' || i)
+         'x', 'x', md5('mirror' || i), md5('mirror-hash' || i)
   from generate_series(1, ${PEERS}) as i`);
 const fleet = await rows<{ id: number; server_id: number; public_key: string }>(
   sql`select id, server_id, public_key from peers order by id`,

@@ -129,7 +129,18 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     sessions,
     captcha,
     rateLimits,
-    loginThrottle: new LoginThrottle(database.db, captcha, rateLimits),
+    loginThrottle: new LoginThrottle(database.db, captcha, {
+      prefix: 'login',
+      perIp: rateLimits.loginFailuresPerIp,
+      perAccount: rateLimits.loginFailuresPerAccount,
+      ipFull: 'captcha',
+    }),
+    managerLoginThrottle: new LoginThrottle(database.db, captcha, {
+      prefix: 'admin-login',
+      perIp: rateLimits.loginPerIp,
+      perAccount: rateLimits.loginPerUsername,
+      ipFull: 'wait',
+    }),
     bus,
     peers,
     agents: new AgentHub({

@@ -17,6 +17,7 @@ import type { GatewayCredentials } from './services/gatewayCredentials.ts';
 import type { AllowanceService } from './services/allowance.ts';
 import type { AgentRelease } from './services/agentRelease.ts';
 import type { ReminderService } from './services/reminders.ts';
+import type { TelegramService } from './services/telegram/index.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
 export interface AppContext {
@@ -47,4 +48,6 @@ export interface AppContext {
   gatewayCredentials: GatewayCredentials;
   /** The agent file VPN servers install and upgrade to (version, SHA-256, bytes). */
   agentRelease: AgentRelease;
+  /** The Telegram bot: links, commands, notices and alerts (off without a token). */
+  telegram: TelegramService;
 }

@@ -3,6 +3,7 @@ import { migrateDatabase, openDatabase } from './db/client.ts';
 import { buildApp } from './app.ts';
 import { deriveKeys } from './lib/crypto.ts';
 import { bootstrapManager } from './services/managers.ts';
+import { sealClearMirrorTokens } from './services/mirrorTokens.ts';
 import { seedDemoContent } from './services/seed.ts';
 import { startLocalAgent } from './services/localAgent.ts';
 import { markRunning } from './services/backup.ts';
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   });
   await migrateDatabase(database);
   const { app, ctx } = await buildApp({ config, database });
+  const sealed = await sealClearMirrorTokens(ctx.db, ctx.keys.encryption);
+  if (sealed > 0) app.log.info({ sealed }, 'enlaces espejo: tokens cifrados (migración 0018)');
 
   const admin = await bootstrapManager(ctx.db, config.adminUsername, config.adminPassword);
   if (admin.generatedPassword) {

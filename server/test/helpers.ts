@@ -116,9 +116,17 @@ export async function createManager(
   return { id: row!.id, username, password };
 }
 
-/** Solves the server's ALTCHA challenge the way the browser widget does, and returns its payload. */
-export async function solveCaptcha(t: TestApp): Promise<string> {
-  const res = await t.app.inject({ method: 'GET', url: '/api/client/captcha' });
+/**
+ * Solves the server's ALTCHA challenge the way the browser widget does, and returns its payload.
+ * `query` is what a login form adds (`username=…&realm=manager`): the challenge's work then follows
+ * that account's failures. `remoteAddress` is the address fetching it.
+ */
+export async function solveCaptcha(t: TestApp, query = '', remoteAddress?: string): Promise<string> {
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/client/captcha${query ? `?${query}` : ''}`,
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
   const challenge = res.json<{
     algorithm: string;
     challenge: string;
@@ -217,15 +225,4 @@ export async function grantPeer(
   if (res.statusCode !== 201) throw new Error(`peer no concedido: ${res.body}`);
   const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, res.json().id));
   return row!;
-}
-
-/**
- * Rate limits count in fixed windows aligned to the epoch (services/rateLimit.ts), so a test that
- * fills one must not straddle two: when less than `needMs` is left of the current window of
- * `windowSeconds`, waits for the next one to begin.
- */
-export async function awayFromWindowEdge(windowSeconds: number, needMs: number): Promise<void> {
-  const windowMs = windowSeconds * 1000;
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
 }

@@ -47,7 +47,11 @@ export const SettingsAnswer = z.object({
 export type SettingsAnswer = z.infer<typeof SettingsAnswer>;
 
 /** POST /api/client/password-recovery */
-export const RecoveryBody = z.object({ username: text });
+export const RecoveryBody = z.object({
+  username: text,
+  /** Needed past the per-username limit (answer code `captcha_required`). */
+  captcha_token: z.string().max(10_000).optional(),
+});
 /** POST /api/client/reset-password (the token comes from the e-mailed link's fragment). */
 export const ResetPasswordBody = z.object({ token: text, password: text });
 /** POST /api/client/verify-email */

@@ -21,7 +21,11 @@ export const msg = {
   tooManyAttempts: 'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
   loginCaptchaRequired: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
   loginSlowDown: (seconds: number) =>
-    `Demasiados intentos fallidos con este usuario. Espere ${seconds} s o complete el captcha.`,
+    `Demasiados intentos fallidos con este usuario desde su conexión. Espere ${seconds} s e inténtelo de nuevo.`,
+  loginCaptchaHarder:
+    'Siguen llegando intentos fallidos para este usuario: complete de nuevo el captcha (ahora tarda algo más).',
+  recoveryCaptchaRequired: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
+  passwordCheckBusy: 'El servidor está ocupado comprobando contraseñas. Inténtelo de nuevo en unos segundos.',
   invalidRefresh: 'La sesión ha expirado. Por favor, inicie sesión de nuevo.',
   unauthorized: 'No autorizado. Por favor, inicie sesión.',
   forbidden: 'No tiene permiso para realizar esta acción',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peers, plans } from '../db/schema.ts';
 import { LISTEN_APPLICATION_NAME } from '../realtime/bus.ts';
 import { recordChanges } from '../services/desiredState.ts';
+import { rotateAgentToken } from '../services/servers.ts';
 import {
   bearer,
   createCustomer,
@@ -118,5 +119,17 @@ describe('periodic catch-up', () => {
     expect(res.statusCode).toBe(200);
     await agent.until(() => snapshots() > before, 10_000);
     await agent.close();
+  });
+
+  it('closes an agent whose token was rotated when the revocation notice was lost', async () => {
+    const { agent, serverId } = await agentWithPeer(t, base, 'Rotada');
+    // Rotated by an instance that died before publishing agent_revoked (or a notice LISTEN dropped):
+    // the old connection carries the server's private key in every snapshot, so it must end here too.
+    await rotateAgentToken(t.ctx.db, serverId);
+    const code = await Promise.race([
+      agent.closedWith,
+      new Promise<string>((r) => setTimeout(() => r('still open after 10 s of 1 s catch-ups'), 10_000)),
+    ]);
+    expect(code).toBe(4401);
   });
 });

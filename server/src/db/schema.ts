@@ -257,7 +257,10 @@ export const peers = pgTable(
     publicKey: text('public_key').notNull(),
     privateKeyEnc: text('private_key_enc').notNull(),
     presharedKeyEnc: text('preshared_key_enc').notNull(),
-    mirrorToken: text('mirror_token').notNull(),
+    /** The mirror token, encrypted (to show the link to its owner); a clear one only until the next start. */
+    mirrorTokenEnc: text('mirror_token_enc').notNull(),
+    /** sha256(token): what GET /api/mirror/<token> looks up. */
+    mirrorTokenHash: text('mirror_token_hash').notNull(),
     active: boolean('active').notNull().default(true),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     manualPayment: boolean('manual_payment').notNull().default(false),
@@ -286,7 +289,7 @@ export const peers = pgTable(
   (t) => [
     uniqueIndex('peers_address_index').on(t.addressIndex),
     uniqueIndex('peers_public_key').on(t.publicKey),
-    uniqueIndex('peers_mirror_token').on(t.mirrorToken),
+    uniqueIndex('peers_mirror_token_hash').on(t.mirrorTokenHash),
     index('peers_customer').on(t.customerId),
     index('peers_server').on(t.serverId),
     index('peers_party').on(t.partyId),
@@ -548,15 +551,18 @@ export const emailTokens = pgTable(
   (t) => [uniqueIndex('email_tokens_hash').on(t.tokenHash)],
 );
 
-/** Fixed-window counters for rate limits; in the database so every instance shares them. */
+/**
+ * Rate limits as GCRA states (services/rateLimit.ts): per key, the theoretical arrival time that
+ * each counted hit pushes forward, and the last hit's time. In the database so every instance shares them.
+ */
 export const rateLimits = pgTable(
   'rate_limits',
   {
-    key: text('key').notNull(),
-    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
-    hits: integer('hits').notNull().default(0),
+    key: text('key').primaryKey(),
+    tat: timestamp('tat', { withTimezone: true }).notNull(),
+    lastAt: timestamp('last_at', { withTimezone: true }),
   },
-  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+  (t) => [index('rate_limits_tat').on(t.tat)],
 );
 
 /** Spent captcha solutions (ALTCHA), kept until they expire so a solution works once. */

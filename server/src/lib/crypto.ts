@@ -8,14 +8,31 @@ import {
   scrypt as scryptCb,
   timingSafeEqual,
 } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
+import { WorkGate, type Lane } from './workGate.ts';
 
-const scrypt = promisify(scryptCb) as (
+const scryptRaw = promisify(scryptCb) as (
   password: string,
   salt: Buffer,
   keylen: number,
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
+
+/**
+ * Every password hash goes through one gate (issue 17, M2): as many at once as there are cores (at
+ * most 4, libuv's default thread pool), 200 waiting per lane. Login routes run a try from an address
+ * that has been failing in the `suspect` lane (passwordLane), so guesses queue behind real logins.
+ */
+const scryptGate = new WorkGate(Math.max(1, Math.min(4, availableParallelism())), 200);
+const laneOf = new AsyncLocalStorage<Lane>();
+
+/** Runs `work` with its password hashing in `lane`. */
+export const passwordLane = <T>(lane: Lane, work: () => Promise<T>): Promise<T> => laneOf.run(lane, work);
+
+const scrypt: typeof scryptRaw = (password, salt, keylen, options) =>
+  scryptGate.run(() => scryptRaw(password, salt, keylen, options), laneOf.getStore() ?? 'normal');
 
 /** Keys derived from SECRET_KEY, one per purpose, so no key is used for two things. */
 /** One key per purpose, each derived from SECRET_KEY with its own HKDF label. */

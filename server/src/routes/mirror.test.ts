@@ -11,6 +11,7 @@ import {
 } from '../../test/helpers.ts';
 import { recordStats } from '../services/usage.ts';
 import { profileTitle } from './mirror.ts';
+import { openMirrorToken } from '../services/mirrorTokens.ts';
 
 let t: TestApp;
 let owner: string;
@@ -40,7 +41,10 @@ describe('mirror link headers for subscription-aware clients', () => {
     await recordStats(t.ctx.db, serverId, [
       { public_key: p.publicKey, rx_bytes: 3000, tx_bytes: 7000, latest_handshake: 0, endpoint: null },
     ]);
-    const res = await t.app.inject({ method: 'GET', url: `/api/mirror/${p.mirrorToken}` });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, p.mirrorTokenEnc)}`,
+    });
     expect(res.statusCode).toBe(200);
     const expire = Math.floor(p.expiresAt!.getTime() / 1000);
     // The server receives what the customer uploads.
@@ -54,7 +58,7 @@ describe('mirror link headers for subscription-aware clients', () => {
     // A conditional request answers 304 with the same headers.
     const again = await t.app.inject({
       method: 'GET',
-      url: `/api/mirror/${p.mirrorToken}`,
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, p.mirrorTokenEnc)}`,
       headers: { 'if-none-match': res.headers.etag as string },
     });
     expect(again.statusCode).toBe(304);

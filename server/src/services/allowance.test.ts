@@ -24,6 +24,7 @@ import {
 } from '../../test/helpers.ts';
 import { ProtocolAgent, PushClient } from '../../test/protocolAgent.ts';
 import { TestSmtp } from '../../test/smtp.ts';
+import { openMirrorToken } from './mirrorTokens.ts';
 
 let smtp: TestSmtp;
 let t: TestApp;
@@ -153,7 +154,10 @@ describe('data allowance', () => {
     expect(conf.statusCode).toBe(400);
 
     // The mirror link still answers, with the allowance used up in its header.
-    const mirror = await t.app.inject({ method: 'GET', url: `/api/mirror/${peer.mirrorToken}` });
+    const mirror = await t.app.inject({
+      method: 'GET',
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, peer.mirrorTokenEnc)}`,
+    });
     expect(mirror.statusCode).toBe(200);
     expect(mirror.headers['subscription-userinfo']).toMatch(/total=1000000;/);
 

@@ -16,6 +16,7 @@ import { inject } from 'vitest';
 import { customers, invoices, peers, plans, servers } from '../db/schema.ts';
 import { newPglite, openDatabase, type Database } from '../db/client.ts';
 import { invalidatePlans } from './plans.ts';
+import { openMirrorToken } from './mirrorTokens.ts';
 import {
   backupFromRunning,
   backupStopped,
@@ -87,7 +88,9 @@ async function snapshot(t: TestApp) {
   const peerRows = await db.select().from(peers).orderBy(asc(peers.id));
   const configs: string[] = [];
   for (const p of peerRows) {
-    const res = await t.app.inject({ url: `/api/mirror/${p.mirrorToken}` });
+    const res = await t.app.inject({
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, p.mirrorTokenEnc)}`,
+    });
     expect(res.statusCode).toBe(200);
     configs.push(res.body);
   }

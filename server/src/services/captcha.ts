@@ -5,17 +5,28 @@ import { msg } from '@vpn/contracts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { captchaSpent } from '../db/schema.ts';
-import { badRequest } from '../lib/errors.ts';
+import { badRequest, HttpError } from '../lib/errors.ts';
 
 /** Proof-of-work difficulty: a browser solves it in well under a second. */
-const ALTCHA_MAX_NUMBER = 50_000;
+export const ALTCHA_MAX_NUMBER = 50_000;
+/**
+ * The hardest challenge a login under attack asks for: 64 × 50,000 (a phone's browser needs a few
+ * seconds; a guessing script pays as much for every guess).
+ */
+export const ALTCHA_MAX_FACTOR = 64;
 const ALTCHA_TTL_MS = 10 * 60 * 1000;
 
 export interface CaptchaService {
-  /** ALTCHA challenge for the widget (altcha provider only). */
-  challenge(): Promise<Challenge>;
-  /** Throws a 400 with a Spanish message unless the token proves a human (once). */
-  verify(token: string, ip: string): Promise<void>;
+  /**
+   * ALTCHA challenge for the widget (altcha provider only), `factor` (1–64) times the base work;
+   * the factor travels signed inside the challenge's salt.
+   */
+  challenge(factor?: number): Promise<Challenge>;
+  /**
+   * Throws a 400 with a Spanish message unless the token proves a human (once). With `minFactor`,
+   * an ALTCHA solution of an easier challenge is refused with 429 `captcha_required` (ask again).
+   */
+  verify(token: string, ip: string, minFactor?: number): Promise<void>;
 }
 
 export function createCaptchaService(
@@ -46,13 +57,16 @@ export function createCaptchaService(
     };
   }
   return {
-    challenge: () =>
-      createChallenge({
+    challenge: (factor = 1) => {
+      const f = Math.min(ALTCHA_MAX_FACTOR, Math.max(1, Math.floor(factor)));
+      return createChallenge({
         hmacKey,
-        maxNumber: ALTCHA_MAX_NUMBER,
+        maxNumber: ALTCHA_MAX_NUMBER * f,
         expires: new Date(Date.now() + ALTCHA_TTL_MS),
-      }),
-    async verify(token) {
+        params: { factor: String(f) },
+      });
+    },
+    async verify(token, _ip, minFactor = 1) {
       let payload: { signature?: unknown; salt?: unknown };
       try {
         payload = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as typeof payload;
@@ -61,6 +75,11 @@ export function createCaptchaService(
       }
       const valid = await verifySolution(token, hmacKey, true).catch(() => false);
       if (!valid || typeof payload.signature !== 'string') throw badRequest(msg.captchaInvalid);
+      // Failures rose since the challenge was fetched: the widget asks for a harder one.
+      if ((Number(extractParams(token).factor) || 1) < minFactor)
+        throw new HttpError(429, msg.loginCaptchaHarder, 'captcha_required', undefined, {
+          'retry-after': '1',
+        });
       const expires = Number(extractParams(token).expires) * 1000 || Date.now() + ALTCHA_TTL_MS;
       // A solution is good once: the primary key refuses a second use, even from another instance.
       const inserted = await db

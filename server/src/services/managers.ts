@@ -2,9 +2,16 @@ import { eq, sql } from 'drizzle-orm';
 import { msg, TOTP_REQUIRED, type CurrentManager } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { managers } from '../db/schema.ts';
-import { getDummyHash, hashPassword, needsRehash, randomToken, verifyPassword } from '../lib/crypto.ts';
+import {
+  getDummyHash,
+  hashPassword,
+  needsRehash,
+  passwordLane,
+  randomToken,
+  verifyPassword,
+} from '../lib/crypto.ts';
 import { forbidden, HttpError, notFound, unauthorized } from '../lib/errors.ts';
-import { clear, hit, refuseWhenFull, type RateLimitPolicy } from './rateLimit.ts';
+import type { LoginThrottle } from './loginThrottle.ts';
 
 /**
  * Creates the first manager when there is none. Returns the generated password when one had to be
@@ -43,30 +50,27 @@ export async function authenticateManager(db: Db, username: string, password: st
 }
 
 /**
- * Runs a manager login attempt under the login limits. Only failures count (a wrong password, an
- * unknown username, a wrong two-factor code), per address and per username, so a manager who signs
- * in often is never refused; once either is full, every attempt waits for its window to end. A
- * success forgets the username's failures. A missing two-factor code is a question, not a failure.
+ * Runs a manager login attempt under the login limits (services/loginThrottle.ts). Only failures
+ * count (a wrong password, an unknown username, a wrong two-factor code), so a manager who signs in
+ * often is never refused. A full address waits; a username past its limit needs the right password
+ * *and* a solved captcha, so wrong passwords sent for it from anywhere cannot keep its manager out.
+ * A success forgets the username's failures. A missing two-factor code is a question, not a failure.
  */
 export async function throttledManagerLogin<T>(
-  db: Db,
-  limits: Pick<RateLimitPolicy, 'loginPerIp' | 'loginPerUsername'>,
+  throttle: LoginThrottle,
   ip: string,
   username: string,
+  captchaToken: string | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
-  const keys = [
-    { key: `admin-login:ip:${ip}`, limit: limits.loginPerIp },
-    { key: `admin-login:user:${username.trim().toLowerCase()}`, limit: limits.loginPerUsername },
-  ];
-  for (const { key, limit } of keys) await refuseWhenFull(db, key, limit);
+  const lane = await throttle.admit(ip, username, captchaToken);
   try {
-    const result = await attempt();
-    await clear(db, keys[1]!.key);
+    const result = await passwordLane(lane, attempt);
+    await throttle.succeeded(ip, username);
     return result;
   } catch (error) {
     if (error instanceof HttpError && error.status === 401 && error.code !== TOTP_REQUIRED)
-      for (const { key, limit } of keys) await hit(db, key, limit);
+      await throttle.failed(ip, username);
     throw error;
   }
 }

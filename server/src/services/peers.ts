@@ -7,13 +7,7 @@ import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL
 import { fill, msg, type Peer, type PeerOperation, type PushMessage } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { customers, parties, peerStats, peers, planHistory, plans, servers } from '../db/schema.ts';
-import {
-  decrypt,
-  encrypt,
-  generatePresharedKey,
-  generateWireguardKeyPair,
-  randomToken,
-} from '../lib/crypto.ts';
+import { decrypt, encrypt, generatePresharedKey, generateWireguardKeyPair } from '../lib/crypto.ts';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { ipv4FromIndex, nextAddressIndex } from './addresses.ts';
@@ -22,6 +16,13 @@ import { agentOnline, endpointOf, presentPeerServer, type ServerRow } from './se
 import { ONLINE_WINDOW } from './usage.ts';
 import { bytesOfGb, newPeriod, type PlanTerms } from './allowance.ts';
 import { renderMikrotik, renderWgQuick, type ClientConfigInput } from './wgconfig.ts';
+import { mirrorTokenHash, newMirrorToken, openMirrorToken } from './mirrorTokens.ts';
+
+/** What a peer row keeps of a new mirror token. */
+const mirrorColumns = ({ mirrorTokenEnc, mirrorTokenHash: hash }: ReturnType<typeof newMirrorToken>) => ({
+  mirrorTokenEnc,
+  mirrorTokenHash: hash,
+});
 
 type PeerRow = typeof peers.$inferSelect;
 
@@ -134,7 +135,7 @@ export class PeerService {
             ...(h.refundedAt ? { refunded: h.refundedAt.toISOString() } : {}),
           })),
         server: presentPeerServer(serverById.get(row.serverId)!),
-        mirror_link: this.mirrorLink(row.mirrorToken, origin),
+        mirror_link: this.mirrorLink(openMirrorToken(this.deps.encryptionKey, row.mirrorTokenEnc), origin),
         party: row.partyId !== null ? (partyById.get(row.partyId) ?? null) : null,
         manual_payment: row.manualPayment,
         processing: pending?.op ?? null,
@@ -204,7 +205,10 @@ export class PeerService {
     token: string,
   ): Promise<{ id: number; name: string; text: string; expiresAt: Date | null } | null> {
     if (!/^[A-Za-z0-9_-]{32,64}$/.test(token)) return null;
-    const [row] = await this.db.select().from(peers).where(eq(peers.mirrorToken, token));
+    const [row] = await this.db
+      .select()
+      .from(peers)
+      .where(eq(peers.mirrorTokenHash, mirrorTokenHash(token)));
     // Out of time or out of data: off on its server, but a plan brings it back as it was.
     const expired =
       (row?.expiresAt != null && row.expiresAt.getTime() <= Date.now()) || row?.dataExhaustedAt != null;
@@ -229,7 +233,7 @@ export class PeerService {
     if (!PeerService.isLive(row)) throw badRequest(msg.peerInactive);
     await this.db
       .update(peers)
-      .set({ mirrorToken: randomToken(32), updatedAt: sql`now()` })
+      .set({ ...mirrorColumns(newMirrorToken(this.deps.encryptionKey)), updatedAt: sql`now()` })
       .where(eq(peers.id, row.id));
     return this.presentOne(row.id, origin);
   }
@@ -683,7 +687,7 @@ export class PeerService {
         publicKey: keys.publicKey,
         privateKeyEnc: encrypt(key, keys.privateKey),
         presharedKeyEnc: encrypt(key, generatePresharedKey()),
-        mirrorToken: randomToken(32),
+        ...mirrorColumns(newMirrorToken(key)),
         expiresAt: sql`now() + ${input.plan.validity}::interval`,
         manualPayment: input.manualPayment,
         ...newPeriod(input.plan.dataGb),

@@ -48,10 +48,10 @@ export function applySettingsAnswer(queryClient: QueryClient, answer: SettingsAn
 }
 
 /** `POST /api/client/password-recovery`: answers the same sentence whether or not a mail is sent. */
-export async function requestPasswordRecovery(username: string): Promise<string> {
+export async function requestPasswordRecovery(username: string, captchaToken?: string): Promise<string> {
   const { message } = await publicRequest(
     '/api/client/password-recovery',
-    { method: 'POST', body: { username } },
+    { method: 'POST', body: { username, ...(captchaToken ? { captcha_token: captchaToken } : {}) } },
     (await schemas()).MessageBody,
   );
   return message;

@@ -15,15 +15,20 @@ export interface CaptchaHandle {
 interface CaptchaProps {
   onToken: (token: string | null) => void;
   ref?: Ref<CaptchaHandle>;
+  /**
+   * Added to the ALTCHA challenge's URL by the login forms (`username=…`, `realm=manager`): the
+   * server makes the proof of work longer while failures for that account go on.
+   */
+  query?: string;
 }
 
-export function Captcha({ onToken, ref }: CaptchaProps) {
+export function Captcha({ onToken, ref, query }: CaptchaProps) {
   const { captcha } = useRuntimeConfig();
-  return captcha.provider === 'turnstile' ? (
-    <TurnstileCaptcha siteKey={captcha.site_key} onToken={onToken} ref={ref} />
-  ) : (
-    <AltchaCaptcha challengeUrl={captcha.challenge_url} onToken={onToken} ref={ref} />
-  );
+  if (captcha.provider === 'turnstile')
+    return <TurnstileCaptcha siteKey={captcha.site_key} onToken={onToken} ref={ref} />;
+  const base = captcha.challenge_url;
+  const url = query ? `${base}${base.includes('?') ? '&' : '?'}${query}` : base;
+  return <AltchaCaptcha challengeUrl={url} onToken={onToken} ref={ref} />;
 }
 
 /** Keeps the latest callback without re-subscribing listeners on every render. */

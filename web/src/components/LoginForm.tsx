@@ -22,8 +22,12 @@ interface LoginFormProps {
   onTotpRequired?: (credentials: { username: string; password: string; remember: boolean }) => void;
 }
 
-/** The server's answers after repeated wrong passwords: the next try needs a solved captcha. */
-const CAPTCHA_CODES = new Set(['captcha_required', 'login_delay']);
+/** The server's answer after repeated wrong passwords: the next try needs a solved captcha. */
+const CAPTCHA_CODES = new Set(['captcha_required']);
+
+/** The challenge's query for this account: its work grows with the account's failures. */
+export const captchaQuery = (realm: Realm, username: string) =>
+  `username=${encodeURIComponent(username.trim())}${realm === 'manager' ? '&realm=manager' : ''}`;
 
 /**
  * Username, password (show/hide), 'Recordarme'. While the call runs every control is disabled and
@@ -31,8 +35,9 @@ const CAPTCHA_CODES = new Set(['captcha_required', 'login_delay']);
  * in a red box. Shared by the customer and the manager login.
  *
  * After repeated wrong passwords for an account (or from the customer's shared address) the server
- * asks for a captcha (`captcha_required`, or `login_delay` to skip the wait): the form then shows
- * the captcha, and the right password together with it gets in. Each attempt spends the solution.
+ * asks for a captcha (`captcha_required`): the form then shows the captcha, and the right password
+ * together with it gets in. Each attempt spends the solution. A wait (`login_delay`, this address's
+ * repeated failures for the account) is shown as the server words it; no captcha skips it.
  */
 export function LoginForm({ realm, onSuccess, onTotpRequired }: LoginFormProps) {
   const [username, setUsername] = useState('');
@@ -113,7 +118,7 @@ export function LoginForm({ realm, onSuccess, onTotpRequired }: LoginFormProps) 
       {captchaShown && (
         <div>
           <span className={ui.label}>{es.register.captchaLabel}</span>
-          <Captcha ref={captcha} onToken={setCaptchaToken} />
+          <Captcha ref={captcha} onToken={setCaptchaToken} query={captchaQuery(realm, username)} />
         </div>
       )}
       <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>

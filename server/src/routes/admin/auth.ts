@@ -24,13 +24,19 @@ export const adminAuthRoutes =
         },
       },
       async (request) => {
-        const { username, password, remember, totp } = request.body;
+        const { username, password, remember, totp, captcha_token } = request.body;
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
-        const id = await throttledManagerLogin(ctx.db, ctx.rateLimits, request.ip, username, async () => {
-          const manager = await authenticateManager(ctx.db, username, password);
-          await twoFactor.checkAtLogin(manager, totp);
-          return manager;
-        });
+        const id = await throttledManagerLogin(
+          ctx.managerLoginThrottle,
+          request.ip,
+          username,
+          captcha_token,
+          async () => {
+            const manager = await authenticateManager(ctx.db, username, password);
+            await twoFactor.checkAtLogin(manager, totp);
+            return manager;
+          },
+        );
         return ctx.sessions.issue({ realm: 'manager', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],

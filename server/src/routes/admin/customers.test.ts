@@ -15,6 +15,7 @@ import {
 import WebSocket from 'ws';
 import { ProtocolAgent, PushClient } from '../../../test/protocolAgent.ts';
 import { TestSmtp, tokenFrom } from '../../../test/smtp.ts';
+import { openMirrorToken } from '../../services/mirrorTokens.ts';
 
 let t: TestApp;
 let smtp: TestSmtp;
@@ -214,7 +215,10 @@ describe('PATCH /api/admin/customers/{id} {disabled}', () => {
     });
     expect(withRefresh.statusCode).toBe(401);
     // The mirror link of a disabled customer's peer serves nothing.
-    const mirror = await t.app.inject({ method: 'GET', url: `/api/mirror/${live.mirrorToken}` });
+    const mirror = await t.app.inject({
+      method: 'GET',
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, live.mirrorTokenEnc)}`,
+    });
     expect(mirror.statusCode).toBe(404);
 
     const [entry] = await t.ctx.db

@@ -88,7 +88,8 @@ beforeAll(async () => {
     publicKey: `key-${i}`,
     privateKeyEnc: 'x',
     presharedKeyEnc: 'x',
-    mirrorToken: `mirror-token-${i}`,
+    mirrorTokenEnc: `mirror-token-${i}`,
+    mirrorTokenHash: `mirror-hash-${i}`,
     createdAt: new Date(createdAt),
     expiresAt: expiresAt ? new Date(expiresAt) : null,
   });

@@ -430,6 +430,40 @@ describe('password recovery', () => {
       );
     expect(codes).toEqual([200, 200, 200, 200, 200, 429]);
   });
+
+  it('past the per-username limit asks for a captcha instead of locking the name for an hour', async () => {
+    const c = await signedIn('bloqueada@nauta.cu', true);
+    const send = (captcha_token?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/client/password-recovery',
+        remoteAddress: '198.51.100.77',
+        payload: { username: c.username, ...(captcha_token ? { captcha_token } : {}) },
+      });
+    // Someone else spends the name's five requests from other addresses.
+    for (let i = 0; i < 5; i++)
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/client/password-recovery',
+        remoteAddress: `192.0.2.${i + 120}`,
+        payload: { username: c.username },
+      });
+    const asked = await send();
+    expect(asked.statusCode).toBe(429);
+    expect(asked.json()).toEqual({
+      message: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
+      code: 'captcha_required',
+    });
+    // The five requests' mails have all arrived before counting.
+    for (let i = 0; i < 500 && smtp.mails.filter((m) => m.to.includes('bloqueada@nauta.cu')).length < 5; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const mailsBefore = smtp.mails.filter((m) => m.to.includes('bloqueada@nauta.cu')).length;
+    const done = await send(await solveCaptcha(t));
+    expect(done.statusCode).toBe(200);
+    const mailsFor = () => smtp.mails.filter((m) => m.to.includes('bloqueada@nauta.cu')).length;
+    for (let i = 0; i < 500 && mailsFor() === mailsBefore; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(mailsFor()).toBe(mailsBefore + 1);
+  });
 });
 
 describe('registration with an email', () => {

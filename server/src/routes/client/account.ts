@@ -13,8 +13,8 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { badRequest, forbidden } from '../../lib/errors.ts';
-import { consume } from '../../services/rateLimit.ts';
+import { badRequest, forbidden, HttpError } from '../../lib/errors.ts';
+import { consume, hit, peek } from '../../services/rateLimit.ts';
 import { getSiteSettings } from '../../services/settings.ts';
 import { latestClientVersion, listAnnouncements } from '../../services/content.ts';
 
@@ -104,7 +104,19 @@ export const accountRoutes =
         const username = request.body.username.trim();
         if (!username) throw badRequest(msg.credentialsRequired);
         await consume(ctx.db, `recovery:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
-        await consume(ctx.db, `recovery:user:${username.toLowerCase()}`, ctx.rateLimits.recoveryPerUsername);
+        // Past the name's limit a request needs a solved captcha: anyone may send requests for any
+        // name, so a hard limit would let them keep its owner from recovering the account.
+        const userKey = `recovery:user:${username.toLowerCase()}`;
+        const limit = ctx.rateLimits.recoveryPerUsername;
+        if ((await peek(ctx.db, userKey, limit)) >= limit.max) {
+          const token = request.body.captcha_token;
+          if (!token)
+            throw new HttpError(429, msg.recoveryCaptchaRequired, 'captcha_required', undefined, {
+              'retry-after': '1',
+            });
+          await ctx.captcha.verify(token, request.ip);
+        }
+        await hit(ctx.db, userKey, limit);
         await ctx.account.requestRecovery(username);
         return { message: msg.recoverySent };
       },

@@ -5,6 +5,7 @@ import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/accounts.ts';
 import { consume } from '../../services/rateLimit.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
+import { passwordLane } from '../../lib/crypto.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -54,13 +55,15 @@ export const customerAuthRoutes =
       async (request) => {
         const { username, password, remember, captcha_token } = request.body;
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
-        await ctx.loginThrottle.admit(request.ip, username, captcha_token);
-        const id = await authenticateCustomer(ctx.db, username, password).catch(async (e: unknown) => {
-          if (e instanceof HttpError && e.status === 401)
-            await ctx.loginThrottle.failed(request.ip, username);
-          throw e;
-        });
-        await ctx.loginThrottle.succeeded(username);
+        const lane = await ctx.loginThrottle.admit(request.ip, username, captcha_token);
+        const id = await passwordLane(lane, () => authenticateCustomer(ctx.db, username, password)).catch(
+          async (e: unknown) => {
+            if (e instanceof HttpError && e.status === 401)
+              await ctx.loginThrottle.failed(request.ip, username);
+            throw e;
+          },
+        );
+        await ctx.loginThrottle.succeeded(request.ip, username);
         return ctx.sessions.issue({ realm: 'customer', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],

@@ -33,7 +33,14 @@ export const publicRoutes =
         config: { auth: 'public' },
         schema: {
           tags: ['public'],
-          summary: 'Desafío ALTCHA (prueba de trabajo) para el registro',
+          summary: 'Desafío ALTCHA (prueba de trabajo) para el registro y los inicios de sesión',
+          description:
+            'Con `username` (y `realm=manager` para gestores), el trabajo crece con los intentos fallidos ' +
+            'recientes de ese usuario y de la dirección: un desafío más fácil no sirve para iniciar sesión.',
+          querystring: z.object({
+            username: z.string().max(1024).optional(),
+            realm: z.enum(['customer', 'manager']).optional(),
+          }),
           response: {
             200: z.object({
               algorithm: z.string(),
@@ -45,9 +52,11 @@ export const publicRoutes =
           },
         },
       },
-      async (_req, reply) => {
+      async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        return ctx.captcha.challenge();
+        const { username = '', realm } = request.query;
+        const throttle = realm === 'manager' ? ctx.managerLoginThrottle : ctx.loginThrottle;
+        return ctx.captcha.challenge(await throttle.captchaFactor(request.ip, username));
       },
     );
 

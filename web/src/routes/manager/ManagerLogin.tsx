@@ -1,12 +1,13 @@
 import { ShieldCheck } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate } from 'react-router';
-import { errorMessage } from '../../api/http';
+import { ApiError, errorMessage } from '../../api/http';
 import { hasSession, login } from '../../api/session';
 import { AuthCard } from '../../components/AuthCard';
 import { TextField } from '../../components/Field';
 import { FormError } from '../../components/FormError';
-import { LoginForm } from '../../components/LoginForm';
+import { Captcha } from '../../components/Captcha';
+import { LoginForm, captchaQuery } from '../../components/LoginForm';
 import { Spinner } from '../../components/Spinner';
 import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
@@ -53,19 +54,36 @@ function TotpStep({
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Past the username's failure limit every try needs a solved captcha, the code's step too.
+  const [captchaShown, setCaptchaShown] = useState(false);
+  const [captchaToken, setCaptchaToken] = useState<string | null>(null);
+  const [captchaKey, setCaptchaKey] = useState(0);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy || !code.trim()) return;
+    if (captchaShown && !captchaToken) {
+      setError(es.msg.captchaRequired);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      await login('manager', { ...credentials, totp: code.trim() });
+      await login('manager', {
+        ...credentials,
+        totp: code.trim(),
+        ...(captchaToken ? { captcha_token: captchaToken } : {}),
+      });
       onSuccess();
     } catch (err) {
+      if (err instanceof ApiError && err.code === 'captcha_required') setCaptchaShown(true);
       setError(errorMessage(err, es.login.error));
       setCode('');
       setBusy(false);
+      if (captchaToken) {
+        setCaptchaToken(null);
+        setCaptchaKey((k) => k + 1);
+      }
     }
   }
 
@@ -86,6 +104,16 @@ function TotpStep({
         onChange={(e) => setCode(e.target.value)}
         disabled={busy}
       />
+      {captchaShown && (
+        <div>
+          <span className={ui.label}>{es.register.captchaLabel}</span>
+          <Captcha
+            key={captchaKey}
+            onToken={setCaptchaToken}
+            query={captchaQuery('manager', credentials.username)}
+          />
+        </div>
+      )}
       <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>
         {busy ? <Spinner className="size-4" /> : <ShieldCheck className="size-4" aria-hidden="true" />}
         {busy ? es.auth.processing : t.verify}

@@ -39,6 +39,8 @@ describe('/login', () => {
       'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
     );
     const widget = await screen.findByTestId('captcha');
+    // The challenge names the account: its work grows with that account's failures.
+    expect(widget.getAttribute('challengeurl')).toBe('/api/client/captcha?username=juan');
     // Without solving it, the form does not send the password again.
     await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
     expect(screen.getByRole('alert')).toHaveTextContent('Por favor, complete el captcha');

@@ -1,10 +1,11 @@
 import { ArrowLeft, MailCheck } from 'lucide-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { requestPasswordRecovery } from '../../api/account';
-import { errorMessage } from '../../api/http';
+import { ApiError, errorMessage } from '../../api/http';
 import { AuthCard } from '../../components/AuthCard';
+import { Captcha, type CaptchaHandle } from '../../components/Captcha';
 import { TextField } from '../../components/Field';
 import { FormError } from '../../components/FormError';
 import { Spinner } from '../../components/Spinner';
@@ -18,6 +19,8 @@ import { usePublicSettings } from './PublicLayout';
  * sends `POST /api/client/password-recovery`, whose answer is the same sentence whether or not the
  * account exists or has a verified e-mail (no account enumeration), shown under 'Email enviado'
  * with a link to try again. Refusals (recovery switched off, too many attempts) show in the red box.
+ * Past the per-username limit the server asks for a captcha (`captcha_required`): it is shown, and
+ * the request goes again with it.
  */
 export function PasswordRecovery() {
   useDocumentTitle(es.titles.recovery);
@@ -26,16 +29,30 @@ export function PasswordRecovery() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
+  const [captchaShown, setCaptchaShown] = useState(false);
+  const [captchaToken, setCaptchaToken] = useState<string | null>(null);
+  const captcha = useRef<CaptchaHandle>(null);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
+    if (captchaShown && !captchaToken) {
+      setError(es.msg.captchaRequired);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      setSent((await requestPasswordRecovery(username.trim())) || es.recovery.sentText);
+      setSent(
+        (await requestPasswordRecovery(username.trim(), captchaToken ?? undefined)) || es.recovery.sentText,
+      );
     } catch (err) {
+      if (err instanceof ApiError && err.code === 'captcha_required') setCaptchaShown(true);
       setError(errorMessage(err, es.common.requestError));
+      if (captchaToken) {
+        setCaptchaToken(null);
+        captcha.current?.reset();
+      }
     } finally {
       setBusy(false);
     }
@@ -91,6 +108,12 @@ export function PasswordRecovery() {
           onChange={(e) => setUsername(e.target.value)}
           disabled={busy}
         />
+        {captchaShown && (
+          <div>
+            <span className={ui.label}>{es.register.captchaLabel}</span>
+            <Captcha ref={captcha} onToken={setCaptchaToken} />
+          </div>
+        )}
         <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>
           {busy && <Spinner className="size-4" />}
           {busy ? es.auth.processing : es.recovery.submit}

@@ -2,7 +2,7 @@
  * The account pages outside the dashboard: password recovery (now a real call), and the two pages
  * reached from e-mailed links — reset password and verify e-mail — with their token in the fragment.
  */
-import { render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
 import { createMemoryRouter } from 'react-router';
@@ -65,6 +65,38 @@ describe('password recovery', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Enviar' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Demasiados intentos.');
     expect(screen.queryByRole('heading', { name: 'Email enviado' })).not.toBeInTheDocument();
+  });
+
+  it('past the per-username limit shows the captcha and sends the request again with its solution', async () => {
+    let calls = 0;
+    const api = fakeApi({
+      'POST /api/client/password-recovery': () =>
+        ++calls === 1
+          ? {
+              status: 429,
+              body: {
+                message: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
+                code: 'captcha_required',
+              },
+            }
+          : { body: { message: SENT } },
+    });
+    renderApp('/password-recovery');
+    await userEvent.type(await screen.findByLabelText('Usuario'), 'juan');
+    await userEvent.click(screen.getByRole('button', { name: 'Enviar' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Complete el captcha para continuar.');
+    const widget = await screen.findByTestId('captcha');
+    act(() => {
+      widget.dispatchEvent(
+        new CustomEvent('statechange', { detail: { state: 'verified', payload: 'sol-3' } }),
+      );
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Enviar' }));
+    expect(await screen.findByRole('heading', { name: 'Email enviado' })).toBeInTheDocument();
+    expect(api.callsTo('POST /api/client/password-recovery').map((c) => c.body)).toEqual([
+      { username: 'juan' },
+      { username: 'juan', captcha_token: 'sol-3' },
+    ]);
   });
 
   it("falls back to 'Hubo un error al realizar la solicitud' when the network fails", async () => {
