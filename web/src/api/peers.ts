@@ -12,6 +12,7 @@ import { Peer } from '@vpn/contracts';
 import type { PeerOperation, PeerPatchBody } from '@vpn/contracts';
 import { parse } from './http';
 import { queryKeys } from './queries';
+import { saveBlob } from '../lib/download';
 import { authFetch, authRequest } from './session';
 
 export type { AvailableServer, Peer, PeerOperation } from '@vpn/contracts';
@@ -55,17 +56,7 @@ export function configFileName(peerName: string, format: ConfigFormat = 'conf'):
 
 /** Hands `text` to the browser as a download named `fileName` (Blob + object URL). */
 export function saveTextFile(fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.rel = 'noopener';
-  link.style.display = 'none';
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  // Revoked on the next task: the download has been handed over by then.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  saveBlob(fileName, new Blob([text], { type: 'text/plain;charset=utf-8' }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /** Spanish texts of the console's Clientes and Facturas pages. */
 const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
 const dateTime = new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium', timeStyle: 'short' });
+const monthYear = new Intl.DateTimeFormat('es-ES', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export const esCustomers = {
   dateTime: (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : '—'),
@@ -124,6 +125,7 @@ export const esCustomers = {
     canceled: 'Cancelada',
     expired: 'Expirada',
     failed: 'Fallida',
+    refunded: 'Reembolsada',
   } as Record<string, string>,
 
   gateways: {
@@ -151,7 +153,12 @@ export const esCustomers = {
       delivered: 'Entregada',
       markedBy: 'Marcada por',
       markReason: 'Motivo',
+      refunded: 'Reembolsada',
+      refundedBy: 'Reembolsada por',
+      refundReason: 'Motivo del reembolso',
+      refundReference: 'Id del reembolso en la pasarela',
     },
+    refundByHand: 'Registrado a mano (sin reembolso en la pasarela)',
     operations: { add_plan: 'Renovar peer', new_peer: 'Peer nuevo' } as Record<string, string>,
     notDelivered: 'Pendiente de entrega',
     markPaid: 'Marcar como pagada',
@@ -161,5 +168,81 @@ export const esCustomers = {
     markLate: (state: string) =>
       `Esta factura está ${state.toLowerCase()}: márquela solo si el dinero llegó de verdad.`,
     marked: 'Factura marcada como pagada',
+  },
+
+  /** Facturas' money side (issue 15): refunds, the CSV, the revenue table, payments without an invoice. */
+  billing: {
+    tabsLabel: 'Secciones de Facturas',
+    tabs: { list: 'Facturas', revenue: 'Ingresos por mes', unmatched: 'Pagos sin factura abierta' },
+    exportCsv: 'Exportar CSV',
+    exporting: 'Exportando...',
+    exportTitle: 'Descarga las facturas del listado con los filtros actuales (todas las páginas)',
+    exportError: 'No se pudo exportar el CSV. Inténtelo de nuevo.',
+
+    refund: 'Reembolsar',
+    refundTitle: 'Reembolsar la factura',
+    refundDescription: (amount: string, customer: string) => `Se reembolsarán ${amount} a ${customer}.`,
+    refundTakesBack: (peer: string | null) =>
+      `El periodo que compró esta factura se retira del peer${peer ? ` ${peer}` : ''}: su expiración retrocede y, si el periodo se acaba, el peer sale del servidor. El cliente lo verá en el historial de planes del peer.`,
+    methodLegend: 'Cómo se devuelve el dinero',
+    methodGateway: (gateway: string) => `Devolver el dinero por ${gateway}`,
+    methodManual: 'Registrar un reembolso hecho por otra vía',
+    methodManualOnly: (gateway: string) =>
+      `${gateway} no permite devolver el dinero desde aquí: devuélvalo por otra vía y regístrelo.`,
+    methodRequired: 'Elija cómo se devuelve el dinero',
+
+    revenueTitle: 'Ingresos por mes y pasarela',
+    revenueSubtitle:
+      'Meses en UTC. Cobrado: facturas pagadas en el mes; reembolsado: reembolsos hechos en el mes.',
+    monthsFilter: 'Periodo',
+    monthsOption: (n: number) =>
+      n === 12 ? 'Último año' : n === 24 ? 'Últimos 2 años' : `Últimos ${n} meses`,
+    revenueLabel: 'Ingresos por mes',
+    revenueEmpty: 'Sin cobros ni reembolsos en el periodo.',
+    revenueColumns: {
+      month: 'Mes',
+      gateway: 'Pasarela',
+      paid: 'Cobrado',
+      refunded: 'Reembolsado',
+      net: 'Neto',
+    },
+    total: 'Total',
+    allGateways: 'Todas',
+    count: (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`,
+    payments: ['pago', 'pagos'] as const,
+    refunds: ['reembolso', 'reembolsos'] as const,
+    month: (yyyyMm: string) => {
+      const date = new Date(`${yyyyMm}-01T00:00:00Z`);
+      return Number.isNaN(date.getTime()) ? yyyyMm : monthYear.format(date);
+    },
+
+    unmatchedTitle: 'Pagos sin factura abierta',
+    unmatchedSubtitle:
+      'Dinero que una pasarela informó y que no acreditó ninguna factura (cancelada, expirada, ya pagada o con un importe que no la cubre). Resuélvalo con el cliente y márquelo.',
+    searchReference: 'Referencia de la pasarela',
+    searchReferenceLabel: 'Buscar por referencia',
+    resolvedFilter: 'Estado',
+    resolvedOptions: { false: 'Sin resolver', true: 'Resueltos', all: 'Todos' },
+    unmatchedLabel: 'Pagos sin factura abierta',
+    unmatchedEmpty: 'No hay pagos sin factura abierta.',
+    unmatchedColumns: {
+      created: 'Fecha',
+      reference: 'Referencia',
+      gateway: 'Pasarela',
+      amount: 'Importe',
+      invoice: 'Factura',
+      reason: 'Motivo',
+      state: 'Estado',
+      action: 'Acción',
+    },
+    pending: 'Sin resolver',
+    resolvedOn: (date: string) => `Resuelto el ${date}`,
+    resolve: 'Marcar resuelto',
+    resolveLabel: (reference: string) => `Marcar resuelto el pago ${reference}`,
+    resolveTitle: 'Marcar el pago como resuelto',
+    resolveDescription: (reference: string, amount: string) =>
+      `Pago ${reference} de ${amount}. Indique cómo se resolvió (p. ej. devuelto al cliente o acreditado a mano).`,
+    resolved: 'Pago marcado como resuelto',
+    openInvoice: 'Ver factura',
   },
 };

@@ -423,6 +423,8 @@ export const es = {
         price: 'Precio',
         date: 'Fecha',
         noHistory: 'Este peer no tiene planes registrados.',
+        refunded: 'Reembolsado',
+        refundedOn: (date: string) => `Reembolsado el ${date}: su periodo se retiró del peer`,
         usage: 'Uso',
         connection: 'Conexión',
         online: 'En línea',

@@ -10,6 +10,8 @@ export interface Reply {
   body?: unknown;
   /** A plain-text answer (a config file) instead of JSON. */
   text?: string;
+  /** Extra headers of a `text` answer (a download's Content-Type and Content-Disposition). */
+  headers?: Record<string, string>;
 }
 
 export interface RecordedCall {
@@ -112,7 +114,7 @@ export function fakeApi(routes: Record<string, Handler> = {}): FakeApi {
     if (reply.text !== undefined) {
       return new Response(reply.text, {
         status: reply.status ?? 200,
-        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        headers: { 'Content-Type': 'text/plain; charset=utf-8', ...reply.headers },
       });
     }
     return jsonResponse(reply.status ?? 200, reply.body);

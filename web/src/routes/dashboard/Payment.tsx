@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { CircleCheckBig, CircleHelp, CircleX } from 'lucide-react';
+import { CircleCheckBig, CircleHelp, CircleX, Undo2 } from 'lucide-react';
 import { useEffect } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useSearchParams } from 'react-router';
@@ -26,7 +26,8 @@ const t = esPayments.payment;
  * peer, amount and transaction. Crediting is decided server-side: after a success the invoice may
  * still read 'pending' for a moment, so it is read again every 3 s (up to ~30 s) until it is paid.
  * A paid invoice whose delivery is still pending (no server available yet) says so: the server
- * delivers it on its own, and the Peers page shows it live when it does.
+ * delivers it on its own, and the Peers page shows it live when it does. A refunded invoice reads
+ * 'Pago reembolsado' whatever the gateway's return said (the money went back, the period with it).
  */
 export function Payment() {
   const [params] = useSearchParams();
@@ -43,13 +44,17 @@ export function Payment() {
     if (invoice.isError) toast.error(errorMessage(invoice.error, t.detailsError), { id: 'invoice-details' });
   }, [invoice.isError, invoice.error]);
 
-  const view = {
-    success: { icon: CircleCheckBig, color: 'text-emerald-400', title: t.success, text: t.successText },
-    canceled: { icon: CircleX, color: 'text-red-400', title: t.canceled, text: t.canceledText },
-    unknown: { icon: CircleHelp, color: 'text-amber-300', title: t.unknown, text: t.unknownText },
-  }[result];
-  const Icon = view.icon;
   const data = invoice.data;
+  // A refunded invoice says so whatever the gateway's return said: the money went back.
+  const refunded = data?.status === 'refunded';
+  const view = refunded
+    ? { icon: Undo2, color: 'text-sky-300', title: t.refunded, text: t.refundedText }
+    : {
+        success: { icon: CircleCheckBig, color: 'text-emerald-400', title: t.success, text: t.successText },
+        canceled: { icon: CircleX, color: 'text-red-400', title: t.canceled, text: t.canceledText },
+        unknown: { icon: CircleHelp, color: 'text-amber-300', title: t.unknown, text: t.unknownText },
+      }[result];
+  const Icon = view.icon;
   const polling = result === 'success' && data?.status === 'pending';
   const reads = queryClient.getQueryState(invoiceKeys.invoice(remoteId ?? ''))?.dataUpdateCount ?? 0;
   const gaveUp = polling && reads > INVOICE_POLL_MAX;
@@ -89,6 +94,7 @@ export function Payment() {
               {data.message}
             </p>
           ) : (
+            !refunded &&
             (result === 'success' || data?.status === 'paid') && (
               <p role="status" className="mt-4 text-sm text-slate-300">
                 {data?.status === 'paid'

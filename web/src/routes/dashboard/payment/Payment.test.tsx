@@ -77,6 +77,27 @@ describe('Payment result page', () => {
     expect(screen.getByText('tx-7')).toBeInTheDocument();
   });
 
+  it('refunded: says the money went back and the period was taken back, not "Pago completado"', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const { api } = openPayment(`status=success&transaction_uuid=tx-42&remote_id=${REMOTE}`, {
+      body: invoice({ status: 'refunded' }),
+    });
+    expect(await screen.findByRole('heading', { name: 'Pago reembolsado' })).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Este pago se reembolsó: el importe se te devolvió y el periodo que compró se retiró del peer. Si no lo esperabas, contacta con soporte.',
+      ),
+    ).toBeInTheDocument();
+    expect(await screen.findByText('Trimestral')).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Pago completado' })).not.toBeInTheDocument();
+    expect(screen.queryByText(/Plan acreditado/)).not.toBeInTheDocument();
+    // Not 'pending': nothing to wait for, so no polling.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(9_000);
+    });
+    expect(api.callsTo(INVOICE)).toHaveLength(1);
+  });
+
   it('anything else is unknown', async () => {
     openPayment(`status=raro&remote_id=${REMOTE}`);
     expect(await screen.findByRole('heading', { name: 'Estado del pago desconocido' })).toBeInTheDocument();

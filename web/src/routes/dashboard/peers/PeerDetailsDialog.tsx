@@ -15,7 +15,24 @@ const t = es.dashboard.peers.details;
 
 /** The peer's plan history, newest first as the API sends it. */
 const historyColumns: Column<Peer['plans_history'][number]>[] = [
-  { key: 'plan', header: t.plan, cell: (entry) => entry.plan_name },
+  {
+    key: 'plan',
+    header: t.plan,
+    cell: (entry) =>
+      entry.refunded ? (
+        <>
+          {entry.plan_name}{' '}
+          <span
+            className="ml-1 inline-flex rounded-full bg-sky-500/15 px-2 py-0.5 text-xs font-semibold text-sky-300"
+            title={t.refundedOn(formatDate(entry.refunded))}
+          >
+            {t.refunded}
+          </span>
+        </>
+      ) : (
+        entry.plan_name
+      ),
+  },
   {
     key: 'price',
     header: t.price,

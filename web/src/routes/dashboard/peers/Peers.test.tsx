@@ -494,6 +494,33 @@ describe('Peers page: details', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
+  it("marks a refunded plan 'Reembolsado' in the history", async () => {
+    const peer = samplePeer({
+      plans_history: [
+        {
+          plan_name: 'Trimestral',
+          plan_price: 12.5,
+          created: '2025-06-20T12:00:00.000Z',
+          refunded: '2025-06-22T09:00:00.000Z',
+        },
+        { plan_name: 'Básico', plan_price: 5, created: '2025-03-05T10:00:00.000Z', refunded: null },
+      ],
+    });
+    await openPeers([peer]);
+    await choose('movil', 'Detalles');
+    const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
+    const rows = within(within(dialog).getByRole('table')).getAllByRole('row');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      'PlanPrecioFecha',
+      'Trimestral Reembolsado$12.50 USD20 de junio de 2025',
+      'Básico$5.00 USD5 de marzo de 2025',
+    ]);
+    expect(within(rows[1]!).getByText('Reembolsado')).toHaveAttribute(
+      'title',
+      'Reembolsado el 22 de junio de 2025: su periodo se retiró del peer',
+    );
+  });
+
   it('shows the usage: online, last handshake, the period’s traffic and a 30-day chart; the list marks it online', async () => {
     const download = Array.from({ length: 30 }, (_, i) => (i === 29 ? 3 * 1024 * 1024 : 0));
     const upload = Array.from({ length: 30 }, (_, i) => (i === 29 ? 512 * 1024 : 0));

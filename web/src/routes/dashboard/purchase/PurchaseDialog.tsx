@@ -8,6 +8,7 @@ import type { InvoiceBody } from '../../../api/invoices';
 import { peersQuery, plansQuery } from '../../../api/queries';
 import type { Plan } from '../../../api/types';
 import { TextField } from '../../../components/Field';
+import { Choice } from '../../../components/Choice';
 import { FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
 import { esPayments } from '../../../i18n/es.payments';
@@ -68,39 +69,6 @@ export function pickPlan(
 export function openPaymentWindow(url: string): void {
   const win = window.open(url, '_blank');
   if (win) win.opener = null;
-}
-
-/** One radio of a two-way choice (the plan's destination, the gateway), styled as a card. */
-function Choice({
-  name,
-  checked,
-  disabled,
-  onChange,
-  children,
-}: {
-  name: string;
-  checked: boolean;
-  disabled: boolean;
-  onChange: () => void;
-  children: string;
-}) {
-  return (
-    <label
-      className={`flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-2.5 text-sm font-medium ${
-        checked ? 'border-emerald-400 bg-emerald-500/10 text-white' : 'border-slate-700 text-slate-300'
-      } ${disabled ? 'cursor-not-allowed opacity-50' : ''}`}
-    >
-      <input
-        type="radio"
-        name={name}
-        checked={checked}
-        onChange={onChange}
-        disabled={disabled}
-        className="accent-emerald-500"
-      />
-      {children}
-    </label>
-  );
 }
 
 interface PurchaseDialogProps {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, BadgeCheck } from 'lucide-react';
+import { ArrowLeft, BadgeCheck, Undo2 } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useParams } from 'react-router';
@@ -11,11 +11,15 @@ import { esManager } from '../../../i18n/es.manager';
 import { esCustomers } from '../../../i18n/es.manager.customers';
 import { useCan } from '../ManagerLayout';
 import { ManagerPageHeader, QueryView } from '../shared';
+import { RefundDialog } from './RefundDialog';
 import { InvoiceState, ReasonDialog } from './shared';
 
 const t = esCustomers.invoice;
 
-/** `/manager/dashboard/invoices/:id`: one invoice, and 'Marcar como pagada' with a required reason. */
+/**
+ * `/manager/dashboard/invoices/:id`: one invoice (and its refund, when it has one); 'Marcar como
+ * pagada' with a required reason, and 'Reembolsar' for a paid one (both `invoices.write`).
+ */
 export function ManagerInvoiceDetail() {
   const id = useParams().id ?? '';
   const queryClient = useQueryClient();
@@ -51,6 +55,7 @@ function InvoiceView({ invoice: i }: { invoice: AdminInvoice }) {
   const queryClient = useQueryClient();
   const canWrite = useCan('invoices.write');
   const [marking, setMarking] = useState(false);
+  const [refunding, setRefunding] = useState(false);
   const f = t.fields;
   const amount = esCustomers.amount(i.amount, i.currency);
   const mark = useMutation({
@@ -66,10 +71,16 @@ function InvoiceView({ invoice: i }: { invoice: AdminInvoice }) {
   return (
     <>
       <ManagerPageHeader title={`${t.title} · ${amount}`} subtitle={i.plan_name}>
-        {canWrite && i.status !== 'paid' && (
+        {canWrite && i.status !== 'paid' && i.status !== 'refunded' && (
           <button type="button" className={ui.buttonPrimary} onClick={() => setMarking(true)}>
             <BadgeCheck className="size-4" aria-hidden="true" />
             {t.markPaid}
+          </button>
+        )}
+        {canWrite && i.status === 'paid' && (
+          <button type="button" className={ui.buttonSecondary} onClick={() => setRefunding(true)}>
+            <Undo2 className="size-4" aria-hidden="true" />
+            {esCustomers.billing.refund}
           </button>
         )}
       </ManagerPageHeader>
@@ -96,6 +107,16 @@ function InvoiceView({ invoice: i }: { invoice: AdminInvoice }) {
         )}
         {i.marked_by && <Row label={f.markedBy}>{i.marked_by.username}</Row>}
         {i.mark_reason && <Row label={f.markReason}>{i.mark_reason}</Row>}
+        {i.refunded && (
+          <>
+            <Row label={f.refunded}>{esCustomers.dateTime(i.refunded)}</Row>
+            <Row label={f.refundedBy}>{i.refunded_by?.username ?? '—'}</Row>
+            <Row label={f.refundReason}>{i.refund_reason ?? '—'}</Row>
+            <Row label={f.refundReference}>
+              {i.refund_reference ? <code>{i.refund_reference}</code> : t.refundByHand}
+            </Row>
+          </>
+        )}
         <Row label={f.id}>
           <code>{i.id}</code>
         </Row>
@@ -117,6 +138,9 @@ function InvoiceView({ invoice: i }: { invoice: AdminInvoice }) {
         error={mark.error ? errorMessage(mark.error, esManager.requestError) : null}
         onSubmit={(reason) => mark.mutate(reason ?? '')}
       />
+      {canWrite && i.status === 'paid' && (
+        <RefundDialog invoice={i} open={refunding} onOpenChange={setRefunding} />
+      )}
     </>
   );
 }

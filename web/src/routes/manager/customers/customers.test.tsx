@@ -47,6 +47,11 @@ const invoice: AdminInvoice = {
   delivered: null,
   marked_by: null,
   mark_reason: null,
+  refunded: null,
+  refunded_by: null,
+  refund_reason: null,
+  refund_reference: null,
+  refundable_by_gateway: false,
 };
 
 const detail: AdminCustomerDetail = {

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { ListParams } from '../../../api/adminCustomers';
 import { FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
@@ -18,6 +18,7 @@ const STATE_TONE: Record<string, string> = {
   paid: 'bg-emerald-500/15 text-emerald-300',
   pending: 'bg-amber-500/15 text-amber-200',
   failed: 'bg-rose-500/15 text-rose-300',
+  refunded: 'bg-sky-500/15 text-sky-300',
 };
 
 /** An invoice state as a coloured pill ('Pagada', 'Pendiente'…). */
@@ -34,8 +35,9 @@ export function InvoiceState({ status }: { status: string }) {
 }
 
 /**
- * A confirmation that records a reason (disable a customer, mark an invoice paid). The reason is
- * checked here (at least 3 characters) when required, so a short one never reaches the server.
+ * A confirmation that records a reason (disable a customer, mark an invoice paid, refund one, settle a
+ * payment). The reason is checked here (at least 3 characters) when required, so a short one never
+ * reaches the server; `validate` checks the page's own fields (`children`, above the reason) first.
  */
 export function ReasonDialog({
   open,
@@ -48,6 +50,8 @@ export function ReasonDialog({
   busy,
   error,
   onSubmit,
+  validate,
+  children,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -59,6 +63,10 @@ export function ReasonDialog({
   busy: boolean;
   error: string | null;
   onSubmit: (reason: string | undefined) => void;
+  /** The page's own fields' check: a Spanish message stops the submit. */
+  validate?: () => string | null;
+  /** Extra fields shown above the reason. */
+  children?: ReactNode;
 }) {
   const id = useId();
   const [reason, setReason] = useState('');
@@ -80,12 +88,15 @@ export function ReasonDialog({
       error={local ?? error}
       onSubmit={() => {
         const text = reason.trim();
+        const invalid = validate?.();
+        if (invalid) return setLocal(invalid);
         if ((required || text.length > 0) && text.length < 3) return setLocal(t.reasonTooShort);
         setLocal(null);
         onSubmit(text || undefined);
       }}
     >
       {note && <p className="rounded-lg bg-amber-500/10 p-3 text-sm text-amber-100">{note}</p>}
+      {children}
       <div>
         <label htmlFor={id} className={ui.label}>
           {required ? t.reasonLabel : t.customer.reasonOptional}
