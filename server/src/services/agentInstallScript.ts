@@ -64,10 +64,11 @@ if [ -z "$token" ] && [ -s "$ETC/token" ]; then token="$(head -n 1 "$ETC/token")
 [ -n "$token" ] || fail 'falta el token del agente: pegue la línea completa que muestra el panel (AGENT_TOKEN=…).'
 case "$token" in *[!A-Za-z0-9_-]*) fail 'el token del agente no es válido: copie la línea completa del panel.' ;; esac
 
-ca=""
-if [ -n "\${AGENT_CA_FILE:-}" ]; then
-  [ -r "$AGENT_CA_FILE" ] || fail "no se puede leer AGENT_CA_FILE ($AGENT_CA_FILE)."
-  ca="$AGENT_CA_FILE"
+# A private CA for the panel's certificate: AGENT_CA_FILE (or NODE_EXTRA_CA_CERTS, as node reads it),
+# else the one an earlier install saved. Without one, the agent trusts what this system trusts.
+ca="\${AGENT_CA_FILE:-\${NODE_EXTRA_CA_CERTS:-}}"
+if [ -n "$ca" ]; then
+  [ -r "$ca" ] || fail "no se puede leer el certificado de la CA ($ca)."
 elif [ -s "$ETC/ca.pem" ]; then
   ca="$ETC/ca.pem"
 fi
@@ -146,7 +147,12 @@ fi
   say "# Escrito por install.sh (vpn-agent $AGENT_VERSION). Opciones: $NODE $AGENT --help"
   say "AGENT_URL=$PANEL_URL"
   say "AGENT_TOKEN_FILE=$ETC/token"
-  [ -s "$ETC/ca.pem" ] && say "NODE_EXTRA_CA_CERTS=$ETC/ca.pem"
+  if [ -s "$ETC/ca.pem" ]; then
+    say "NODE_EXTRA_CA_CERTS=$ETC/ca.pem"
+  elif [ -s /etc/ssl/certs/ca-certificates.crt ]; then
+    # The system's CAs too (curl's), not only those built into node.
+    say "NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt"
+  fi
   if [ -f "$ETC/agent.env" ]; then
     grep -vE '^(# Escrito por install\\.sh|AGENT_URL=|AGENT_TOKEN_FILE=|NODE_EXTRA_CA_CERTS=)' "$ETC/agent.env" || true
   fi
