@@ -132,7 +132,7 @@ describe('Servidores', { timeout: 20_000 }, () => {
     const writeText = vi.fn(() => Promise.resolve());
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
     const command =
-      "install -d -m 700 /etc/vpn-agent && \\\nprintf '%s\\n' 'tok-secreto' > /etc/vpn-agent/token";
+      "curl -fsSL 'https://panel.example.com/api/agent/install.sh' | sudo AGENT_TOKEN='tok-secreto' bash";
     const api = signedIn(
       serverRoutes({
         'POST /api/admin/servers': {
