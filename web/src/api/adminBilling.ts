@@ -11,7 +11,7 @@ import {
   UnmatchedPaymentPage,
   type InvoiceRefund,
 } from '@vpn/contracts';
-import { dispositionFileName } from '../lib/download';
+import { dispositionFileName } from '../lib/contentDisposition';
 import type { ListParams } from './adminCustomers';
 import { listSearch, PAGE_SIZE } from './adminList';
 import { parse } from './http';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dispositionFileName } from './download';
+import { dispositionFileName } from './contentDisposition';
 
 describe('dispositionFileName', () => {
   it('reads the quoted and the bare filename', () => {

@@ -5,7 +5,7 @@ import toast from 'react-hot-toast';
 import { refundInvoice } from '../../../api/adminBilling';
 import { invoiceKeys, type AdminInvoice } from '../../../api/adminCustomers';
 import { errorMessage } from '../../../api/http';
-import { Choice } from '../../../components/Choice';
+import { Choice } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
 import { esManager } from '../../../i18n/es.manager';
 import { esCustomers } from '../../../i18n/es.manager.customers';
