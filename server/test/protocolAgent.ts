@@ -19,9 +19,11 @@ export class ProtocolAgent {
   static async connect(
     baseUrl: string,
     token: string,
-    options: { snapshotParts?: boolean; hello?: Record<string, unknown> } = {},
+    options: { snapshotParts?: boolean; hello?: Record<string, unknown>; autoAck?: boolean } = {},
   ): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
+    // Off: not even the first snapshot is acknowledged until the test says so.
+    agent.autoAck = options.autoAck ?? true;
     await agent.open(baseUrl, token, options.snapshotParts === true, options.hello ?? {});
     return agent;
   }
