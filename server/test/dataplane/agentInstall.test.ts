@@ -119,21 +119,25 @@ describe.skipIf(reason !== null)(
       });
     }
 
-    /** `ping -i 0.2` through the tunnel until stopped; resolves with how many went out and came back. */
+    /**
+     * `ping -i 0.2` through the tunnel until stopped. Counted by sequence number: up to the last
+     * reply, every request without one was lost (the request in flight when ping is stopped is not).
+     */
     function pingUntilStopped(ns: string, target: string) {
       const child = spawn('ip', ['netns', 'exec', ns, 'ping', '-n', '-i', '0.2', '-W', '1', target], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const seqs = () => new Set([...out.matchAll(/bytes from .* icmp_seq=(\d+)/g)].map((m) => Number(m[1])));
       const done = new Promise<{ sent: number; received: number }>((resolve) =>
         child.on('exit', () => {
-          const m = /(\d+) packets transmitted, (\d+) received/.exec(out);
-          resolve({ sent: Number(m?.[1] ?? 0), received: Number(m?.[2] ?? 0) });
+          const got = seqs();
+          resolve({ sent: Math.max(0, ...got), received: got.size });
         }),
       );
       return {
-        replies: () => (out.match(/bytes from/g) ?? []).length,
+        replies: () => seqs().size,
         stop: () => {
           child.kill('SIGINT');
           return done;
@@ -284,8 +288,8 @@ describe.skipIf(reason !== null)(
       const seen = ping.replies();
       await eventually(() => ping.replies() >= seen + 5, 20_000, 'pings después de actualizar');
       const { sent, received } = await ping.stop();
-      console.info(`pings durante la actualización: ${sent} enviados, ${received} recibidos`);
-      expect(sent).toBeGreaterThan(10);
+      console.info(`pings durante la actualización: ${sent} enviados, ${received} contestados`);
+      expect(sent).toBeGreaterThanOrEqual(8);
       expect(sent - received).toBeLessThanOrEqual(1);
       expect(await detail()).toMatchObject({
         agent_outdated: false,
