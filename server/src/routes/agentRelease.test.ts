@@ -221,6 +221,24 @@ describe('agent versions and "Actualizar agente"', () => {
     expect(old.received.some((m) => m.type === 'upgrade')).toBe(false);
   });
 
+  it('shows an upgrade nobody answered for minutes as failed, saying so', async () => {
+    const s = await newServer('Callado');
+    await t.ctx.db
+      .update(servers)
+      .set({
+        agentUpgradeStatus: 'pending',
+        agentUpgradeVersion: '9.8.7',
+        agentUpgradeAt: new Date(Date.now() - 6 * 60_000),
+      })
+      .where(eq(servers.id, s.id));
+    expect((await detail(s.id)).agent_upgrade).toMatchObject({
+      status: 'failed',
+      error: 'El agente se desconectó antes de responder. Vuelva a pedir la actualización.',
+    });
+    await t.ctx.db.update(servers).set({ agentUpgradeAt: new Date() }).where(eq(servers.id, s.id));
+    expect((await detail(s.id)).agent_upgrade).toMatchObject({ status: 'pending', error: null });
+  });
+
   it('lets operations upgrade agents and not support', async () => {
     const s = await newServer('Permisos');
     expect((await upgrade(s.id, await managerToken(t, 'support'))).statusCode).toBe(403);

@@ -58,18 +58,27 @@ export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string |
     agent_version: s.agentVersion,
     agent_node_version: s.agentNodeVersion,
     agent_outdated: latest !== null && s.agentVersion !== null && compareVersions(s.agentVersion, latest) < 0,
-    agent_upgrade: s.agentUpgradeStatus
-      ? {
-          status: s.agentUpgradeStatus as 'pending' | 'restarting' | 'failed',
-          version: s.agentUpgradeVersion,
-          error: s.agentUpgradeError,
-          at: s.agentUpgradeAt?.toISOString() ?? null,
-        }
-      : null,
+    agent_upgrade: presentUpgrade(s),
     last_seen_at: s.lastSeenAt?.toISOString() ?? null,
     revision: s.revision,
     acked_revision: s.ackedRevision,
     peers: peerCount,
+  };
+}
+
+/** An upgrade still unanswered after this long is shown as failed (the agent went away meanwhile). */
+export const UPGRADE_STALE_MS = 5 * 60_000;
+
+function presentUpgrade(s: ServerRow): AdminServer['agent_upgrade'] {
+  const status = s.agentUpgradeStatus as 'pending' | 'restarting' | 'failed' | null;
+  if (!status) return null;
+  const at = s.agentUpgradeAt;
+  const stale = status !== 'failed' && at !== null && Date.now() - at.getTime() > UPGRADE_STALE_MS;
+  return {
+    status: stale ? 'failed' : status,
+    version: s.agentUpgradeVersion,
+    error: stale ? agentMsg.upgradeLost : s.agentUpgradeError,
+    at: at?.toISOString() ?? null,
   };
 }
 
