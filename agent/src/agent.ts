@@ -8,6 +8,7 @@ import { Backend } from './backend.ts';
 import type { AgentConfig } from './config.ts';
 import type { AgentToServer, ServerUpgrade } from '@vpn/contracts/agent';
 import { AgentConnection, type AgentHandler, type ConnectionOptions } from './connection.ts';
+import { ConcurrentUseDetector } from './concurrent.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
 import type { Logger } from './log.ts';
@@ -36,6 +37,8 @@ export class Agent {
   readonly backend: Backend;
   readonly reconciler: Reconciler;
   readonly connection: AgentConnection;
+  /** Peers whose endpoint alternates between addresses (issue 19), fed by the stats pass. */
+  readonly concurrent = new ConcurrentUseDetector();
   private readonly state: ReturnType<typeof createStateWriter> | null;
   private upgrading = false;
 
@@ -67,6 +70,7 @@ export class Agent {
       onApplyFailed: (revision, message) =>
         this.connection.notify({ type: 'apply_error', revision, message }),
       onFatal: opts.onFatal,
+      concurrent: this.concurrent,
     });
     const r = this.reconciler;
     const handler: AgentHandler = {
@@ -75,6 +79,7 @@ export class Agent {
       applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
       collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
       upgrade: (msg, send) => this.upgrade(msg, send),
+      concurrentUse: (now) => this.concurrent.take(now),
     };
     this.connection = new AgentConnection({
       url: opts.url,

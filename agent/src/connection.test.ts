@@ -205,6 +205,41 @@ describe('AgentConnection against a fake control plane', () => {
     ).toBe(120_000);
   });
 
+  it('sends concurrent_use reports only to a control plane whose welcome says it stores them', async () => {
+    const flagged = {
+      public_key: randomKey(),
+      endpoints: 2,
+      switches: 3,
+      last: ['192.0.2.0/24', '198.51.100.0/24'],
+    };
+    const run = async (says: boolean) => {
+      const handler = new FakeHandler();
+      const asked: number[] = [];
+      Object.assign(handler, {
+        concurrentUse: (now: number) => (asked.push(now), asked.length === 1 ? [flagged] : []),
+      });
+      cp = await startFakeControlPlane({
+        token: 't',
+        onConnect: (send) => send(says ? { ...welcome, concurrent_use: true } : welcome),
+      });
+      conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+      conn.start();
+      // Three stats passes: reports are taken after each pass, only when the welcome said so.
+      for (let i = 0; i < 100 && cp.received.filter((r) => r.message.type === 'stats').length < 3; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const sent = cp.received.filter((r) => r.message.type === 'concurrent_use').map((r) => r.message);
+      await conn.stop();
+      await cp.close();
+      conn = cp = null;
+      return { sent, asked: asked.length };
+    };
+    const on = await run(true);
+    expect(on.sent).toEqual([{ type: 'concurrent_use', at: expect.any(Number), peers: [flagged] }]);
+    expect(on.asked).toBeGreaterThanOrEqual(2);
+    const off = await run(false);
+    expect(off).toEqual({ sent: [], asked: 0 });
+  });
+
   it('answers an unknown or invalid message with error, ignores it, and keeps working', async () => {
     const handler = new FakeHandler();
     cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });

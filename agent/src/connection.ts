@@ -16,6 +16,7 @@ import {
   AGENT_PROTOCOL_VERSION,
   AGENT_STATS_CHUNK_PEERS,
   ServerToAgent,
+  type AgentConcurrentUsePeer,
   type AgentPeerStats,
   type AgentToServer,
   type ServerDelta,
@@ -51,6 +52,11 @@ export interface AgentHandler {
    * `upgrade_result` through `send`. Absent: the agent answers that it cannot.
    */
   upgrade?(msg: ServerUpgrade, send: (msg: AgentToServer) => void): Promise<void>;
+  /**
+   * After each stats pass: peers whose endpoint alternated enough to be reported (issue 19), sent
+   * as `concurrent_use` only to a control plane whose welcome said it stores them.
+   */
+  concurrentUse?(now: number): AgentConcurrentUsePeer[];
 }
 
 export interface ConnectionOptions {
@@ -181,6 +187,7 @@ export class AgentConnection extends EventEmitter {
     let idleTimer: NodeJS.Timeout | null = null;
     let statsBusy = false;
     let fullStats = true;
+    let concurrentUse = false;
 
     const send = (msg: AgentToServer): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -250,6 +257,9 @@ export class AgentConnection extends EventEmitter {
               emit(rest.slice(i, i + AGENT_STATS_CHUNK_PEERS));
             // An empty report still goes out: the control plane learns the agent is reporting.
             if (sent === 0) send({ type: 'stats', at, peers: [] });
+            const flagged = concurrentUse ? (o.handler.concurrentUse?.(Date.now()) ?? []) : [];
+            for (let i = 0; i < flagged.length; i += AGENT_STATS_CHUNK_PEERS)
+              send({ type: 'concurrent_use', at, peers: flagged.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {
@@ -262,7 +272,10 @@ export class AgentConnection extends EventEmitter {
       idleTimer?.refresh();
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       void this.receive(text, send, {
-        onWelcome: (statsIntervalMs) => startStats(statsIntervalMs),
+        onWelcome: (statsIntervalMs, concurrent) => {
+          concurrentUse = concurrent;
+          startStats(statsIntervalMs);
+        },
         onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
       });
     });
@@ -325,7 +338,10 @@ export class AgentConnection extends EventEmitter {
   async receive(
     text: string,
     send: (msg: AgentToServer) => void,
-    hooks: { onWelcome?: (statsIntervalMs: number) => void; onProtocolMismatch?: () => void } = {},
+    hooks: {
+      onWelcome?: (statsIntervalMs: number, concurrentUse: boolean) => void;
+      onProtocolMismatch?: () => void;
+    } = {},
   ): Promise<void> {
     const log = this.opts.log;
     const parsed = parseServerMessage(text);
@@ -348,7 +364,7 @@ export class AgentConnection extends EventEmitter {
           server_id: msg.server_id,
           stats_interval_ms: msg.stats_interval_ms,
         });
-        hooks.onWelcome?.(msg.stats_interval_ms);
+        hooks.onWelcome?.(msg.stats_interval_ms, msg.concurrent_use === true);
         return;
       case 'snapshot':
         if ((msg.parts ?? 1) > 1) {

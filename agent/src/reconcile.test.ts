@@ -5,6 +5,7 @@ import { createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { diffPeers, diffToOps, isEmptyDiff, toPeerState, type PeerState } from './diff.ts';
 import { Reconciler, type ReconcilerBackend } from './reconcile.ts';
+import { ConcurrentUseDetector } from './concurrent.ts';
 import { FakeDevice, FakeDriver } from './testing/fakeWg.ts';
 import { randomKey } from './testing/keys.ts';
 
@@ -300,6 +301,27 @@ describe('Reconciler on an in-memory device', () => {
       },
     ]);
     expect(await r.collectStats(true)).toEqual([]);
+    await r.close();
+  });
+
+  it('hands the concurrent-use detector only peers whose endpoint moved, and flags A → B → A → B', async () => {
+    const f = fakeBackend();
+    const concurrent = new ConcurrentUseDetector();
+    const r = new Reconciler({ backend: f.backend, log: silentLogger, firewall: false, concurrent });
+    const [a, b] = [peer(2)!, peer(3)!];
+    await r.applySnapshot(snapshot(1, [a, b]));
+    const at = (key: string, endpoint: string) => Object.assign(f.device.peer(key)!, { endpoint });
+    at(a.public_key, '192.0.2.10:40000');
+    at(b.public_key, '203.0.113.5:1000');
+    await r.collectStats(false);
+    // b's counters change every pass, but it stays where it is: never followed.
+    for (const endpoint of ['198.51.100.20:50000', '192.0.2.10:40000', '198.51.100.20:50000']) {
+      at(a.public_key, endpoint);
+      Object.assign(f.device.peer(b.public_key)!, { rx: Math.floor(Math.random() * 1e6) + 1 });
+      await r.collectStats(true);
+    }
+    expect(concurrent.size).toBe(1);
+    expect(concurrent.take(Date.now()).map((p) => p.public_key)).toEqual([a.public_key]);
     await r.close();
   });
 

@@ -24,6 +24,7 @@ import { parseCidr } from './cidr.ts';
 import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerState } from './diff.ts';
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
+import type { ConcurrentUseDetector } from './concurrent.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
 
@@ -80,6 +81,8 @@ export interface ReconcilerOptions {
   initialRevision?: number;
   /** Resolves mesh endpoints' host names (default: node:dns lookup). */
   resolveHost?: HostResolver;
+  /** Told, by the stats pass, of each peer whose endpoint changed (issue 19: concurrent use). */
+  concurrent?: ConcurrentUseDetector;
 }
 
 interface Desired {
@@ -286,6 +289,8 @@ export class Reconciler {
     const pass = ++this.statsPass;
     let out: AgentPeerStats[] = [];
     const seen = this.lastStats;
+    const concurrent = this.opts.concurrent;
+    const now = Date.now();
     try {
       await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
         const endpoint = reported && reported.length <= 64 ? reported : null;
@@ -294,6 +299,9 @@ export class Reconciler {
           const same =
             last.rx === rx && last.tx === tx && last.handshake === handshake && last.endpoint === endpoint;
           last.pass = pass;
+          // Only peers whose endpoint moved reach the detector: its cost follows the moves, not the fleet.
+          if (concurrent && last.endpoint !== endpoint)
+            concurrent.moved(publicKey, last.endpoint, endpoint, now);
           if (same && onlyChanged) return;
           last.rx = rx;
           last.tx = tx;
@@ -321,7 +329,11 @@ export class Reconciler {
       seen.clear();
       throw err;
     }
-    for (const [key, last] of seen) if (last.pass !== pass) seen.delete(key);
+    for (const [key, last] of seen)
+      if (last.pass !== pass) {
+        seen.delete(key);
+        concurrent?.forget(key);
+      }
     return out;
   }
 

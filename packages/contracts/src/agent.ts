@@ -123,6 +123,32 @@ export const AgentUpgradeResult = z.object({
 });
 export type AgentUpgradeResult = z.infer<typeof AgentUpgradeResult>;
 
+/**
+ * Issue 19: a peer whose endpoint alternates between source addresses (A → B → A, at least
+ * CONCURRENT_MIN_SWITCHES switches within CONCURRENT_WINDOW_MS), i.e. its keys seem to run on more
+ * than one device. Only agents whose `welcome` said `concurrent_use: true` send it (an older control
+ * plane would answer `error`). No full address leaves the agent: `endpoints` is how many distinct
+ * addresses alternated, `last` the last two truncated to /24 (IPv4) or /48 (IPv6). An agent reports
+ * a peer at most once per window while the alternation goes on.
+ */
+export const AgentConcurrentUsePeer = z.object({
+  public_key: Key,
+  endpoints: z.number().int().min(2).max(1000),
+  switches: z.number().int().min(1).max(100_000),
+  last: z.array(z.string().max(64)).max(2),
+});
+export type AgentConcurrentUsePeer = z.infer<typeof AgentConcurrentUsePeer>;
+export const AgentConcurrentUse = z.object({
+  type: z.literal('concurrent_use'),
+  /** Unix milliseconds at the agent. */
+  at: z.number().int(),
+  peers: z.array(AgentConcurrentUsePeer).min(1).max(5000),
+});
+export type AgentConcurrentUse = z.infer<typeof AgentConcurrentUse>;
+/** The window and the number of switches that make an alternation (docs/decisions.md, issue 19). */
+export const CONCURRENT_WINDOW_MS = 10 * 60_000;
+export const CONCURRENT_MIN_SWITCHES = 3;
+
 /** Everything an agent may send. */
 export const AgentToServer = z.discriminatedUnion('type', [
   AgentHello,
@@ -133,6 +159,7 @@ export const AgentToServer = z.discriminatedUnion('type', [
   ProtocolError,
   AgentApplyError,
   AgentUpgradeResult,
+  AgentConcurrentUse,
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
@@ -209,6 +236,8 @@ export const ServerWelcome = z.object({
   server_id: z.number().int(),
   /** How often the agent should report stats, in milliseconds. */
   stats_interval_ms: z.number().int().min(1000),
+  /** The control plane stores `concurrent_use` reports (issue 19). Absent: older control planes. */
+  concurrent_use: z.boolean().optional(),
 });
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'SHA-256 no válido');
