@@ -47,6 +47,9 @@ import { createCaptchaService, type CaptchaService } from './services/captcha.ts
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
 import { SessionService } from './services/sessions.ts';
 import { LoginThrottle } from './services/loginThrottle.ts';
+import { TelegramService } from './services/telegram/index.ts';
+import { telegramRoutes } from './routes/telegram.ts';
+import { isDatabaseUnavailable } from './lib/errors.ts';
 
 export interface AppOptions {
   config: Config;
@@ -68,6 +71,8 @@ export interface AppOptions {
   snapshotChunkPeers?: number;
   /** The agent file served to VPN servers (default agent/dist/vpn-agent.mjs; tests). */
   agentFile?: string;
+  /** Run the Telegram bot's cycle (default true; it does nothing without a token). */
+  telegram?: boolean;
 }
 
 /** Builds the whole control plane from its dependencies; does not listen (main.ts does). */
@@ -206,6 +211,18 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       log: app.log,
       peers,
     }),
+    telegram: new TelegramService({
+      db: database.db,
+      encryptionKey: keys.encryption,
+      telegram: config.telegram,
+      publicUrl: config.publicUrl,
+      companyName: config.companyName,
+      supportUrl: config.supportUrl,
+      peers,
+      createInvoice: (customerId, body) => ctx.invoices.create(customerId, body),
+      log: app.log,
+      notices: opts.scheduler !== false,
+    }),
   };
   peers.onSettled = () => ctx.parties.settle();
   const stopScheduler =
@@ -221,8 +238,14 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
           log: app.log,
           telemetry,
         });
+  if (opts.telegram !== false) ctx.telegram.start();
+  // The database answering 503 is a manager alert (services/telegram).
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isDatabaseUnavailable(error)) ctx.telegram.databaseUnavailable();
+  });
   app.addHook('onClose', async () => {
     stopScheduler();
+    await ctx.telegram.stop();
     ctx.agents.close();
     ctx.sockets.close();
     ctx.mailer.close();
@@ -273,6 +296,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   await app.register(realtimeRoutes(ctx));
   await app.register(agentReleaseRoutes(ctx));
   await app.register(backupRoutes(ctx));
+  await app.register(telegramRoutes(ctx));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 

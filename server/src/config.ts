@@ -164,6 +164,15 @@ export const EnvSchema = z
       .regex(/^[A-Za-z0-9_=+.@-]{1,15}$/, { message: 'nombre de interfaz no válido' })
       .optional(),
     WEB_DIST: z.string().optional(),
+    /** BotFather's token: `<digits>:<letters>` (Ajustes may save one instead). */
+    TELEGRAM_BOT_TOKEN: z
+      .string()
+      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, {
+        message: 'no parece un token de bot de Telegram (123456:ABC…)',
+      })
+      .optional(),
+    TELEGRAM_API_URL: url.default('https://api.telegram.org'),
+    TELEGRAM_WEBHOOK: bool.default(false),
     AGENT_CATCHUP_SECONDS: z.coerce
       .number({ message: 'debe ser un número' })
       .int({ message: 'debe ser un número entero' })
@@ -180,6 +189,12 @@ export const EnvSchema = z
         code: 'custom',
         path: ['PUBLIC_URL'],
         message: 'es obligatorio con SMTP_URL (los enlaces de los correos usan esta dirección)',
+      });
+    if (env.TELEGRAM_WEBHOOK && !env.PUBLIC_URL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TELEGRAM_WEBHOOK'],
+        message: 'necesita PUBLIC_URL (Telegram envía las actualizaciones a PUBLIC_URL/api/telegram/webhook)',
       });
     if (env.CAPTCHA_PROVIDER === 'turnstile') {
       for (const k of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) {
@@ -232,6 +247,8 @@ export interface Config {
   rateLimits: Partial<RateLimitPolicy>;
   /** Outgoing mail; null when SMTP_URL is unset (mail off). */
   mail: MailConfig | null;
+  /** The Telegram bot (services/telegram/): the environment's token (Ajustes may save another). */
+  telegram: { token: string | undefined; apiUrl: string; webhook: boolean };
   /** How often agents lagging their desired revision are caught up (a change notice may be lost). */
   agentCatchupMs: number;
   /** One box: also run an agent for a server on this machine (opt-in). */
@@ -259,7 +276,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (!result.success) {
     const lines = result.error.issues.map((i) => {
       const key = String(i.path[0] ?? '');
-      return `  ${key}=${JSON.stringify(cleaned[key] ?? '')}: ${i.message}`;
+      // A secret's value is never printed, even a malformed one (a typo'd bot token is still a token).
+      const shown = /TOKEN|SECRET|PASSWORD|_KEY$/.test(key) ? '[oculto]' : JSON.stringify(cleaned[key] ?? '');
+      return `  ${key}=${shown}: ${i.message}`;
     });
     throw new ConfigError(`Configuración no válida:\n${lines.join('\n')}`);
   }
@@ -342,6 +361,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             publicUrl,
           }
         : null,
+    telegram: {
+      token: env.TELEGRAM_BOT_TOKEN,
+      apiUrl: env.TELEGRAM_API_URL.replace(/\/+$/, ''),
+      webhook: env.TELEGRAM_WEBHOOK,
+    },
     agentCatchupMs: env.AGENT_CATCHUP_SECONDS * 1000,
     localAgent: {
       enabled: env.LOCAL_AGENT,

@@ -16,3 +16,4 @@ export * from './adminCustomers.ts';
 export * from './adminManagers.ts';
 export * from './adminFleet.ts';
 export * from './billing.ts';
+export * from './telegram.ts';

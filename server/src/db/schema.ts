@@ -283,6 +283,16 @@ export const peers = pgTable(
     dataUsed: bigint('data_used', { mode: 'number' }).notNull().default(0),
     dataNoticeAt: timestamp('data_notice_at', { withTimezone: true }),
     dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
+    /**
+     * In use on more than one device (issue 19, services/concurrentUse.ts): first seen in this
+     * episode, last report, distinct addresses, the last two truncated to /24 or /48, and the
+     * reports of the last 24 h (the policy counts them). All null when not flagged.
+     */
+    concurrentUseAt: timestamp('concurrent_use_at', { withTimezone: true }),
+    concurrentUseSeenAt: timestamp('concurrent_use_seen_at', { withTimezone: true }),
+    concurrentUseEndpoints: integer('concurrent_use_endpoints'),
+    concurrentUseRecent: text('concurrent_use_recent').array(),
+    concurrentUseReports: timestamp('concurrent_use_reports', { withTimezone: true }).array(),
     createdAt: created(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -304,6 +314,9 @@ export const peers = pgTable(
     index('peers_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
     index('peers_public_key_trgm').using('gin', sql`${t.publicKey} gin_trgm_ops`),
     index('peers_address_trgm').using('gin', sql`host(${t.address}) gin_trgm_ops`),
+    index('peers_concurrent_use')
+      .on(t.concurrentUseSeenAt)
+      .where(sql`${t.concurrentUseSeenAt} is not null`),
   ],
 );
 
@@ -596,3 +609,74 @@ export const auditLog = pgTable(
     index('audit_log_target').on(t.targetType, t.targetId, t.createdAt),
   ],
 );
+
+/**
+ * Telegram (issue 20, migration 0019; services/telegram/). A chat linked to an account, one per
+ * account and realm; the link ends when the account's sessions are revoked after it (password
+ * change, disabled), checked on every use against `sessions_valid_after`.
+ */
+export const telegramLinks = pgTable(
+  'telegram_links',
+  {
+    id: serial('id').primaryKey(),
+    realm: text('realm').notNull(),
+    subjectId: integer('subject_id').notNull(),
+    chatId: bigint('chat_id', { mode: 'number' }).notNull(),
+    linkedAt: timestamp('linked_at', { withTimezone: true }).notNull(),
+    notifyReminders: boolean('notify_reminders').notNull().default(true),
+    notifyAllowance: boolean('notify_allowance').notNull().default(true),
+    notifyPayments: boolean('notify_payments').notNull().default(true),
+    notifyAnnouncements: boolean('notify_announcements').notNull().default(true),
+    notifyConcurrent: boolean('notify_concurrent').notNull().default(true),
+  },
+  (t) => [
+    uniqueIndex('telegram_links_subject').on(t.realm, t.subjectId),
+    uniqueIndex('telegram_links_chat').on(t.realm, t.chatId),
+    check('telegram_links_realm', sql`${t.realm} in ('customer', 'manager')`),
+  ],
+);
+
+/** "Vincular Telegram" codes: SHA-256 of the code, 10 minutes, single use. */
+export const telegramLinkCodes = pgTable('telegram_link_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  realm: text('realm').notNull(),
+  subjectId: integer('subject_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/** One row per notice sent (its key names what and for which state): claimed before sending. */
+export const telegramSent = pgTable('telegram_sent', {
+  key: text('key').primaryKey(),
+  createdAt: created(),
+});
+
+/** Manager alerts' states: observed since when, and what was last told when (de-duplication). */
+export const telegramAlerts = pgTable('telegram_alerts', {
+  key: text('key').primaryKey(),
+  observed: text('observed').notNull(),
+  observedSince: timestamp('observed_since', { withTimezone: true }).notNull(),
+  notified: text('notified'),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }),
+});
+
+/** Updates already handled: an update is answered by the instance that inserts its id. */
+export const telegramUpdates = pgTable('telegram_updates', {
+  updateId: bigint('update_id', { mode: 'number' }).primaryKey(),
+  createdAt: created(),
+});
+
+/** The poller's lease: one instance polls (and sends notices) while it holds it. */
+export const telegramLease = pgTable('telegram_lease', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+/** Announcements the operator ticked "enviar por Telegram", until every linked chat had them. */
+export const telegramBroadcasts = pgTable('telegram_broadcasts', {
+  id: serial('id').primaryKey(),
+  message: text('message').notNull(),
+  createdAt: created(),
+  doneAt: timestamp('done_at', { withTimezone: true }),
+});

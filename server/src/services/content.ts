@@ -5,6 +5,7 @@ import { announcements, clientVersions } from '../db/schema.ts';
 import { notFound } from '../lib/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { auditedTransaction, diffFields, type Actor } from './audit.ts';
+import { queueBroadcast } from './telegram/index.ts';
 
 export interface ContentDeps {
   db: Db;
@@ -44,15 +45,21 @@ export async function latestClientVersion(db: Db): Promise<ClientVersion> {
 export async function publishAnnouncement(
   deps: ContentDeps,
   actor: Actor,
-  body: { name: string; message: string },
+  body: { name: string; message: string; telegram?: boolean },
 ): Promise<Advertisement> {
   return auditedTransaction(deps.db, actor, async (tx, audit) => {
-    const [row] = await tx.insert(announcements).values(body).returning();
+    const [row] = await tx
+      .insert(announcements)
+      .values({ name: body.name, message: body.message })
+      .returning();
+    // "Enviar por Telegram": queued with the announcement, sent by the bot to every linked chat.
+    if (body.telegram) await queueBroadcast(tx as unknown as Db, row!.name, row!.message);
     await audit({
       action: 'announcement.create',
       targetType: 'announcement',
       targetId: row!.id,
       changes: diffFields(null, { name: row!.name, message: row!.message }),
+      ...(body.telegram ? { extra: { telegram: true } } : {}),
     });
     return presentAnnouncement(row!);
   });

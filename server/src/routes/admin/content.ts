@@ -18,7 +18,12 @@ export const adminContentRoutes =
           summary: 'Publica un anuncio en el inicio del panel',
           security: [{ bearer: [] }],
           body: z
-            .object({ name: z.string().trim().min(1).max(120), message: z.string().trim().min(1).max(4000) })
+            .object({
+              name: z.string().trim().min(1).max(120),
+              message: z.string().trim().min(1).max(4000),
+              /** "Enviar por Telegram": also to every linked chat that keeps announcements on. */
+              telegram: z.boolean().optional(),
+            })
             .strict(),
           response: { 201: Advertisement, 400: ErrorBody },
         },

@@ -1,0 +1,359 @@
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
+import { Bot, InlineKeyboard, InputFile, type Context } from 'grammy';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import { invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
+import { HttpError } from '../../lib/errors.ts';
+import { formatBytes } from '../allowance.ts';
+import type { InvoiceService } from '../invoices.ts';
+import type { PeerService } from '../peers.ts';
+import { agentOnline } from '../servers.ts';
+import { safeName } from '../wgconfig.ts';
+import { qrPng } from './qr.ts';
+import type { CustomerLink, TelegramStore } from './store.ts';
+import { t } from './texts.ts';
+import { redactTelegram } from './token.ts';
+
+export interface BotDeps {
+  db: Db;
+  store: TelegramStore;
+  peers: PeerService;
+  /** InvoiceService.create: the dashboard's invoice path. */
+  createInvoice: InvoiceService['create'];
+  companyName: string;
+  supportUrl: string | undefined;
+  publicUrl: string | undefined;
+  log: FastifyBaseLogger;
+}
+
+/** Commands per chat and minute; past it the chat is told once and ignored until the minute ends. */
+export const THROTTLE_PER_MINUTE = 20;
+
+/** Per-chat throttle (this instance's; only the lease holder polls, so one instance counts). */
+class ChatThrottle {
+  private readonly windows = new Map<number, { start: number; count: number }>();
+  /** 'ok', 'warn' (the first refusal: say so) or 'drop'. */
+  take(chatId: number, now = Date.now()): 'ok' | 'warn' | 'drop' {
+    let w = this.windows.get(chatId);
+    if (!w || now - w.start >= 60_000) {
+      if (this.windows.size > 10_000) this.windows.clear();
+      w = { start: now, count: 0 };
+      this.windows.set(chatId, w);
+    }
+    w.count++;
+    if (w.count <= THROTTLE_PER_MINUTE) return 'ok';
+    return w.count === THROTTLE_PER_MINUTE + 1 ? 'warn' : 'drop';
+  }
+}
+
+/** Why a call to Telegram failed, for a log line: method, code and description, never a URL or token. */
+export function describeTelegramError(err: unknown): Record<string, unknown> {
+  const e = err as { method?: string; error_code?: number; description?: string; message?: string };
+  return {
+    method: e.method,
+    code: e.error_code,
+    reason: redactTelegram(e.description ?? e.message ?? String(err)),
+  };
+}
+
+/** A payment link a chat can open: absolute (a sandbox link without PUBLIC_URL is relative). */
+function absolute(url: string, publicUrl: string | undefined): string {
+  return /^https?:\/\//.test(url) || !publicUrl ? url : `${publicUrl}${url}`;
+}
+
+/**
+ * The bot's behaviour: linking (/start <code>), the customers' commands (/peers, /config,
+ * /renovar, /ayuda), the managers' /estado, /desvincular. Private chats only; everything private
+ * answers only a linked chat, and every peer is looked up among the linked customer's own.
+ */
+export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?: Bot['botInfo']): Bot {
+  const bot = new Bot(token, { client: { apiRoot }, ...(botInfo ? { botInfo } : {}) });
+  const throttle = new ChatThrottle();
+
+  bot.use(async (ctx, next) => {
+    if (!ctx.chat) return;
+    if (ctx.chat.type !== 'private') {
+      if (ctx.message?.text?.startsWith('/')) await ctx.reply(t.privateOnly);
+      return;
+    }
+    const verdict = throttle.take(ctx.chat.id);
+    if (verdict === 'drop') return;
+    if (verdict === 'warn') {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t.throttled });
+      else await ctx.reply(t.throttled);
+      return;
+    }
+    await next();
+  });
+
+  const customerOf = async (ctx: Context): Promise<CustomerLink | null> => {
+    const link = await deps.store.customerOfChat(ctx.chat!.id);
+    if (!link) await ctx.reply(t.notLinked);
+    return link;
+  };
+
+  bot.command('start', async (ctx) => {
+    const code = ctx.match.trim();
+    if (!code) return void (await ctx.reply(t.welcome(deps.companyName)));
+    const linked = await deps.store.redeem(code, ctx.chat.id);
+    if (!linked) return void (await ctx.reply(t.codeInvalid));
+    if (linked.realm === 'customer') {
+      const link = await deps.store.customerOfChat(ctx.chat.id);
+      return void (await ctx.reply(link ? t.linkedCustomer(link.username) : t.notLinked));
+    }
+    const manager = await deps.store.managerOfChat(ctx.chat.id);
+    if (!manager) {
+      await deps.store.unlink('manager', linked.subjectId);
+      return void (await ctx.reply(t.managerNotAllowed));
+    }
+    await ctx.reply(t.linkedManager(manager.username));
+  });
+
+  bot.command(['ayuda', 'help'], async (ctx) => {
+    const help = t.help(deps.companyName, deps.supportUrl);
+    const manager = await deps.store.managerOfChat(ctx.chat.id);
+    await ctx.reply(manager ? `${help}\n\nGestores:\n${t.helpManager}` : help);
+  });
+
+  bot.command('desvincular', async (ctx) => {
+    const n = await deps.store.unlinkChat(ctx.chat.id);
+    await ctx.reply(n > 0 ? t.unlinked : t.notLinked);
+  });
+
+  bot.command('peers', async (ctx) => {
+    const link = await customerOf(ctx);
+    if (link) await sendPeers(ctx, link);
+  });
+  bot.callbackQuery('peers', async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const link = await customerOf(ctx);
+    if (link) await sendPeers(ctx, link);
+  });
+
+  async function sendPeers(ctx: Context, link: CustomerLink): Promise<void> {
+    const rows = await deps.db
+      .select({
+        id: peers.id,
+        name: peers.name,
+        active: peers.active,
+        expiresAt: peers.expiresAt,
+        dataUsed: peers.dataUsed,
+        dataAllowance: peers.dataAllowance,
+        online: sql<boolean>`exists (select 1 from ${peerStats} s where s.peer_id = ${peers.id} and s.latest_handshake > now() - interval '3 minutes')`,
+      })
+      .from(peers)
+      .where(eq(peers.customerId, link.customerId))
+      .orderBy(asc(peers.id));
+    if (rows.length === 0) return void (await ctx.reply(t.noPeers));
+    const now = Date.now();
+    const lines = rows.map((p) => {
+      const expired = p.expiresAt !== null && p.expiresAt.getTime() <= now;
+      const noData = p.dataAllowance !== null && p.dataUsed >= p.dataAllowance;
+      const state =
+        !p.active && !expired && !noData
+          ? t.stateOff
+          : expired
+            ? t.stateExpired
+            : noData
+              ? t.stateNoData
+              : t.stateActive;
+      return t.peerLine({
+        name: p.name,
+        state,
+        online: p.online,
+        expires: p.expiresAt,
+        usage: t.usage(
+          formatBytes(p.dataUsed),
+          p.dataAllowance === null ? null : formatBytes(p.dataAllowance),
+        ),
+      });
+    });
+    const keyboard = new InlineKeyboard().text('Configuración', 'cfg').text('Renovar', 'ren');
+    await ctx.reply(`${t.peersTitle}\n\n${lines.join('\n\n')}`, { reply_markup: keyboard });
+  }
+
+  bot.command('config', async (ctx) => {
+    const link = await customerOf(ctx);
+    if (!link) return;
+    const name = ctx.match.trim();
+    if (!name) return void (await offerConfigs(ctx, link));
+    const [peer] = await deps.db
+      .select({ id: peers.id })
+      .from(peers)
+      .where(and(eq(peers.customerId, link.customerId), sql`lower(${peers.name}) = lower(${name})`));
+    if (!peer) return void (await ctx.reply(t.configNoSuch(name)));
+    await sendConfig(ctx, link, peer.id);
+  });
+  bot.callbackQuery('cfg', async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const link = await customerOf(ctx);
+    if (link) await offerConfigs(ctx, link);
+  });
+  bot.callbackQuery(/^cfg:(\d{1,9})$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const link = await customerOf(ctx);
+    if (link) await sendConfig(ctx, link, Number(ctx.match[1]));
+  });
+
+  async function offerConfigs(ctx: Context, link: CustomerLink): Promise<void> {
+    const rows = await deps.db
+      .select({ id: peers.id, name: peers.name })
+      .from(peers)
+      .where(
+        and(
+          eq(peers.customerId, link.customerId),
+          eq(peers.active, true),
+          sql`(${peers.expiresAt} is null or ${peers.expiresAt} > now())`,
+          sql`(${peers.dataAllowance} is null or ${peers.dataUsed} < ${peers.dataAllowance})`,
+        ),
+      )
+      .orderBy(asc(peers.id));
+    if (rows.length === 0) return void (await ctx.reply(t.configNone));
+    const keyboard = new InlineKeyboard();
+    for (const p of rows) keyboard.text(p.name, `cfg:${p.id}`).row();
+    await ctx.reply(t.configWhich, { reply_markup: keyboard });
+  }
+
+  /** The `.conf` (document) and its QR (photo): PeerService.config checks ownership and state. */
+  async function sendConfig(ctx: Context, link: CustomerLink, peerId: number): Promise<void> {
+    let config: { name: string; text: string };
+    try {
+      config = await deps.peers.config(link.customerId, peerId);
+    } catch (err) {
+      if (err instanceof HttpError && err.status < 500) return void (await ctx.reply(err.message));
+      throw err;
+    }
+    await ctx.replyWithDocument(new InputFile(Buffer.from(config.text), `${safeName(config.name)}.conf`), {
+      caption: t.configCaption(config.name),
+    });
+    await ctx.replyWithPhoto(new InputFile(qrPng(config.text), `${safeName(config.name)}.png`), {
+      caption: t.qrCaption(config.name),
+    });
+  }
+
+  const offerPlans = async (ctx: Context) => {
+    const link = await customerOf(ctx);
+    if (!link) return;
+    const rows = await deps.db
+      .select({ id: plans.id, name: plans.name, price: plans.price })
+      .from(plans)
+      .where(eq(plans.active, true))
+      .orderBy(asc(plans.sortOrder), asc(plans.id));
+    if (rows.length === 0) return void (await ctx.reply(t.renewNoPlans));
+    const keyboard = new InlineKeyboard();
+    for (const p of rows) keyboard.text(`${p.name} (${p.price} USD)`, `ren:${p.id}`).row();
+    await ctx.reply(t.renewPlan, { reply_markup: keyboard });
+  };
+  bot.command('renovar', offerPlans);
+  bot.callbackQuery('ren', async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await offerPlans(ctx);
+  });
+  bot.callbackQuery(/^ren:(\d{1,9})$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const link = await customerOf(ctx);
+    if (!link) return;
+    const [plan] = await deps.db
+      .select({ id: plans.id, name: plans.name })
+      .from(plans)
+      .where(and(eq(plans.id, Number(ctx.match[1])), eq(plans.active, true)));
+    if (!plan) return void (await ctx.reply(t.renewNoPlans));
+    const rows = await deps.db
+      .select({ id: peers.id, name: peers.name })
+      .from(peers)
+      .where(and(eq(peers.customerId, link.customerId), eq(peers.manualPayment, false)))
+      .orderBy(asc(peers.id));
+    if (rows.length === 0) return void (await ctx.reply(t.renewNoPeers));
+    const keyboard = new InlineKeyboard();
+    for (const p of rows) keyboard.text(p.name, `ren:${plan.id}:${p.id}`).row();
+    await ctx.reply(t.renewPeer(plan.name), { reply_markup: keyboard });
+  });
+  bot.callbackQuery(/^ren:(\d{1,9}):(\d{1,9})$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const link = await customerOf(ctx);
+    if (!link) return;
+    // The dashboard's path: the same checks (plan on sale, the peer is this customer's), the same gateway.
+    try {
+      const planId = Number(ctx.match[1]);
+      const peerId = Number(ctx.match[2]);
+      const created = await deps.createInvoice(link.customerId, {
+        operation: 'add_plan',
+        plan: planId,
+        peer: peerId,
+      });
+      const [row] = await deps.db
+        .select({ plan: invoices.planName, peer: peers.name })
+        .from(invoices)
+        .innerJoin(peers, eq(peers.id, invoices.peerId))
+        .where(eq(invoices.id, created.id));
+      const url = absolute(created.payment_url, deps.publicUrl);
+      const keyboard = /^https?:\/\//.test(url) ? new InlineKeyboard().url(t.payButton, url) : undefined;
+      await ctx.reply(t.renewLink(row!.plan, row!.peer, url), keyboard ? { reply_markup: keyboard } : {});
+    } catch (err) {
+      if (err instanceof HttpError) return void (await ctx.reply(err.message));
+      throw err;
+    }
+  });
+
+  bot.command('estado', async (ctx) => {
+    const manager = await deps.store.managerOfChat(ctx.chat.id);
+    if (!manager) return void (await ctx.reply(t.notLinkedManager));
+    await ctx.reply(t.status(await serviceStatus(deps.db)));
+  });
+
+  bot.on('message', async (ctx) => {
+    await ctx.reply(t.unknown);
+  });
+  bot.on('callback_query', async (ctx) => {
+    await ctx.answerCallbackQuery();
+  });
+
+  bot.catch(async (err) => {
+    deps.log.warn(describeTelegramError(err.error), 'telegram: la orden falló');
+    await err.ctx.reply(t.failed).catch(() => {});
+  });
+  return bot;
+}
+
+/** Midnight of today in Cuba, as an instant (the day "today's payments" counts). */
+export function startOfHavanaDay(now = new Date()): Date {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/Havana',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    timeZoneName: 'longOffset',
+  }).formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const offset = get('timeZoneName').replace('GMT', '') || '+00:00';
+  return new Date(`${get('year')}-${get('month')}-${get('day')}T00:00:00${offset}`);
+}
+
+/** /estado: servers online of total (switched-on ones), peers active, payments since midnight in Cuba. */
+export async function serviceStatus(db: Db, now = new Date()) {
+  const rows = await db.select({ active: servers.active, lastSeenAt: servers.lastSeenAt }).from(servers);
+  const on = rows.filter((s) => s.active);
+  const [peerCount] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(peers)
+    .where(
+      and(
+        eq(peers.active, true),
+        sql`(${peers.expiresAt} is null or ${peers.expiresAt} > ${now.toISOString()}::timestamptz)`,
+      ),
+    );
+  const [paid] = await db
+    .select({
+      n: sql<number>`count(*)::int`,
+      amount: sql<string>`coalesce(sum(${invoices.amount}), 0)::text`,
+    })
+    .from(invoices)
+    .where(and(gte(invoices.paidAt, startOfHavanaDay(now)), sql`${invoices.status} = 'paid'`));
+  return {
+    online: on.filter((s) => agentOnline(s, now.getTime())).length,
+    total: on.length,
+    peers: peerCount!.n,
+    payments: paid!.n,
+    amount: Number(paid!.amount).toFixed(2),
+  };
+}

@@ -1,0 +1,340 @@
+import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import {
+  customers,
+  invoices,
+  managers,
+  paymentNotices,
+  peers,
+  servers,
+  telegramAlerts,
+  telegramBroadcasts,
+  telegramLinks,
+} from '../../db/schema.ts';
+import { formatBytes } from '../allowance.ts';
+import { agentOnline } from '../servers.ts';
+import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
+import { t } from './texts.ts';
+
+/** An agent unheard of for this long is reported; its return is reported at once. */
+export const OFFLINE_ALERT_MS = 5 * 60_000;
+/** An online agent behind its desired revision for this long is reported. */
+export const LAG_ALERT_MS = 2 * 60_000;
+/** At most one message per alert subject (a server, the database) this often. */
+export const ALERT_GAP_MS = 5 * 60_000;
+/** Invoices and payment notices older than this are history, not alerts. */
+const RECENT = `7 days`;
+
+/** Sends one text to one chat; false when it did not go (already logged). */
+export type Send = (chatId: number, text: string) => Promise<boolean>;
+
+/**
+ * What the bot tells on its own, run by the lease holder (one instance) every few seconds. Each
+ * customer notice is claimed by a key in telegram_sent before it goes (so a fail-over never sends
+ * it twice), and only for events after the chat was linked. Manager alerts follow states kept in
+ * telegram_alerts: one message per state change, at most one per subject per 5 minutes.
+ * `now` is the clock of the rules (windows, durations): tests move it.
+ */
+export class TelegramNotifier {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      store: TelegramStore;
+      send: Send;
+      companyName: string;
+      log: FastifyBaseLogger;
+    },
+  ) {}
+
+  async tick(now = new Date()): Promise<void> {
+    await this.deps.store.pruneEnded();
+    await this.reminders(now);
+    await this.allowance();
+    await this.payments(now);
+    await this.broadcasts();
+    await this.agentAlerts(now);
+    await this.deliveryAlerts(now);
+    await this.paymentNoticeAlerts(now);
+  }
+
+  /** Sends under a claim; a send that failed gives the claim back for the next tick. */
+  private async once(key: string, chatId: number, text: string): Promise<boolean> {
+    if (!(await this.deps.store.claim(key))) return false;
+    if (await this.deps.send(chatId, text)) return true;
+    await this.deps.store.release(key);
+    return false;
+  }
+
+  /** Renewal reminders 72 h and 24 h before expiry (inside 24 h only the 24 h one). */
+  async reminders(now: Date): Promise<number> {
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const rows = await this.deps.db
+      .select({ id: peers.id, name: peers.name, expiresAt: peers.expiresAt, chatId: telegramLinks.chatId })
+      .from(peers)
+      .innerJoin(customers, eq(customers.id, peers.customerId))
+      .innerJoin(
+        telegramLinks,
+        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
+      )
+      .where(
+        and(
+          customerLinkValid,
+          eq(telegramLinks.notifyReminders, true),
+          eq(peers.active, true),
+          gt(peers.expiresAt, at),
+          sql`${peers.expiresAt} <= ${at} + interval '72 hours'`,
+        ),
+      );
+    let sent = 0;
+    for (const row of rows) {
+      const hours = row.expiresAt!.getTime() - now.getTime() <= 24 * 3600_000 ? 24 : 72;
+      const key = `reminder:${hours}:${row.id}:${row.expiresAt!.getTime()}`;
+      if (await this.once(key, row.chatId, t.reminder(row.name, hours, row.expiresAt!))) sent++;
+    }
+    return sent;
+  }
+
+  /** The allowance's 80 % notice and its 100 % switch-off, as AllowanceService recorded them. */
+  private async allowance(): Promise<void> {
+    const rows = await this.deps.db
+      .select({
+        id: peers.id,
+        name: peers.name,
+        used: peers.dataUsed,
+        allowance: peers.dataAllowance,
+        noticeAt: peers.dataNoticeAt,
+        exhaustedAt: peers.dataExhaustedAt,
+        chatId: telegramLinks.chatId,
+        linkedAt: telegramLinks.linkedAt,
+      })
+      .from(peers)
+      .innerJoin(customers, eq(customers.id, peers.customerId))
+      .innerJoin(
+        telegramLinks,
+        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
+      )
+      .where(
+        and(
+          customerLinkValid,
+          eq(telegramLinks.notifyAllowance, true),
+          isNotNull(peers.dataAllowance),
+          sql`(${peers.dataNoticeAt} >= ${telegramLinks.linkedAt} or ${peers.dataExhaustedAt} >= ${telegramLinks.linkedAt})`,
+        ),
+      );
+    for (const row of rows) {
+      if (row.exhaustedAt && row.exhaustedAt >= row.linkedAt) {
+        await this.once(`data100:${row.id}:${row.exhaustedAt.getTime()}`, row.chatId, t.data100(row.name));
+      } else if (row.noticeAt && row.noticeAt >= row.linkedAt && !row.exhaustedAt) {
+        await this.once(
+          `data80:${row.id}:${row.noticeAt.getTime()}`,
+          row.chatId,
+          t.data80(row.name, formatBytes(row.used), formatBytes(row.allowance!)),
+        );
+      }
+    }
+  }
+
+  /** A paid invoice delivered (credited) after the chat was linked. */
+  private async payments(now: Date): Promise<void> {
+    const rows = await this.deps.db
+      .select({
+        id: invoices.id,
+        plan: invoices.planName,
+        amount: invoices.amount,
+        newPeer: invoices.newPeerName,
+        peer: peers.name,
+        chatId: telegramLinks.chatId,
+      })
+      .from(invoices)
+      .innerJoin(customers, eq(customers.id, invoices.customerId))
+      .innerJoin(
+        telegramLinks,
+        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
+      )
+      .leftJoin(peers, eq(peers.id, invoices.peerId))
+      .where(
+        and(
+          customerLinkValid,
+          eq(telegramLinks.notifyPayments, true),
+          eq(invoices.status, 'paid'),
+          isNotNull(invoices.creditedAt),
+          sql`${invoices.paidAt} > ${now.toISOString()}::timestamptz - ${RECENT}::interval`,
+          sql`${invoices.creditedAt} >= ${telegramLinks.linkedAt}`,
+        ),
+      );
+    for (const row of rows)
+      await this.once(
+        `paid:${row.id}`,
+        row.chatId,
+        t.paid(row.plan, row.peer ?? row.newPeer ?? '', row.amount),
+      );
+  }
+
+  /** Announcements ticked "enviar por Telegram": to every chat linked when it was published. */
+  private async broadcasts(): Promise<void> {
+    const pending = await this.deps.db
+      .select()
+      .from(telegramBroadcasts)
+      .where(isNull(telegramBroadcasts.doneAt))
+      .orderBy(asc(telegramBroadcasts.id));
+    for (const b of pending) {
+      const chats = await this.deps.db
+        .select({ id: telegramLinks.id, chatId: telegramLinks.chatId })
+        .from(telegramLinks)
+        .innerJoin(customers, eq(customers.id, telegramLinks.subjectId))
+        .where(
+          and(
+            eq(telegramLinks.realm, 'customer'),
+            customerLinkValid,
+            eq(telegramLinks.notifyAnnouncements, true),
+            sql`${telegramLinks.linkedAt} <= ${b.createdAt.toISOString()}::timestamptz`,
+          ),
+        );
+      for (const chat of chats)
+        await this.once(
+          `announcement:${b.id}:${chat.id}`,
+          chat.chatId,
+          t.announcement(this.deps.companyName, b.message),
+        );
+      await this.deps.db
+        .update(telegramBroadcasts)
+        .set({ doneAt: sql`now()` })
+        .where(eq(telegramBroadcasts.id, b.id));
+    }
+  }
+
+  /** Chats of the managers who get alerts (owner, operations; two-factor on; link not ended). */
+  async managerChats(): Promise<number[]> {
+    const rows = await this.deps.db
+      .select({ chatId: telegramLinks.chatId })
+      .from(telegramLinks)
+      .innerJoin(managers, eq(managers.id, telegramLinks.subjectId))
+      .where(and(eq(telegramLinks.realm, 'manager'), managerLinkValid));
+    return rows.map((r) => r.chatId);
+  }
+
+  private async toManagers(text: string): Promise<void> {
+    for (const chat of await this.managerChats()) await this.deps.send(chat, text);
+  }
+
+  /**
+   * One alert subject's state machine. `observed` is what is true now; a bad state counts once it
+   * has lasted `after` ms, a good one at once. A change from what was last told is told, unless
+   * the subject was told something less than ALERT_GAP_MS ago (then at a later tick). A subject
+   * seen for the first time counts as told good since now (a server already down when the bot
+   * starts is reported once it has been seen down for the whole delay).
+   */
+  async track(
+    key: string,
+    observed: string,
+    good: string,
+    after: number,
+    now: Date,
+    message: (state: string) => string,
+  ): Promise<void> {
+    const [row] = await this.deps.db.select().from(telegramAlerts).where(eq(telegramAlerts.key, key));
+    if (!row) {
+      await this.deps.db
+        .insert(telegramAlerts)
+        .values({ key, observed, observedSince: now, notified: good, notifiedAt: null })
+        .onConflictDoNothing();
+      return;
+    }
+    let since = row.observedSince;
+    if (row.observed !== observed) {
+      since = now;
+      await this.deps.db
+        .update(telegramAlerts)
+        .set({ observed, observedSince: now })
+        .where(eq(telegramAlerts.key, key));
+    }
+    const settled = observed === good || now.getTime() - since.getTime() >= after;
+    const state = settled ? observed : row.notified;
+    if (state === row.notified || state === null) return;
+    // A last message "in the future" (another instance's clock, after a fail-over) does not hold this one.
+    const elapsed = row.notifiedAt ? now.getTime() - row.notifiedAt.getTime() : Infinity;
+    if (elapsed >= 0 && elapsed < ALERT_GAP_MS) return;
+    // Claimed by its (state, time) so two holders in a fail-over cannot both send it.
+    const [won] = await this.deps.db
+      .update(telegramAlerts)
+      .set({ notified: state, notifiedAt: now })
+      .where(
+        and(
+          eq(telegramAlerts.key, key),
+          row.notified === null ? isNull(telegramAlerts.notified) : eq(telegramAlerts.notified, row.notified),
+        ),
+      )
+      .returning({ key: telegramAlerts.key });
+    if (won) await this.toManagers(message(state));
+  }
+
+  /** Agents offline for more than 5 minutes (and back), and online agents lagging for more than 2. */
+  private async agentAlerts(now: Date): Promise<void> {
+    const rows = await this.deps.db.select().from(servers).where(eq(servers.active, true));
+    for (const s of rows) {
+      // Online as the console counts it (the agents' stamps are the instances' real clocks).
+      const online = agentOnline(s);
+      await this.track(
+        `agent:${s.id}`,
+        online ? 'online' : 'offline',
+        'online',
+        OFFLINE_ALERT_MS,
+        now,
+        (state) => (state === 'offline' ? t.agentOffline(s.name) : t.agentBack(s.name)),
+      );
+      const lagging = online && s.revision > s.ackedRevision;
+      await this.track(`lag:${s.id}`, lagging ? 'lagging' : 'ok', 'ok', LAG_ALERT_MS, now, (state) =>
+        state === 'lagging' ? t.agentLagging(s.name, s.revision - s.ackedRevision) : t.agentCaughtUp(s.name),
+      );
+    }
+  }
+
+  /** A paid invoice whose delivery failed (the scheduler keeps retrying it): told once. */
+  private async deliveryAlerts(now: Date): Promise<void> {
+    const rows = await this.deps.db
+      .select({
+        id: invoices.id,
+        plan: invoices.planName,
+        attempts: invoices.deliveryAttempts,
+        customer: customers.username,
+      })
+      .from(invoices)
+      .innerJoin(customers, eq(customers.id, invoices.customerId))
+      .where(
+        and(
+          eq(invoices.status, 'paid'),
+          isNull(invoices.creditedAt),
+          gt(invoices.deliveryAttempts, 0),
+          sql`${invoices.paidAt} > ${now.toISOString()}::timestamptz - ${RECENT}::interval`,
+        ),
+      );
+    for (const row of rows)
+      if (await this.deps.store.claim(`delivery:${row.id}`))
+        await this.toManagers(t.deliveryFailed(row.id, row.plan, row.customer, row.attempts));
+  }
+
+  /** Money a gateway said arrived that credited nothing (payment_notices.outcome = 'unmatched'). */
+  private async paymentNoticeAlerts(now: Date): Promise<void> {
+    const rows = await this.deps.db
+      .select()
+      .from(paymentNotices)
+      .where(
+        and(
+          eq(paymentNotices.outcome, 'unmatched'),
+          isNull(paymentNotices.resolvedAt),
+          sql`${paymentNotices.createdAt} > ${now.toISOString()}::timestamptz - ${RECENT}::interval`,
+        ),
+      );
+    for (const row of rows)
+      if (await this.deps.store.claim(`notice:${row.id}`))
+        await this.toManagers(
+          t.unmatchedPayment(
+            row.gateway,
+            row.reference,
+            row.amount ? `${row.amount} ${row.currency ?? 'USD'}` : 'importe desconocido',
+            row.reason,
+          ),
+        );
+  }
+}
