@@ -193,6 +193,8 @@ export const AdminPlanHistoryEntry = z.object({
   manual: z.boolean(),
   reason: z.string().nullable(),
   granted_by: z.string().nullable(),
+  /** When the invoice that paid it was refunded and its period taken back. */
+  refunded: z.string().nullable(),
 });
 export type AdminPlanHistoryEntry = z.infer<typeof AdminPlanHistoryEntry>;
 

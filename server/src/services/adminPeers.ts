@@ -151,6 +151,7 @@ export async function getPeer(db: Db, id: number): Promise<AdminPeerDetail> {
       manual: h.manual,
       reason: h.reason,
       granted_by: h.manual ? (grantedBy ?? null) : null,
+      refunded: h.refundedAt?.toISOString() ?? null,
     })),
     usage: {
       rx_bytes: all?.rx ?? 0,

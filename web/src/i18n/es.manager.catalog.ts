@@ -144,6 +144,7 @@ export const esCatalog = {
     historyEmpty: 'Sin planes aplicados.',
     historyColumns: { plan: 'Plan', price: 'Precio', days: 'Validez', date: 'Fecha', origin: 'Origen' },
     paid: 'Pago',
+    refunded: (date: string) => `Pago reembolsado el ${date}: su periodo se retiró`,
     granted: (by: string | null) => (by ? `Concedido por ${by}` : 'Concedido'),
     grant: 'Conceder plan',
     grantTitle: (name: string) => `Conceder plan a ${name}`,

@@ -184,6 +184,8 @@ function History({ peer }: { peer: AdminPeerDetail }) {
                   {t.granted(h.granted_by)}
                   {h.reason && <span className="block text-xs text-slate-400">{h.reason}</span>}
                 </span>
+              ) : h.refunded ? (
+                <span className="text-amber-300">{t.refunded(formatDate(h.refunded))}</span>
               ) : (
                 t.paid
               ),

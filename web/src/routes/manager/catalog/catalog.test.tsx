@@ -78,6 +78,18 @@ const detail: AdminPeerDetail = {
       manual: true,
       reason: 'Compensación',
       granted_by: 'soporte1',
+      refunded: null,
+    },
+    {
+      plan_name: 'Mensual',
+      plan_price: '3.50',
+      validity_days: 30,
+      created: '2025-03-05T10:00:00.000Z',
+      invoice_id: '0b8f5c2e-4a8e-4b8a-9d6e-3f1f2a0c9e11',
+      manual: false,
+      reason: null,
+      granted_by: null,
+      refunded: '2025-03-07T10:00:00.000Z',
     },
   ],
   usage: {
@@ -209,6 +221,7 @@ describe('Peers', () => {
     const panel = await screen.findByRole('dialog', { name: 'Peer Móvil de Ana' });
     expect(await within(panel).findByText('Concedido por soporte1')).toBeInTheDocument();
     expect(within(panel).getByText('Compensación')).toBeInTheDocument();
+    expect(within(panel).getByText(/^Pago reembolsado el .*: su periodo se retiró$/)).toBeInTheDocument();
     expect(within(panel).getByText('↓ 3 GB · ↑ 512 MB')).toBeInTheDocument();
     // What the customer sees, per peer: online, the period's traffic, the 30-day chart.
     expect(within(panel).getByText('En línea')).toBeInTheDocument();
