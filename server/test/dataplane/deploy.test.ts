@@ -37,6 +37,7 @@ import {
   curl,
   deploySkipReason,
   inSystemTrust,
+  localPostgresAdmin,
   readEnvFile,
   readUnit,
   runDocCommand,
@@ -67,6 +68,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
   let moves: [string, string][];
   let envFile: string;
   let databaseUrl: string;
+  let createdRole = false;
   let curlEnv: NodeJS.ProcessEnv;
   let admin: string;
   let planId: number;
@@ -95,42 +97,53 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       ['panel.midominio.com', site],
       ['127.0.0.1:8080', `127.0.0.1:${ports.panel[0]}`],
     ];
-    const admin0 = new pg.Client({ connectionString: DATABASE_URL });
-    await admin0.connect();
-    await admin0.query(`create database ${database}`);
-    await admin0.end();
-    const url = new URL(DATABASE_URL!);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-
-    // The panel's configuration, as the guide writes it.
-    runDocCommand('install -d -m 700 /etc/vpn-panel', moves);
-    runDocCommand('install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env', moves);
-    runDocCommand(
+    // The guide's database and configuration, in one shell session as the guide has them typed (its
+    // role and database `vpn` become the test's own). Without a local cluster to administer as the
+    // postgres user, the test creates the database through its URL and writes that URL instead.
+    const config = [
+      'cd /opt/vpn-panel',
+      'install -d -m 700 /etc/vpn-panel',
+      'install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env',
       "sed -i 's|^PUBLIC_URL=.*|PUBLIC_URL=https://panel.midominio.com|' /etc/vpn-panel/panel.env",
-      moves,
-    );
-    runDocCommand("sed -i '/^SECRET_KEY=/d; /^DATABASE_URL=/d' /etc/vpn-panel/panel.env", moves);
-    runDocCommand(
+      "sed -i '/^SECRET_KEY=/d; /^DATABASE_URL=/d' /etc/vpn-panel/panel.env",
       `printf 'SECRET_KEY=%s\\n' "$(openssl rand -base64 48)" >> /etc/vpn-panel/panel.env`,
-      moves,
-    );
-    // The guide's role and database are `vpn`; the test's are its own (same printf, its URL).
-    runDocCommand(
       `printf 'DATABASE_URL=postgres://vpn:%s@127.0.0.1:5432/vpn\\n' "$CLAVE_PG" >> /etc/vpn-panel/panel.env`,
-      [
-        ...moves,
-        [
-          'postgres://vpn:%s@127.0.0.1:5432/vpn',
-          `${url.protocol}//${url.username}:%s@${url.host}${url.pathname}`,
-        ],
-      ],
-      { CLAVE_PG: url.password },
-    );
-    runDocCommand(
       `printf 'METRICS_TOKEN=%s\\n' "$(openssl rand -hex 24)" >> /etc/vpn-panel/panel.env`,
-      moves,
-    );
+    ];
+    const admin0 = new URL(DATABASE_URL!);
+    if (localPostgresAdmin(DATABASE_URL!)) {
+      runDocCommand(
+        [
+          'CLAVE_PG=$(openssl rand -hex 24)',
+          `printf "CREATE ROLE vpn LOGIN PASSWORD '%s';\\n" "$CLAVE_PG" | runuser -u postgres -- psql -q`,
+          'runuser -u postgres -- createdb --owner=vpn vpn',
+          ...config,
+        ],
+        [
+          ...moves,
+          ['ROLE vpn LOGIN', `ROLE ${database} LOGIN`],
+          ['--owner=vpn vpn', `--owner=${database} ${database}`],
+          ['postgres://vpn:%s@127.0.0.1:5432/vpn', `postgres://${database}:%s@127.0.0.1:5432/${database}`],
+        ],
+      );
+      createdRole = true;
+    } else {
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      await c.query(`create database ${database}`);
+      await c.end();
+      runDocCommand(
+        config,
+        [
+          ...moves,
+          [
+            'postgres://vpn:%s@127.0.0.1:5432/vpn',
+            `${admin0.protocol}//${admin0.username}:%s@${admin0.host}/${database}`,
+          ],
+        ],
+        { CLAVE_PG: admin0.password },
+      );
+    }
     envFile = join(tmp, 'conf-panel/panel.env');
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
     // The test's only addition: the sandbox gateway, to buy without a real one.
@@ -144,6 +157,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     const node = existsSync(exe!) ? exe! : process.execPath;
     const cwd = unit.WorkingDirectory!.replace('/opt/vpn-panel', ROOT);
     const fileEnv = readEnvFile(envFile);
+    databaseUrl = fileEnv.DATABASE_URL!;
     for (const [i, port] of ports.panel.entries()) {
       const service = new Service(node, args, {
         cwd,
@@ -238,6 +252,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       await c.query(`drop database if exists ${database} with (force)`).catch(() => {});
+      if (createdRole) await c.query(`drop role if exists ${database}`).catch(() => {});
       await c.end();
     }
     rmSync(tmp, { recursive: true, force: true });

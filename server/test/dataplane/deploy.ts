@@ -25,16 +25,38 @@ export function deploySkipReason(databaseUrl: string | undefined): string | null
 }
 
 /**
- * Runs one command of docs/deploy.md as written, after checking the guide still says it, with the
- * operator's paths and names swapped for the test's (`moves`, applied in order).
+ * Runs commands of docs/deploy.md as written, one after another in one shell session (as the
+ * operator types them: a variable set by one is seen by the next), after checking the guide still
+ * says each, with the operator's paths and names swapped for the test's (`moves`, in order).
  */
-export function runDocCommand(command: string, moves: [string, string][], env: NodeJS.ProcessEnv = {}) {
-  if (!DEPLOY_DOC.includes(command)) throw new Error(`docs/deploy.md ya no contiene: ${command}`);
-  let line = command;
-  for (const [from, to] of moves) line = line.split(from).join(to);
-  const r = spawnSync('sh', ['-c', line], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
-  if (r.status !== 0) throw new Error(`falló «${line}» (${r.status}): ${r.stderr}`);
+export function runDocCommand(
+  commands: string | string[],
+  moves: [string, string][],
+  env: NodeJS.ProcessEnv = {},
+): string {
+  const lines = typeof commands === 'string' ? [commands] : commands;
+  for (const command of lines)
+    if (!DEPLOY_DOC.includes(command)) throw new Error(`docs/deploy.md ya no contiene: ${command}`);
+  let script = lines.join('\n');
+  for (const [from, to] of moves) script = script.split(from).join(to);
+  const r = spawnSync('sh', ['-ec', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+  if (r.status !== 0) throw new Error(`falló «${script}» (${r.status}): ${r.stderr}`);
   return r.stdout;
+}
+
+/** True when `runuser -u postgres -- psql` reaches the cluster behind `url` (a local Debian one). */
+export function localPostgresAdmin(url: string): boolean {
+  const u = new URL(url);
+  if (!['127.0.0.1', 'localhost'].includes(u.hostname) || (u.port || '5432') !== '5432') return false;
+  return (
+    spawnSync('runuser', ['-u', 'postgres', '--', 'psql', '-Atqc', 'select 1'], {
+      encoding: 'utf8',
+    }).stdout.trim() === '1'
+  );
 }
 
 /** An environment file read the way systemd's EnvironmentFile= reads it (comments, "quotes"). */
