@@ -226,3 +226,23 @@ export async function grantPeer(
   const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, res.json().id));
   return row!;
 }
+
+/**
+ * A fresh confirmation of a manager's password (and two-factor code) for a sensitive operation
+ * (`POST /api/admin/me/reauth`), as the X-Reauth header to send with it.
+ */
+export async function reauthHeader(
+  t: TestApp,
+  access: string,
+  password: string,
+  code?: string,
+): Promise<{ 'x-reauth': string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/me/reauth',
+    headers: bearer(access),
+    payload: { password, ...(code ? { code } : {}) },
+  });
+  if (res.statusCode !== 200) throw new Error(`reauth refused: ${res.body}`);
+  return { 'x-reauth': res.json<{ token: string }>().token };
+}

@@ -28,6 +28,8 @@ export const msgManagers = {
   wrongPassword: 'La contraseña no es correcta',
   totpDisabled: 'Verificación en dos pasos desactivada',
   totpReset: 'Verificación en dos pasos restablecida: el gestor deberá activarla de nuevo',
+  reauthRequired: 'Por seguridad, confirme su contraseña (y su código de verificación) para continuar',
+  reauthCodeRequired: 'Indique también el código de verificación de su aplicación de autenticación',
 } as const;
 
 const Username = z
@@ -112,6 +114,23 @@ export const TotpDisableBody = z
   .object({ code: z.string().trim().max(40).optional(), password: z.string().max(1024).optional() })
   .strict()
   .refine((b) => Boolean(b.code) || Boolean(b.password), { message: msgManagers.totpDisableProof });
+
+/** The header carrying a fresh confirmation (`POST /api/admin/me/reauth`) to a sensitive operation. */
+export const REAUTH_HEADER = 'X-Reauth';
+/** The 403 code of a sensitive operation sent without a fresh confirmation. */
+export const REAUTH_REQUIRED = 'reauth_required';
+
+/**
+ * `POST /api/admin/me/reauth`: the password again (and a two-factor code when enabled) before a
+ * sensitive operation — one's own password or two-factor, a new owner, a role, gateway credentials.
+ */
+export const ReauthBody = z
+  .object({ password: z.string().max(1024), code: z.string().trim().max(40).optional() })
+  .strict();
+export type ReauthBody = z.infer<typeof ReauthBody>;
+/** A confirmation for this session, good for `expires_in` seconds, sent as the X-Reauth header. */
+export const ReauthAnswer = z.object({ token: z.string(), expires_in: z.number().int() });
+export type ReauthAnswer = z.infer<typeof ReauthAnswer>;
 
 /** `GET /api/admin/audit`: filters by manager and by target, plus the usual search and paging. */
 export const AuditQuery = ListQuery.extend({

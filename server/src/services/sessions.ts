@@ -276,6 +276,24 @@ export class SessionService {
   }
 
   /**
+   * Ends every session of a subject except the one `p` acts in (a manager enrolling two-factor):
+   * their refresh tokens are revoked, and with them their access tokens and push sockets.
+   */
+  async revokeOtherSessions(p: Principal): Promise<void> {
+    const families = await this.db
+      .selectDistinct({ id: refreshTokens.familyId })
+      .from(refreshTokens)
+      .where(
+        and(
+          eq(refreshTokens.realm, p.realm),
+          eq(refreshTokens.subjectId, p.id),
+          isNull(refreshTokens.revokedAt),
+        ),
+      );
+    for (const { id } of families) if (id !== p.session) await this.revokeFamily(id);
+  }
+
+  /**
    * Ends every session of a subject (password change, account disabled): access tokens stop working
    * at once, refresh tokens are revoked, open push sockets close on every instance. Pass `db` (a
    * transaction) to revoke with the change itself. The cut-off is the application's clock

@@ -131,6 +131,16 @@ export class TwoFactorService {
     await this.clear(actor, actor.id, 'manager.totp_disable');
   }
 
+  /** Whether the manager signs in with two-factor. */
+  async enabled(id: number): Promise<boolean> {
+    return (await this.row(id)).enabledAt !== null;
+  }
+
+  /** Checks (and spends) a current code or a recovery code of the manager. */
+  async checkCode(id: number, code: string): Promise<boolean> {
+    return this.consume(id, code);
+  }
+
   /** An owner resets another manager's two-factor (lost phone): they sign in with the password alone. */
   async reset(actor: Actor, id: number): Promise<void> {
     const row = await this.row(id);

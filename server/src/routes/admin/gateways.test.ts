@@ -7,6 +7,7 @@ import {
   createTestApp,
   login,
   managerToken,
+  reauthHeader,
   type TestApp,
 } from '../../../test/helpers.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
@@ -14,6 +15,7 @@ import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
 let t: TestApp;
 let qvapay: FakeQvaPay;
 let owner: string;
+let ownerProof: { 'x-reauth': string };
 let ops: string;
 let planId: number;
 
@@ -30,6 +32,8 @@ beforeAll(async () => {
     },
   });
   owner = await managerToken(t, 'owner');
+  // Credentials are a sensitive change: the owner's session confirms its password (reauth.test.ts).
+  ownerProof = await reauthHeader(t, owner, 'clave-de-gestor');
   ops = await managerToken(t, 'operations');
   await t.app.inject({
     method: 'POST',
@@ -52,7 +56,7 @@ const gateways = (method: 'GET' | 'PATCH', payload?: object, token = owner) =>
   t.app.inject({
     method,
     url: '/api/admin/settings/gateways',
-    headers: bearer(token),
+    headers: { ...bearer(token), ...(token === owner ? ownerProof : {}) },
     ...(payload ? { payload } : {}),
   });
 

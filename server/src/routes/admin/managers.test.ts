@@ -7,6 +7,7 @@ import {
   createTestApp,
   listen,
   managerToken,
+  reauthHeader,
   type TestApp,
 } from '../../../test/helpers.ts';
 import { PushClient } from '../../../test/protocolAgent.ts';
@@ -17,6 +18,8 @@ let a: TestApp;
 let b: TestApp;
 let owner: string;
 let ownerId: number;
+/** The owner's fresh confirmation (X-Reauth) for role changes and new owners (reauth.test.ts). */
+let ownerProof: { 'x-reauth': string };
 
 async function loginManager(t: TestApp, username: string, password: string, totp?: string) {
   return t.app.inject({
@@ -36,6 +39,7 @@ beforeAll(async () => {
   const m = await createManager(a, 'duena', 'clave-de-duena', 'owner');
   ownerId = m.id;
   owner = (await loginManager(a, m.username, m.password)).json().access;
+  ownerProof = await reauthHeader(a, owner, m.password);
 });
 afterAll(async () => {
   await b.close();
@@ -50,7 +54,12 @@ afterAll(async () => {
 const nextSecond = () => new Promise((r) => setTimeout(r, 1001 - (Date.now() % 1000)));
 
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token = owner, payload?: object) =>
-  a.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  a.app.inject({
+    method,
+    url,
+    headers: { ...bearer(token), ...(token === owner ? ownerProof : {}) },
+    ...(payload ? { payload } : {}),
+  });
 
 describe('managers API', () => {
   it('creates a manager who can then sign in; the password is stored hashed and never returned', async () => {
@@ -130,8 +139,17 @@ describe('managers API', () => {
       const firstToken = (await loginManager(lone, first.username, first.password)).json().access;
       const second = await createManager(lone, 'segunda', 'clave-de-segunda', 'owner');
       const secondToken = (await loginManager(lone, second.username, second.password)).json().access;
+      const proofs = new Map([
+        [firstToken, await reauthHeader(lone, firstToken, first.password)],
+        [secondToken, await reauthHeader(lone, secondToken, second.password)],
+      ]);
       const call = (token: string, method: 'PATCH' | 'DELETE', id: number, payload?: object) =>
-        lone.app.inject({ method, url: `/api/admin/managers/${id}`, headers: bearer(token), payload });
+        lone.app.inject({
+          method,
+          url: `/api/admin/managers/${id}`,
+          headers: { ...bearer(token), ...proofs.get(token) },
+          payload,
+        });
 
       // Two owners: one may demote the other…
       await nextSecond();
@@ -171,17 +189,19 @@ describe('managers API', () => {
       const y = await createManager(lone, 'ygriega', 'clave-de-ygriega', 'owner');
       const tx = (await loginManager(lone, x.username, x.password)).json().access;
       const ty = (await loginManager(lone, y.username, y.password)).json().access;
+      const px = await reauthHeader(lone, tx, x.password);
+      const py = await reauthHeader(lone, ty, y.password);
       const results = await Promise.all([
         lone.app.inject({
           method: 'PATCH',
           url: `/api/admin/managers/${y.id}`,
-          headers: bearer(tx),
+          headers: { ...bearer(tx), ...px },
           payload: { role: 'support' },
         }),
         lone.app.inject({
           method: 'PATCH',
           url: `/api/admin/managers/${x.id}`,
-          headers: bearer(ty),
+          headers: { ...bearer(ty), ...py },
           payload: { role: 'support' },
         }),
       ]);

@@ -14,11 +14,14 @@ import {
   TotpEnrolment,
   TotpStatus,
   IdParams,
+  ReauthAnswer,
+  ReauthBody,
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
 import { ManagerAdminService } from '../../services/managerAdmin.ts';
 import { twoFactorOf } from '../../services/twoFactor.ts';
+import { ReauthService } from '../../services/reauth.ts';
 
 const admin = { tags: ['admin'], security: [{ bearer: [] }] };
 
@@ -28,6 +31,23 @@ export const adminManagerRoutes =
   async (app) => {
     const managers = new ManagerAdminService(ctx);
     const twoFactor = twoFactorOf(ctx);
+    const reauth = new ReauthService(ctx);
+
+    app.post(
+      '/api/admin/me/reauth',
+      {
+        config: { permission: 'self' },
+        schema: {
+          ...admin,
+          summary:
+            'Confirma de nuevo la contraseña (y el código de verificación si está activado) antes de una operación sensible; ' +
+            'devuelve una confirmación para la cabecera X-Reauth de esta sesión (5 minutos)',
+          body: ReauthBody,
+          response: { 200: ReauthAnswer, 400: ErrorBody, 429: ErrorBody },
+        },
+      },
+      async (request) => reauth.confirm(request, request.body),
+    );
 
     app.get(
       '/api/admin/managers',
@@ -54,7 +74,11 @@ export const adminManagerRoutes =
           response: { 201: AdminManager, 400: ErrorBody, 409: ErrorBody },
         },
       },
-      async (request, reply) => reply.status(201).send(await managers.create(actorOf(request), request.body)),
+      async (request, reply) => {
+        // A new owner can do everything: only with a fresh confirmation.
+        if (request.body.role === 'owner') await reauth.require(request);
+        return reply.status(201).send(await managers.create(actorOf(request), request.body));
+      },
     );
 
     app.patch(
@@ -70,7 +94,12 @@ export const adminManagerRoutes =
           response: { 200: AdminManager, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
-      async (request) => managers.update(actorOf(request), request.params.id, request.body),
+      async (request) => {
+        const self = request.params.id === principalOf(request).id;
+        if (request.body.role !== undefined || (self && request.body.password !== undefined))
+          await reauth.require(request);
+        return managers.update(actorOf(request), request.params.id, request.body);
+      },
     );
 
     app.delete(
@@ -102,6 +131,7 @@ export const adminManagerRoutes =
         },
       },
       async (request) => {
+        if (request.params.id === principalOf(request).id) await reauth.require(request);
         await twoFactor.reset(actorOf(request), request.params.id);
         return { message: msgManagers.totpReset };
       },
@@ -131,7 +161,10 @@ export const adminManagerRoutes =
           response: { 200: TotpEnrolment, 409: ErrorBody },
         },
       },
-      async (request) => twoFactor.start(principalOf(request).id),
+      async (request) => {
+        await reauth.require(request);
+        return twoFactor.start(principalOf(request).id);
+      },
     );
 
     app.post(
@@ -146,7 +179,12 @@ export const adminManagerRoutes =
           response: { 200: RecoveryCodes, 400: ErrorBody, 409: ErrorBody },
         },
       },
-      async (request) => ({ recovery_codes: await twoFactor.confirm(actorOf(request), request.body.code) }),
+      async (request) => {
+        const recovery_codes = await twoFactor.confirm(actorOf(request), request.body.code);
+        // Whoever else holds a session of this manager must now sign in with the second factor.
+        await ctx.sessions.revokeOtherSessions(principalOf(request));
+        return { recovery_codes };
+      },
     );
 
     app.delete(
@@ -155,13 +193,15 @@ export const adminManagerRoutes =
         config: { permission: 'self' },
         schema: {
           ...admin,
-          summary: 'Desactiva mi verificación en dos pasos (con un código o mi contraseña)',
+          summary:
+            'Desactiva mi verificación en dos pasos (con X-Reauth, y un código o mi contraseña; los errores cuentan como intentos de inicio de sesión fallidos)',
           body: TotpDisableBody,
-          response: { 200: MessageBody, 400: ErrorBody, 409: ErrorBody },
+          response: { 200: MessageBody, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
         },
       },
       async (request) => {
-        await twoFactor.disable(actorOf(request), request.body);
+        await reauth.require(request);
+        await reauth.guarded(request, () => twoFactor.disable(actorOf(request), request.body));
         return { message: msgManagers.totpDisabled };
       },
     );

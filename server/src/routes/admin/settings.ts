@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { readSiteSettings, savePublicSwitches } from '../../services/settings.ts';
+import { ReauthService } from '../../services/reauth.ts';
 
 /** The switches `settings.public` may change; gateway switches are not among them. */
 const PublicSwitchesPatch = z
@@ -91,6 +92,9 @@ export const adminSettingsRoutes =
       },
       async (request) => {
         if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
+        // Credentials decide where customers' money goes: only with a fresh confirmation.
+        if (request.body.qvapay !== undefined || request.body.remesita !== undefined)
+          await new ReauthService(ctx).require(request);
         return ctx.gatewayCredentials.update(actorOf(request), request.body);
       },
     );

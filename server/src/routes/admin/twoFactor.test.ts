@@ -2,7 +2,14 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managers } from '../../db/schema.ts';
 import { base32Decode, hotp } from '../../lib/totp.ts';
-import { bearer, createManager, createTestApp, solveCaptcha, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  createManager,
+  createTestApp,
+  reauthHeader,
+  solveCaptcha,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -40,8 +47,10 @@ function login(
 async function signedIn(username: string, role: 'owner' | 'support' = 'support') {
   const m = await createManager(t, username, `clave-de-${username}`, role);
   const token = (await login(m.username, m.password)).json().access as string;
+  // Enrolling and switching off are sensitive: the session confirms its password first (reauth.test.ts).
+  const proof = await reauthHeader(t, token, m.password);
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+    t.app.inject({ method, url, headers: { ...bearer(token), ...proof }, ...(payload ? { payload } : {}) });
   return { ...m, token, call };
 }
 

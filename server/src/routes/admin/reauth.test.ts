@@ -1,0 +1,148 @@
+/**
+ * Issue 17, M3: a stolen owner session (an access token alone) must not take the account or the
+ * installation over. Sensitive operations need a fresh password (and code, with two-factor on),
+ * checked by the server, rate-limited, and counted like login failures.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { managers, rateLimits } from '../../db/schema.ts';
+import { verifyPassword } from '../../lib/crypto.ts';
+import { base32Decode, hotp } from '../../lib/totp.ts';
+import { bearer, createManager, createTestApp, type TestApp } from '../../../test/helpers.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ scheduler: false });
+});
+afterAll(() => t.close());
+
+const codeAt = (secret: string, s: number) => hotp(base32Decode(secret), s);
+const step = () => Math.floor(Date.now() / 30_000);
+
+async function owner(username: string) {
+  const m = await createManager(t, username, `clave-de-${username}`, 'owner');
+  const login = (totp?: string, remoteAddress = '127.0.0.1') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/admin/login',
+      remoteAddress,
+      payload: { username, password: m.password, ...(totp ? { totp } : {}) },
+    });
+  const token = (await login()).json().access as string;
+  const call = (
+    method: 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: object,
+    reauth?: string,
+    as = token,
+  ) =>
+    t.app.inject({
+      method,
+      url,
+      headers: { ...bearer(as), ...(reauth ? { 'x-reauth': reauth } : {}) },
+      ...(payload ? { payload } : {}),
+    });
+  const reauth = async (body: object, as = token) =>
+    t.app.inject({ method: 'POST', url: '/api/admin/me/reauth', headers: bearer(as), payload: body });
+  return { ...m, token, login, call, reauth };
+}
+
+describe('sensitive manager operations', () => {
+  it('refuse an owner token alone, change nothing, and go through with a fresh password', async () => {
+    const o = await owner('duenaReauth');
+    const other = await createManager(t, 'apoyo-reauth', 'clave-apoyo-1', 'support');
+    const attempts: [string, 'POST' | 'PATCH' | 'DELETE', string, object | undefined][] = [
+      ['own password', 'PATCH', `/api/admin/managers/${o.id}`, { password: 'robada-123456' }],
+      ['role', 'PATCH', `/api/admin/managers/${other.id}`, { role: 'owner' }],
+      [
+        'new owner',
+        'POST',
+        '/api/admin/managers',
+        { username: 'intruso', password: 'intruso-12345', role: 'owner' },
+      ],
+      ['enrol totp', 'POST', '/api/admin/me/totp', undefined],
+      [
+        'gateway credentials',
+        'PATCH',
+        '/api/admin/settings/gateways',
+        { qvapay: { app_id: 'x', app_secret: 'y' } },
+      ],
+    ];
+    for (const [what, method, url, payload] of attempts) {
+      const res = await o.call(method, url, payload);
+      expect(res.statusCode, what).toBe(403);
+      expect(res.json(), what).toMatchObject({ code: 'reauth_required' });
+    }
+    const [row] = await t.ctx.db.select().from(managers).where(eq(managers.id, o.id));
+    expect(await verifyPassword(o.password, row!.passwordHash)).toBe(true);
+    const [sup] = await t.ctx.db.select().from(managers).where(eq(managers.id, other.id));
+    expect(sup!.role).toBe('support');
+    expect(await t.ctx.db.select().from(managers).where(eq(managers.username, 'intruso'))).toHaveLength(0);
+
+    const wrong = await o.reauth({ password: 'no-es-esta' });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().message).toBe('La contraseña no es correcta');
+    const ok = await o.reauth({ password: o.password });
+    expect(ok.statusCode).toBe(200);
+    const proof = ok.json().token as string;
+    expect(
+      (await o.call('PATCH', `/api/admin/managers/${other.id}`, { role: 'owner' }, proof)).statusCode,
+    ).toBe(200);
+    // Another session's or another manager's token does not carry this confirmation.
+    const second = (await o.login()).json().access as string;
+    const elsewhere = await o.call(
+      'PATCH',
+      `/api/admin/managers/${other.id}`,
+      { role: 'support' },
+      proof,
+      second,
+    );
+    expect(elsewhere.statusCode).toBe(403);
+  });
+
+  it('ask for the code too when two-factor is on; enrolling it ends the other sessions', async () => {
+    const o = await owner('duenaTotp');
+    const proof = (await o.reauth({ password: o.password })).json().token as string;
+    const other = (await o.login()).json().access as string;
+    const { secret } = (await o.call('POST', '/api/admin/me/totp', undefined, proof)).json();
+    const confirmed = await o.call('POST', '/api/admin/me/totp/confirm', { code: codeAt(secret, step()) });
+    expect(confirmed.statusCode).toBe(200);
+    // The other session is over; this one goes on.
+    const probe = (as: string) =>
+      t.app.inject({ method: 'GET', url: '/api/admin/verify-token', headers: bearer(as) });
+    expect((await probe(other)).statusCode).toBe(401);
+    expect((await probe(o.token)).statusCode).toBe(200);
+    const noCode = await o.reauth({ password: o.password });
+    expect(noCode.statusCode).toBe(400);
+    expect(noCode.json().code).toBe('totp_required');
+    const withCode = await o.reauth({ password: o.password, code: codeAt(secret, step() + 1) });
+    expect(withCode.statusCode).toBe(200);
+    const off = await o.call('DELETE', '/api/admin/me/totp', { password: o.password }, withCode.json().token);
+    expect(off.statusCode).toBe(200);
+  });
+
+  it('count wrong passwords and codes like login failures, and stop answering past the limit', async () => {
+    const o = await owner('duenaGuess');
+    await t.ctx.db.delete(rateLimits);
+    const codes: number[] = [];
+    for (let i = 0; i < 11; i++) codes.push((await o.reauth({ password: `mala-${i}` })).statusCode);
+    expect(codes.slice(0, 10)).toEqual(Array(10).fill(400));
+    expect(codes[10]).toBe(429);
+    // The username is past its login limit too: a sign-in (from another address: this one is also
+    // slowed down) now needs a captcha.
+    const signIn = await o.login(undefined, '203.0.113.40');
+    expect(signIn.statusCode).toBe(429);
+    expect(signIn.json().code).toBe('captcha_required');
+    // Guesses at DELETE /api/admin/me/totp count the same way.
+    const p = await owner('duenaDelete');
+    const before = await t.ctx.managerLoginThrottle.captchaFactor('127.0.0.1', 'duenaDelete');
+    const proof = (await p.reauth({ password: p.password })).json().token as string;
+    const { secret } = (await p.call('POST', '/api/admin/me/totp', undefined, proof)).json();
+    await p.call('POST', '/api/admin/me/totp/confirm', { code: codeAt(secret, step()) });
+    const fresh = (await p.reauth({ password: p.password, code: codeAt(secret, step() + 1) })).json().token;
+    for (let i = 0; i < 10; i++) await p.call('DELETE', '/api/admin/me/totp', { code: '000000' }, fresh);
+    expect(before).toBe(1);
+    const locked = await p.login(codeAt(secret, step() + 2), '203.0.113.41');
+    expect(locked.json().code).toBe('captcha_required');
+  });
+});
