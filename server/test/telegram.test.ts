@@ -334,7 +334,9 @@ describe('Telegram bot', () => {
 
   it('managers: link refused without two-factor or an alert role; /estado once linked', async () => {
     const support = await managerToken(t, 'support');
-    expect((await call('POST', '/api/admin/me/telegram/link', support)).statusCode).toBe(403);
+    expect((await call('POST', '/api/admin/me/telegram/link', support)).json()).toMatchObject({
+      code: 'telegram_role',
+    });
     const m = await createManager(t, 'operador', 'clave-de-gestor', 'operations');
     const ops = (
       await t.app.inject({

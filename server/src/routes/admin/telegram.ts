@@ -38,7 +38,7 @@ export default (ctx: AppContext): FastifyPluginAsyncZod =>
           ...schema,
           summary:
             'Enlace t.me de un solo uso (10 minutos); propietario y operaciones, con verificación en dos pasos',
-          response: { 200: TelegramLink, 403: ErrorBody, 409: ErrorBody },
+          response: { 200: TelegramLink, 409: ErrorBody },
         },
       },
       async (request) => ctx.telegram.linkUrl('manager', principalOf(request).id),

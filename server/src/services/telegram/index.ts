@@ -350,7 +350,8 @@ export class TelegramService {
   async linkUrl(realm: Realm, subjectId: number): Promise<{ url: string; expires_at: string }> {
     if (realm === 'manager') {
       const [m] = await this.deps.db.select().from(managers).where(eq(managers.id, subjectId));
-      if (!m || !ALERT_ROLES.includes(m.role)) throw new HttpError(403, telegramMsg.managerRole, 'forbidden');
+      if (!m || !ALERT_ROLES.includes(m.role))
+        throw new HttpError(409, telegramMsg.managerRole, 'telegram_role');
       if (!m.totpEnabledAt) throw new HttpError(409, telegramMsg.managerTotp, 'totp_not_enrolled');
     }
     const handle = this.handle ?? (await this.ensureBot());
