@@ -81,6 +81,7 @@ describe('parseCli', () => {
 
   it('recognises --help and --down', () => {
     expect(parseCli(['--help'], {})).toEqual({ kind: 'help' });
+    expect(parseCli(['--version'], {})).toEqual({ kind: 'version' });
     expect(parseCli(['--down', '--interface', 'wg0', '--netns', 'x'], {})).toEqual({
       kind: 'down',
       interfaceName: 'wg0',
@@ -91,6 +92,17 @@ describe('parseCli', () => {
     expect(parseCli(['--down', '--interface', 'wg0', '--replace-foreign-link'], {})).toMatchObject({
       replaceForeignLink: true,
     });
+  });
+
+  it('takes a pid file from --pid-file or AGENT_PID_FILE', () => {
+    const base = ['--url', 'https://panel.example.com', '--token', 't'];
+    expect(parseCli([...base, '--pid-file', '/run/a.pid'], {})).toMatchObject({
+      config: { pidFile: '/run/a.pid' },
+    });
+    expect(parseCli(base, { AGENT_PID_FILE: '/run/b.pid' })).toMatchObject({
+      config: { pidFile: '/run/b.pid' },
+    });
+    expect(parseCli(base, {})).toMatchObject({ config: { pidFile: undefined } });
   });
 
   it('refuses a plain-http control plane off this machine unless asked explicitly', () => {

@@ -41,6 +41,13 @@ describe('agent command line', () => {
     expect(r.stderr).toContain('--allow-insecure-http (AGENT_ALLOW_HTTP=true)');
   });
 
+  it('prints its version (agent/package.json) with --version', () => {
+    const r = runAgent(['--version']);
+    expect(r.status).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(agentDir, 'package.json'), 'utf8')) as { version: string };
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+
   it('prints its usage with --help', () => {
     const r = runAgent(['--help']);
     expect(r.status).toBe(0);
