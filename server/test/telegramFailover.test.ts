@@ -1,0 +1,80 @@
+/**
+ * The Telegram poller on two compiled instances sharing one PostgreSQL: exactly one polls (the
+ * lease holder); when it is killed (-9, no goodbye), the other takes over once the lease runs out,
+ * and no update is ever answered twice. (PGlite is one process by nature: PostgreSQL only.)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { telegramLease } from '../src/db/schema.ts';
+import type { Database } from '../src/db/client.ts';
+import { FakeTelegram } from './fakeTelegram.ts';
+import { createTestDatabase, TEST_SECRET } from './helpers.ts';
+import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const TOKEN = '555000111:AAF-failover-test-token-standin_ab';
+
+describe.skipIf(!onPostgres)('Telegram poller fail-over between two instances', () => {
+  const fake = new FakeTelegram(TOKEN);
+  let database: Database & { url?: string };
+  const procs: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    expect(buildServer()).toBe(true);
+    database = await createTestDatabase();
+    const apiUrl = await fake.start();
+    const env = {
+      DATABASE_URL: database.url!,
+      SECRET_KEY: TEST_SECRET,
+      ADMIN_PASSWORD: 'clave-inicial-segura',
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      TELEGRAM_API_URL: apiUrl,
+    };
+    for (let i = 0; i < 2; i++) procs.push(await startServer(await freePort(), env));
+  }, 120_000);
+  afterAll(async () => {
+    for (const p of procs) if (p.exitCode === null && !p.signalCode) p.kill('SIGTERM');
+    await Promise.all(procs.map(exited));
+    await fake.close();
+    await database?.close();
+  });
+
+  const holderPid = async () => {
+    const [row] = await database.db.select().from(telegramLease);
+    return row ? Number(row.holder.split(':').at(-2)) : null;
+  };
+
+  /** Each of `chats` asks /ayuda; resolves when every one has its answer. */
+  async function round(chats: number[], limitMs: number) {
+    for (const chat of chats) fake.message(chat, '/ayuda');
+    for (const chat of chats) await fake.waitFor(chat, 1, 0, limitMs);
+  }
+
+  it('one instance polls; after it is killed the other answers, and no update is answered twice', async () => {
+    // The first cycle of each instance runs at start: one of them holds the lease.
+    let leader: number | null = null;
+    while (!(leader = await holderPid())) await new Promise((r) => setTimeout(r, 100));
+    const leaderProc = procs.find((p) => p.pid === leader)!;
+    const other = procs.find((p) => p !== leaderProc)!;
+    expect(leaderProc).toBeDefined();
+
+    await round([101, 102, 103, 104, 105, 106, 107, 108], 30_000);
+
+    leaderProc.kill('SIGKILL');
+    await exited(leaderProc);
+    const killedAt = Date.now();
+    // Asked while nobody polls: answered once the survivor holds the lease (≤ 20 s lease + a 5 s cycle).
+    await round([201, 202, 203, 204, 205, 206, 207, 208], 60_000);
+    const takeover = Date.now() - killedAt;
+    console.log(`telegram fail-over: answered ${takeover} ms after the holder was killed`);
+    expect(await holderPid()).toBe(other.pid);
+
+    // Every chat got exactly one answer: no update answered by both instances, none lost.
+    const perChat = new Map<number, number>();
+    for (const s of fake.sent) perChat.set(s.chatId, (perChat.get(s.chatId) ?? 0) + 1);
+    expect([...perChat.values()]).toEqual(new Array(16).fill(1));
+    expect(fake.sent.every((s) => s.text?.startsWith('Ayuda de '))).toBe(true);
+    // getUpdates calls came from one instance at a time: only the holder polls.
+    expect(fake.calls.filter((c) => c.method === 'deleteWebhook').length).toBe(2);
+  }, 120_000);
+});
