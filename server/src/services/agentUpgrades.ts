@@ -8,7 +8,7 @@
  *   failed      the agent kept its old file; agent_upgrade_error says why
  *   (null)      nothing asked, or the agent came back with the target version
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { agentMsg, compareVersions, type ServerUpgrade } from '@vpn/contracts';
 import type { Db } from '../db/client.ts';
 import { servers } from '../db/schema.ts';
@@ -20,7 +20,7 @@ export async function setUpgradeState(
   db: Db,
   serverId: number,
   status: UpgradeStatus | null,
-  fields: { version?: string; error?: string | null } = {},
+  fields: { version?: string; error?: string | null; onlyIf?: UpgradeStatus } = {},
 ): Promise<void> {
   await db
     .update(servers)
@@ -30,7 +30,12 @@ export async function setUpgradeState(
       ...(fields.version !== undefined ? { agentUpgradeVersion: fields.version } : {}),
       ...(status === 'pending' ? { agentUpgradeAt: new Date() } : {}),
     })
-    .where(eq(servers.id, serverId));
+    .where(
+      and(
+        eq(servers.id, serverId),
+        fields.onlyIf ? eq(servers.agentUpgradeStatus, fields.onlyIf) : undefined,
+      ),
+    );
 }
 
 /** The `upgrade` message for the panel's current agent file, or null when it is not built. */
