@@ -7,6 +7,7 @@ import {
   AdminManager,
   AuditEntry,
   MessageBody,
+  ReauthAnswer,
   RecoveryCodes,
   TotpEnrolment,
   TotpStatus,
@@ -108,6 +109,10 @@ export function totpStatusQuery() {
     queryFn: ({ signal }) => authRequest('manager', '/api/admin/me/totp', { signal }, TotpStatus),
   });
 }
+
+/** `POST /api/admin/me/reauth`: the password (and code) again before a sensitive operation. */
+export const confirmReauth = (body: { password: string; code?: string }) =>
+  authRequest('manager', '/api/admin/me/reauth', { method: 'POST', body }, ReauthAnswer);
 
 export const startTotp = () =>
   authRequest('manager', '/api/admin/me/totp', { method: 'POST' }, TotpEnrolment);

@@ -59,11 +59,19 @@ export interface RequestOptions {
   /** Bearer access token; when given the call counts as authenticated. */
   token?: string | null;
   signal?: AbortSignal;
+  /** Extra headers (the manager's fresh confirmation, X-Reauth). */
+  headers?: Record<string, string>;
 }
 
 /** Builds the fetch init: JSON content type + CSRF header (+ bearer token when given). */
-export function buildInit({ method = 'GET', body, token, signal }: RequestOptions): RequestInit {
-  const headers: Record<string, string> = { [CSRF_HEADER]: CSRF_VALUE, Accept: 'application/json' };
+export function buildInit({
+  method = 'GET',
+  body,
+  token,
+  signal,
+  headers: extra,
+}: RequestOptions): RequestInit {
+  const headers: Record<string, string> = { ...extra, [CSRF_HEADER]: CSRF_VALUE, Accept: 'application/json' };
   let payload: string | undefined;
   if (body !== undefined) payload = JSON.stringify(body);
   else if (token && method !== 'GET') {

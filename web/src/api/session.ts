@@ -233,6 +233,53 @@ export interface AuthRequestOptions {
   signal?: AbortSignal;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fresh confirmation of a manager's sensitive operations (server: services/reauth.ts)
+
+/** Asks the manager for the password (and code) again; resolves the confirmation, or null if cancelled. */
+export type ReauthPrompt = () => Promise<string | null>;
+let reauthPrompt: ReauthPrompt | null = null;
+/** The last confirmation and until when it holds (the server's is good for five minutes). */
+let reauthProof: { token: string; until: number } | null = null;
+
+/** The console's dialog registers itself here (ReauthDialog); returns the unregister function. */
+export function setReauthPrompt(prompt: ReauthPrompt | null): () => void {
+  reauthPrompt = prompt;
+  return () => {
+    if (reauthPrompt === prompt) reauthPrompt = null;
+  };
+}
+
+/** Keeps a confirmation for the next sensitive calls of this page (a little less than its life). */
+export function rememberReauth(token: string, expiresInSeconds: number): void {
+  reauthProof = { token, until: Date.now() + Math.max(0, expiresInSeconds - 15) * 1000 };
+}
+
+async function isReauthRefusal(res: Response): Promise<boolean> {
+  if (res.status !== 403) return false;
+  try {
+    const body = (await res.clone().json()) as { code?: unknown };
+    return body.code === 'reauth_required';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A sensitive manager call refused for want of a fresh confirmation (403 `reauth_required`) goes
+ * again with the one this page holds, or, failing that, with one the manager gives in the dialog.
+ */
+async function withReauth(path: string, options: AuthRequestOptions, token: string, refused: Response) {
+  if (reauthProof && reauthProof.until > Date.now()) {
+    const again = await send(path, { ...options, token, headers: { 'X-Reauth': reauthProof.token } });
+    if (!(await isReauthRefusal(again))) return again;
+    reauthProof = null;
+  }
+  const proof = reauthPrompt ? await reauthPrompt() : null;
+  if (!proof) return refused;
+  return send(path, { ...options, token, headers: { 'X-Reauth': proof } });
+}
+
 /**
  * Sends an authenticated call and returns the raw response (for downloads). 401/403 → one refresh
  * and one retry; when that is impossible or fails, the session ends (tokens cleared, login page) and
@@ -250,6 +297,7 @@ export async function authFetch(
   }
   const first = await send(path, { ...options, token });
   if (first.status !== 401 && first.status !== 403) return first;
+  if (realm === 'manager' && (await isReauthRefusal(first))) return withReauth(path, options, token, first);
 
   // Another call may already have rotated the tokens while this one was in flight: retry with the
   // current access token instead of spending the refresh token a second time.

@@ -143,6 +143,16 @@ export const esManagers = {
     disabledToast: 'Verificación en dos pasos desactivada',
   },
 
+  reauth: {
+    title: 'Confirme que es usted',
+    description:
+      'Esta operación es sensible: indique de nuevo su contraseña y, si tiene activada la verificación en dos pasos, un código de su aplicación.',
+    password: 'Contraseña',
+    code: 'Código de verificación (si la tiene activada)',
+    submit: 'Confirmar',
+    cancel: 'Cancelar',
+  },
+
   login: {
     totpTitle: 'Verificación en dos pasos',
     totpIntro: 'Introduzca el código de 6 dígitos de su aplicación de autenticación.',

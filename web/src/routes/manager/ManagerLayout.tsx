@@ -30,6 +30,7 @@ import { es } from '../../i18n/es';
 import { esManager } from '../../i18n/es.manager';
 import { esManagers } from '../../i18n/es.manager.managers';
 import { useDocumentTitle } from '../../lib/title';
+import { ReauthDialog } from '../../components/ReauthDialog';
 
 const CurrentManagerContext = createContext<CurrentManager | null>(null);
 
@@ -192,6 +193,7 @@ export function ManagerLayout() {
         <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6">
           <Outlet />
         </main>
+        <ReauthDialog />
       </div>
     </CurrentManagerContext.Provider>
   );
