@@ -15,7 +15,7 @@ try {
   const config = loadConfig();
   if (config.databaseUrl) {
     const file = resolve(cwd, process.argv[2] ?? `backup-${stamp}.dump`);
-    pgDump(config.databaseUrl, file);
+    await pgDump(config.databaseUrl, file, config.secretKey);
     console.log(`Copia de PostgreSQL escrita en ${file} (restaurar con: npm run restore ${file}).`);
   } else {
     const file = resolve(cwd, process.argv[2] ?? `backup-${stamp}.vpnbak`);

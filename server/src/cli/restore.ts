@@ -1,7 +1,8 @@
 /**
  * `npm run restore FILE`: puts a backup back, with the service stopped. Embedded database: the
  * current DATA_DIR/pglite is kept beside it, and a backup made under another secret key is refused.
- * PostgreSQL: pg_restore of a pg_dump custom-format file into DATABASE_URL (objects replaced).
+ * PostgreSQL: pg_restore of a pg_dump custom-format file into DATABASE_URL (objects replaced), after
+ * the same key check (a dump made before the check needs `--sin-comprobar-clave`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,13 +18,15 @@ try {
   if (!existsSync(file)) throw new BackupError(`No existe ${file}.`);
   // Not loadConfig: on a fresh install it would generate a new secret key, which cannot read the backup.
   const env = parseEnv(process.env);
+  const dataDir = resolve(env.DATA_DIR);
+  const keyFile = join(dataDir, 'secret.key');
+  const secret = env.SECRET_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : null);
   if (env.DATABASE_URL) {
-    pgRestore(env.DATABASE_URL, file);
+    await pgRestore(env.DATABASE_URL, file, secret, {
+      skipKeyCheck: process.argv.includes('--sin-comprobar-clave'),
+    });
     console.log('Copia restaurada en PostgreSQL.');
   } else {
-    const dataDir = resolve(env.DATA_DIR);
-    const keyFile = join(dataDir, 'secret.key');
-    const secret = env.SECRET_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : null);
     const { header, previous } = await restoreStopped(readFileSync(file), dataDir, secret);
     const c = header.counts;
     console.log(

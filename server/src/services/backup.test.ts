@@ -6,7 +6,7 @@
  * PostgreSQL (TEST_DATABASE_URL): pg_dump and pg_restore into another database, as the README says.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -220,14 +220,25 @@ describe.skipIf(!onPostgres)('PostgreSQL (pg_dump / pg_restore)', () => {
       await t.close();
     }
     const file = join(work, 'pg.dump');
-    pgDump(source.url!, file);
+    await pgDump(source.url!, file, TEST_SECRET);
+    // The dump holds every encrypted key and hash: readable by its owner only, whatever the umask.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
     await admin.query(`create database ${name}`);
     await admin.end();
     const url = new URL(base);
     url.pathname = `/${name}`;
-    pgRestore(url.toString(), file);
+    // As on PGlite: a dump made under another secret key is refused before anything is restored.
+    await expect(
+      pgRestore(url.toString(), file, 'otra-clave-secreta-que-no-es-la-de-la-copia-0123'),
+    ).rejects.toThrow(/otra clave secreta/);
+    const empty = new pg.Client({ connectionString: url.toString() });
+    await empty.connect();
+    const tables = await empty.query(`select count(*)::int as n from pg_tables where schemaname = 'public'`);
+    await empty.end();
+    expect(tables.rows[0].n).toBe(0);
+    await pgRestore(url.toString(), file, TEST_SECRET);
     target = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
     const restored = await createTestApp({ database: target, scheduler: false });
     try {

@@ -1,6 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import pg from 'pg';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PGlite } from '@electric-sql/pglite';
@@ -186,8 +198,28 @@ export async function restoreStopped(
   return { header, previous };
 }
 
-/** PostgreSQL: pg_dump in its custom format (compressed, restorable table by table). */
-export function pgDump(databaseUrl: string, file: string): void {
+/** The settings row a PostgreSQL dump carries its key fingerprint in (as a PGlite backup's header does). */
+export const FINGERPRINT_SETTING = 'backup_key_fingerprint';
+
+/**
+ * PostgreSQL: pg_dump in its custom format (compressed, restorable table by table). The key's
+ * fingerprint is written into the database first, so the dump carries it; the file is created
+ * mode 0600 before pg_dump writes into it (it holds every encrypted key and password hash).
+ */
+export async function pgDump(databaseUrl: string, file: string, secret: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into settings (key, value) values ($1, $2)
+       on conflict (key) do update set value = excluded.value, updated_at = now()`,
+      [FINGERPRINT_SETTING, JSON.stringify({ fingerprint: keyFingerprint(secret) })],
+    );
+  } finally {
+    await client.end();
+  }
+  closeSync(openSync(file, 'w', 0o600));
+  chmodSync(file, 0o600);
   const run = spawnSync('pg_dump', ['--format=custom', '--no-owner', `--file=${file}`, databaseUrl], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -197,8 +229,53 @@ export function pgDump(databaseUrl: string, file: string): void {
     );
 }
 
-/** PostgreSQL: pg_restore of a pg_dump file, replacing what the database holds, in one transaction. */
-export function pgRestore(databaseUrl: string, file: string): void {
+/** The key fingerprint a pg_dump file carries (null for a dump made before it did). */
+export function dumpFingerprint(file: string): string | null {
+  const run = spawnSync('pg_restore', ['--data-only', '--table=settings', '--file=-', file], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.error || run.status !== 0) throw new BackupError('pg_restore no pudo leer la copia.');
+  for (const line of run.stdout.split('\n')) {
+    const [key, value] = line.split('\t');
+    if (key !== FINGERPRINT_SETTING || !value) continue;
+    try {
+      const parsed = JSON.parse(value) as { fingerprint?: unknown };
+      return typeof parsed.fingerprint === 'string' ? parsed.fingerprint : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL: pg_restore of a pg_dump file, replacing what the database holds, in one transaction.
+ * As for PGlite, a dump made under another secret key is refused before anything changes (its
+ * private keys could not be decrypted); a dump without a fingerprint (made before this check) only
+ * with `skipKeyCheck`.
+ */
+export async function pgRestore(
+  databaseUrl: string,
+  file: string,
+  secret: string | null,
+  { skipKeyCheck = false }: { skipKeyCheck?: boolean } = {},
+): Promise<void> {
+  if (!skipKeyCheck) {
+    if (!secret)
+      throw new BackupError(
+        'Falta la clave secreta: defina SECRET_KEY (o copie el secret.key de la instalación original en DATA_DIR) antes de restaurar.',
+      );
+    const fingerprint = dumpFingerprint(file);
+    if (fingerprint === null)
+      throw new BackupError(
+        'La copia no dice con qué clave secreta se hizo (copia anterior a esta comprobación). Si está seguro de que la clave es la misma, repita con --sin-comprobar-clave.',
+      );
+    if (fingerprint !== keyFingerprint(secret))
+      throw new BackupError(
+        'La copia se hizo con otra clave secreta: sin ella no se pueden descifrar las claves privadas. Use la SECRET_KEY (o el secret.key) de la instalación original.',
+      );
+  }
   const run = spawnSync(
     'pg_restore',
     ['--clean', '--if-exists', '--no-owner', '--single-transaction', `--dbname=${databaseUrl}`, file],
