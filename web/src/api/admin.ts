@@ -42,7 +42,12 @@ export function patchSettings(body: Partial<SiteSettings>): Promise<SiteSettings
   return authRequest<SiteSettings>('manager', '/api/admin/settings', { method: 'PATCH', body });
 }
 
-export function publishAdvertisement(body: { name: string; message: string }): Promise<Advertisement> {
+export function publishAdvertisement(body: {
+  name: string;
+  message: string;
+  /** "Enviar por Telegram". */
+  telegram?: boolean;
+}): Promise<Advertisement> {
   return authRequest<Advertisement>('manager', '/api/admin/advertisements', { method: 'POST', body });
 }
 

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { AtSign, KeyRound, Mail, Trash2, UserRound } from 'lucide-react';
 import type { LucideIcon } from 'lucide-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { applySettingsAnswer, deleteEmail, patchSettings } from '../../api/account';
@@ -17,6 +17,8 @@ import { useCurrentUser } from './DashboardLayout';
 import { PageHeader } from './PageHeader';
 
 const t = es.dashboard.settings;
+/** Telegram's link and switches: a chunk of its own, fetched when Settings opens. */
+const TelegramSettings = lazy(() => import('./TelegramSettings'));
 
 type DialogName = 'alias' | 'email' | 'deleteEmail' | 'password';
 
@@ -123,6 +125,9 @@ export function AccountSettings() {
           }
         />
       </ul>
+      <Suspense fallback={null}>
+        <TelegramSettings />
+      </Suspense>
 
       {dialog === 'alias' && <AliasDialog user={user} onClose={close} />}
       {dialog === 'email' && <EmailDialog user={user} onClose={close} />}

@@ -10,6 +10,7 @@ import { FormError } from '../../components/FormError';
 import { Spinner } from '../../components/Spinner';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
+import { esTelegram } from '../../i18n/es.telegram';
 import { ManagerPageHeader } from './shared';
 
 const t = esManager.content;
@@ -52,6 +53,7 @@ function AnnouncementForm() {
   const messageId = useId();
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
+  const [telegram, setTelegram] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [published, setPublished] = useState<Advertisement[]>([]);
   const publish = useMutation({
@@ -60,6 +62,7 @@ function AnnouncementForm() {
       setPublished((list) => [ad, ...list]);
       setName('');
       setMessage('');
+      setTelegram(false);
       toast.success(t.announcementPublished);
     },
     onError: (err) => setError(errorMessage(err, esManager.requestError)),
@@ -77,7 +80,7 @@ function AnnouncementForm() {
     event.preventDefault();
     if (!name.trim() || !message.trim()) return setError(t.announcementRequired);
     setError(null);
-    publish.mutate({ name: name.trim(), message: message.trim() });
+    publish.mutate({ name: name.trim(), message: message.trim(), ...(telegram ? { telegram } : {}) });
   }
 
   return (
@@ -103,6 +106,19 @@ function AnnouncementForm() {
             disabled={publish.isPending}
           />
         </div>
+        <label className="flex items-start gap-2 text-sm text-slate-200">
+          <input
+            type="checkbox"
+            className="mt-0.5 size-4 accent-emerald-500"
+            checked={telegram}
+            disabled={publish.isPending}
+            onChange={(e) => setTelegram(e.target.checked)}
+          />
+          <span>
+            {esTelegram.content.sendTelegram}
+            <span className="block text-xs text-slate-500">{esTelegram.content.sendTelegramHint}</span>
+          </span>
+        </label>
         <Submit busy={publish.isPending} label={t.announcementSubmit} />
       </form>
       {published.length > 0 && (

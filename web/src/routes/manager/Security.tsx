@@ -14,6 +14,7 @@ import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { esManagers } from '../../i18n/es.manager.managers';
 import { ManagerPageHeader, QueryView } from './shared';
+import { SecurityTelegram } from './TelegramPanels';
 
 const t = esManagers.security;
 
@@ -88,6 +89,7 @@ export function ManagerSecurity() {
           }
         </QueryView>
       </div>
+      <SecurityTelegram totpEnabled={status.data?.enabled ?? false} />
       {disabling && (
         <DisableDialog
           onClose={() => setDisabling(false)}

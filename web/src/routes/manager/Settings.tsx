@@ -10,6 +10,7 @@ import { esManager } from '../../i18n/es.manager';
 import { useCan } from './ManagerLayout';
 import { SettingsGateways } from './SettingsGateways';
 import { ManagerPageHeader, QueryView, Switch } from './shared';
+import { SettingsTelegram } from './TelegramPanels';
 
 const t = esManager.settings;
 /** Public switches (`settings.public`); the gateways have their own panel (SettingsGateways). */
@@ -73,6 +74,7 @@ export function ManagerSettings() {
         )}
       </QueryView>
       {canGateways && <SettingsGateways />}
+      {canGateways && <SettingsTelegram />}
     </section>
   );
 }

@@ -258,6 +258,7 @@ describe('Seguridad (two-factor)', () => {
     let enabled = false;
     const api = signedIn({
       'GET /api/admin/me/totp': () => ({ body: { enabled, recovery_codes_left: enabled ? 10 : 0 } }),
+      'GET /api/admin/me/telegram': { body: { available: false, linked: false, prefs: null } },
       'POST /api/admin/me/totp': {
         body: {
           secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
