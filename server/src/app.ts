@@ -34,6 +34,7 @@ import { createBus, type Bus } from './realtime/bus.ts';
 import { SocketRegistry } from './realtime/sockets.ts';
 import { PeerService } from './services/peers.ts';
 import { startScheduler } from './services/scheduler.ts';
+import { ConcurrentUseService } from './services/concurrentUse.ts';
 import { AllowanceService } from './services/allowance.ts';
 import { AccountService } from './services/account.ts';
 import { Mailer } from './services/mailer.ts';
@@ -125,9 +126,11 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     env: { qvapay: config.payments.qvapay, remesita: config.payments.remesita },
   });
   const agentRelease = new AgentRelease(opts.agentFile);
+  const concurrentUse = new ConcurrentUseService({ db: database.db, bus, peers, log: app.log });
   const ctx: AppContext = {
     config,
     agentRelease,
+    concurrentUse,
     database,
     db: database.db,
     keys,
@@ -158,6 +161,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       catchupMs: config.agentCatchupMs,
       snapshotChunkPeers: opts.snapshotChunkPeers,
       release: agentRelease,
+      concurrentUse,
     }),
     sockets: new SocketRegistry(bus, (token, realm) =>
       sessions.verifyAccess(token, realm).then(
@@ -235,6 +239,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
           invoices: ctx.invoices,
           reminders: ctx.reminders,
           allowances: ctx.allowances,
+          concurrentUse,
           log: app.log,
           telemetry,
         });

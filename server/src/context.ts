@@ -16,6 +16,7 @@ import type { Mailer } from './services/mailer.ts';
 import type { GatewayCredentials } from './services/gatewayCredentials.ts';
 import type { AllowanceService } from './services/allowance.ts';
 import type { AgentRelease } from './services/agentRelease.ts';
+import type { ConcurrentUseService } from './services/concurrentUse.ts';
 import type { ReminderService } from './services/reminders.ts';
 import type { TelegramService } from './services/telegram/index.ts';
 
@@ -48,6 +49,11 @@ export interface AppContext {
   gatewayCredentials: GatewayCredentials;
   /** The agent file VPN servers install and upgrade to (version, SHA-256, bytes). */
   agentRelease: AgentRelease;
+  /**
+   * Peers in use on more than one device (issue 19): agents' reports, the Ajustes policy, and
+   * `onDetected`, the hook other notices (Telegram) subscribe to.
+   */
+  concurrentUse: ConcurrentUseService;
   /** The Telegram bot: links, commands, notices and alerts (off without a token). */
   telegram: TelegramService;
 }

@@ -6,7 +6,7 @@ import { z } from './zod.ts';
 import { CONTROL_CHARS } from './common.ts';
 import { msg } from './messages.ts';
 import { ListQuery, Reason, paged } from './admin.ts';
-import { PeerUsage } from './peers.ts';
+import { ConcurrentUse, PeerUsage } from './peers.ts';
 
 /** Spanish texts of this area that server and console share. */
 export const catalogMsg = {
@@ -25,7 +25,7 @@ export const catalogMsg = {
   planHasInvoices:
     'No se puede eliminar un plan con facturas: ocúltelo para que deje de ofrecerse y se conserve el historial.',
   planNotOnSale: 'Este plan ya no está a la venta. Por favor, elija otro plan.',
-  peerStateInvalid: 'El estado debe ser active, disabled o expiring',
+  peerStateInvalid: 'El estado debe ser active, disabled, expiring o concurrent_use',
   peerServerFilter: 'El servidor debe ser un número',
   peerPatchEmpty: 'Indique active, expires_at o una operación (grant, change_server)',
   peerPatchMixed: 'Una operación no se combina con active ni expires_at',
@@ -152,9 +152,10 @@ export const AdminPartyDelete = z.object({
 
 /**
  * Peers. `active` = working now (switched on, not expired, owner enabled); `disabled` = the rest;
- * `expiring` = switched on, owner enabled, and expiring within the next 7 days.
+ * `expiring` = switched on, owner enabled, and expiring within the next 7 days; `concurrent_use` = in
+ * use on more than one device (issue 19, "uso simultáneo").
  */
-export const PEER_STATES = ['active', 'disabled', 'expiring'] as const;
+export const PEER_STATES = ['active', 'disabled', 'expiring', 'concurrent_use'] as const;
 export const EXPIRING_DAYS = 7;
 
 export const AdminPeerQuery = ListQuery.extend({
@@ -180,6 +181,15 @@ export const AdminPeer = z.object({
   party: Ref.nullable(),
   processing: z.string().nullable(),
   created: z.string(),
+  /**
+   * In use on more than one device (issue 19), or null: the customer's fields plus the last
+   * alternation seen, the last two addresses truncated to /24 or /48, and the detections in 24 h.
+   */
+  concurrent_use: ConcurrentUse.extend({
+    last_seen: z.string(),
+    recent: z.array(z.string()),
+    detections_24h: z.number().int(),
+  }).nullable(),
 });
 export type AdminPeer = z.infer<typeof AdminPeer>;
 export const AdminPeerList = paged(AdminPeer);

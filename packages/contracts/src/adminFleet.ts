@@ -172,6 +172,8 @@ export const AdminMetrics = z.object({
   servers_online: z.number().int(),
   invoices_paid_30d: z.number().int().optional(),
   revenue_usd_30d: z.number().optional(),
+  /** Peers flagged in use on more than one device now (issue 19). */
+  concurrent_use_peers: z.number().int(),
 });
 export type AdminMetrics = z.infer<typeof AdminMetrics>;
 

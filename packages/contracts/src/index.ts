@@ -17,3 +17,4 @@ export * from './adminManagers.ts';
 export * from './adminFleet.ts';
 export * from './billing.ts';
 export * from './telegram.ts';
+export * from './concurrentUse.ts';

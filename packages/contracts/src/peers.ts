@@ -25,6 +25,17 @@ export type PlanHistoryEntry = z.infer<typeof PlanHistoryEntry>;
 export const PeerOperation = z.enum(['regenerate', 'change_server']);
 export type PeerOperation = z.infer<typeof PeerOperation>;
 
+/**
+ * Issue 19: the peer's keys seem to run on more than one device (its endpoint alternates between
+ * source addresses). `detected_at`: when this episode was first seen; `endpoints`: how many distinct
+ * addresses alternated. Cleared after 24 h without alternation, or at once by a regenerate.
+ */
+export const ConcurrentUse = z.object({
+  detected_at: z.string(),
+  endpoints: z.number().int(),
+});
+export type ConcurrentUse = z.infer<typeof ConcurrentUse>;
+
 /** A customer's peer (device). */
 export const Peer = z.object({
   id: z.number().int(),
@@ -50,6 +61,8 @@ export const Peer = z.object({
    * or null when the plan has none (unlimited). At the allowance the peer is off until a plan.
    */
   data: z.object({ used: z.number().int(), allowance: z.number().int() }).nullable(),
+  /** In use on more than one device (issue 19), or null. */
+  concurrent_use: ConcurrentUse.nullable(),
 });
 export type Peer = z.infer<typeof Peer>;
 

@@ -17,6 +17,7 @@ import type { PeerService } from '../services/peers.ts';
 import type { ServerRow } from '../services/servers.ts';
 import { recordStats } from '../services/usage.ts';
 import type { AgentRelease } from '../services/agentRelease.ts';
+import type { ConcurrentUseService } from '../services/concurrentUse.ts';
 import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/agentUpgrades.ts';
 
 export const STATS_INTERVAL_MS = 10_000;
@@ -39,6 +40,8 @@ export interface HubDeps {
   snapshotChunkPeers?: number;
   /** The agent file "Actualizar agente" upgrades to. */
   release?: AgentRelease;
+  /** Stores agents' `concurrent_use` reports (issue 19); absent, agents are not asked for them. */
+  concurrentUse?: ConcurrentUseService;
 }
 
 export const DEFAULT_CATCHUP_MS = 60_000;
@@ -346,6 +349,7 @@ class AgentConnection {
           protocol: AGENT_PROTOCOL_VERSION,
           server_id: this.server.id,
           stats_interval_ms: STATS_INTERVAL_MS,
+          ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
         });
         await this.sendSnapshot();
         // A pending "Actualizar agente": done, sent again, or failed (services/agentUpgrades.ts).

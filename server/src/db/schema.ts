@@ -291,8 +291,9 @@ export const peers = pgTable(
     concurrentUseAt: timestamp('concurrent_use_at', { withTimezone: true }),
     concurrentUseSeenAt: timestamp('concurrent_use_seen_at', { withTimezone: true }),
     concurrentUseEndpoints: integer('concurrent_use_endpoints'),
-    concurrentUseRecent: text('concurrent_use_recent').array(),
-    concurrentUseReports: timestamp('concurrent_use_reports', { withTimezone: true }).array(),
+    concurrentUseRecent: jsonb('concurrent_use_recent').$type<string[]>(),
+    /** Unix milliseconds of each report within the last 24 h. */
+    concurrentUseReports: jsonb('concurrent_use_reports').$type<number[]>(),
     createdAt: created(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

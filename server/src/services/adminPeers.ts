@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, lte, not, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, isNotNull, lte, not, or, sql, type SQL } from 'drizzle-orm';
 import {
   EXPIRING_DAYS,
   msg,
@@ -16,6 +16,7 @@ import { containsPattern, pageOf } from './listing.ts';
 import type { PeerService } from './peers.ts';
 import { pickServerForNewPeer, type ServerRow } from './servers.ts';
 import { peerUsage, usageSince } from './usage.ts';
+import { adminConcurrentUseOf } from './concurrentUseFields.ts';
 
 /** Switched on and not expired (the peer's own state). */
 const live = sql`(${peers.active} and (${peers.expiresAt} is null or ${peers.expiresAt} > now()))`;
@@ -52,6 +53,7 @@ function peerFilter(query: AdminPeerQuery): SQL | undefined {
   if (query.server !== undefined) conditions.push(eq(peers.serverId, query.server));
   if (query.state === 'active') conditions.push(live, not(ownerDisabled));
   if (query.state === 'disabled') conditions.push(or(not(live), ownerDisabled));
+  if (query.state === 'concurrent_use') conditions.push(isNotNull(peers.concurrentUseSeenAt));
   if (query.state === 'expiring')
     conditions.push(
       and(
@@ -95,6 +97,7 @@ function present(r: ListRow): AdminPeer {
     party: p.partyId !== null ? { id: p.partyId, name: r.partyName ?? '' } : null,
     processing: p.pendingOperation,
     created: p.createdAt.toISOString(),
+    concurrent_use: adminConcurrentUseOf(p),
   };
 }
 

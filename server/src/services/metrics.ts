@@ -42,6 +42,7 @@ export async function headlineMetrics(db: Db, withRevenue: boolean): Promise<Adm
       online: sql<number>`(select count(*)::int from ${servers} where last_seen_at > now() - (${AGENT_OFFLINE_AFTER_MS} * interval '1 millisecond'))`,
       paid: sql<number>`(select count(*)::int from ${invoices} where status = 'paid' and paid_at > now() - interval '30 days')`,
       revenue: sql<string>`(select coalesce(sum(amount), 0)::text from ${invoices} where status = 'paid' and paid_at > now() - interval '30 days')`,
+      concurrent: sql<number>`(select count(*)::int from ${peers} where concurrent_use_seen_at is not null)`,
     })
     .from(sql`(select 1) as one`);
   return {
@@ -50,6 +51,7 @@ export async function headlineMetrics(db: Db, withRevenue: boolean): Promise<Adm
     active_peers: row!.active,
     servers: row!.servers,
     servers_online: row!.online,
+    concurrent_use_peers: row!.concurrent,
     ...(withRevenue ? { invoices_paid_30d: row!.paid, revenue_usd_30d: Number(row!.revenue) } : {}),
   };
 }

@@ -17,6 +17,7 @@ import { ONLINE_WINDOW } from './usage.ts';
 import { bytesOfGb, newPeriod, type PlanTerms } from './allowance.ts';
 import { renderMikrotik, renderWgQuick, type ClientConfigInput } from './wgconfig.ts';
 import { mirrorTokenHash, newMirrorToken, openMirrorToken } from './mirrorTokens.ts';
+import { CLEARED as CONCURRENT_USE_CLEARED, concurrentUseOf } from './concurrentUseFields.ts';
 
 /** What a peer row keeps of a new mirror token. */
 const mirrorColumns = ({ mirrorTokenEnc, mirrorTokenHash: hash }: ReturnType<typeof newMirrorToken>) => ({
@@ -140,6 +141,7 @@ export class PeerService {
         manual_payment: row.manualPayment,
         processing: pending?.op ?? null,
         online: online.has(row.id),
+        concurrent_use: concurrentUseOf(row),
       };
     });
   }
@@ -252,6 +254,8 @@ export class PeerService {
           publicKey: keys.publicKey,
           privateKeyEnc: encrypt(this.deps.encryptionKey, keys.privateKey),
           presharedKeyEnc: encrypt(this.deps.encryptionKey, generatePresharedKey()),
+          // New keys: the devices sharing the old ones are cut off, so the flag ends now (issue 19).
+          ...CONCURRENT_USE_CLEARED,
           updatedAt: sql`now()`,
         })
         .where(eq(peers.id, row.id));

@@ -5,6 +5,7 @@ import type { PeerService } from './peers.ts';
 import { pruneRateLimits } from './rateLimit.ts';
 import type { ReminderService } from './reminders.ts';
 import type { AllowanceService } from './allowance.ts';
+import type { ConcurrentUseService } from './concurrentUse.ts';
 import type { SessionService } from './sessions.ts';
 import type { Telemetry } from './telemetry.ts';
 import { compactUsage } from './usage.ts';
@@ -23,6 +24,8 @@ export function startScheduler(
     invoices: InvoiceService;
     reminders: ReminderService;
     allowances: AllowanceService;
+    /** Concurrent-use flags without a report for 24 h are cleared (issue 19). */
+    concurrentUse?: Pick<ConcurrentUseService, 'clearStale'>;
     log: FastifyBaseLogger;
     telemetry?: Pick<Telemetry, 'schedulerRuns' | 'schedulerFailures'>;
   },
@@ -41,6 +44,7 @@ export function startScheduler(
       // Each invoice logs its own failure and keeps its retry time: one cannot hold up the others.
       await deps.invoices.deliverPending();
       await deps.reminders.sendDue();
+      await deps.concurrentUse?.clearStale();
       if (ticks++ % 240 === 0) {
         await pruneRateLimits(deps.db);
         await deps.sessions.prune();

@@ -108,6 +108,13 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly serverConcurrentUse = new Gauge({
+    name: 'vpn_server_concurrent_use_peers',
+    help: 'Peers of the server flagged in use on more than one device (issue 19: their endpoint alternates between addresses)',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
   private readonly invoiceCount = new Gauge({
     name: 'vpn_invoices',
     help: 'Invoices by gateway and state',
@@ -151,13 +158,15 @@ export class Telemetry {
       agent_node_version: string | null;
       active_peers: string | number;
       disabled_peers: string | number;
+      concurrent_peers: string | number;
     };
     const fleet = await db.execute(sql`
       select s.id, s.name, s.revision, s.acked_revision as acked,
              extract(epoch from s.last_seen_at) as last_seen,
              s.agent_version, s.agent_node_version,
              count(p.id) filter (where p.active) as active_peers,
-             count(p.id) filter (where not p.active) as disabled_peers
+             count(p.id) filter (where not p.active) as disabled_peers,
+             count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers
         from servers s left join peers p on p.server_id = s.id
        group by s.id order by s.id`);
     for (const g of [
@@ -168,6 +177,7 @@ export class Telemetry {
       this.serverLastSeen,
       this.serverConnected,
       this.serverAgentInfo,
+      this.serverConcurrentUse,
     ])
       g.reset();
     const here = new Set(live.connectedServers ?? []);
@@ -182,6 +192,7 @@ export class Telemetry {
       this.serverLag.set(labels, Math.max(0, revision - acked));
       this.serverLastSeen.set(labels, s.last_seen === null ? 0 : Number(s.last_seen));
       this.serverConnected.set(labels, here.has(Number(s.id)) ? 1 : 0);
+      this.serverConcurrentUse.set(labels, Number(s.concurrent_peers));
       if (s.agent_version !== null) {
         const latest = live.latestAgentVersion ?? null;
         const outdated = latest !== null && compareVersions(s.agent_version, latest) < 0;

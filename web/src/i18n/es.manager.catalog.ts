@@ -110,6 +110,7 @@ export const esCatalog = {
       active: 'Activos',
       disabled: 'Deshabilitados',
       expiring: `Vencen en ${EXPIRING_DAYS} días`,
+      concurrent_use: 'Uso simultáneo',
     },
     columns: {
       name: 'Nombre',

@@ -24,6 +24,7 @@ export function samplePeer(overrides: Partial<Peer> = {}): Peer {
     processing: null,
     online: false,
     data: null,
+    concurrent_use: null,
     ...overrides,
   };
 }

@@ -65,6 +65,7 @@ const peer: AdminPeer = {
   party: null,
   processing: null,
   created: '2025-03-05T10:00:00.000Z',
+  concurrent_use: null,
 };
 const detail: AdminPeerDetail = {
   ...peer,
