@@ -24,7 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { customers } from '../../src/db/schema.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { testHash } from '../helpers.ts';
@@ -258,6 +258,17 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     rmSync(tmp, { recursive: true, force: true });
   });
 
+  // On a failure, what the operator would read in the journals: the agent's and each unit's last lines.
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const tail = (lines: string[]) => lines.slice(-25).join('\n');
+    console.error(
+      `agente:\n${tail(agentLines)}\n` +
+        instances.map((s, i) => `instancia ${i}:\n${tail(s.lines)}`).join('\n') +
+        `\ncaddy:\n${tail(caddy?.lines ?? [])}`,
+    );
+  });
+
   const manager = () => new HttpsClient(base, readFileSync(ca, 'utf8'), '127.0.0.31');
 
   function startAgent(token: string, trustCa: boolean): ChildProcess {
@@ -391,7 +402,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       );
 
       // The .conf brings a tunnel up through the server the agent configured over wss.
-      await eventually(() => lab!.peersOn(serverIface).length === 1, 30_000, 'peer en la interfaz');
+      await eventually(() => lab!.peersOn(serverIface).length === 1, 60_000, 'peer en la interfaz');
       const client = lab!.host('dpdc', '198.51.100.11');
       await lab!.loadClientConf(client, conf.body);
       expect(await lab!.reaches(client.ns, '10.64.0.1')).toBe(true);

@@ -237,7 +237,7 @@ export class PushSocket {
     ws.on('error', (e) => (this.failure = e));
   }
 
-  async waitFor(type: string, timeoutMs = 30_000): Promise<{ type: string; [k: string]: unknown }> {
+  async waitFor(type: string, timeoutMs = 60_000): Promise<{ type: string; [k: string]: unknown }> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find((m) => m.type === type);
