@@ -1,7 +1,8 @@
 /**
  * The Telegram bot against a stand-in of the Bot API (fakeTelegram.ts): linking, every command
  * (with a linked, an unlinked and a wrong chat), notices with a moved clock, manager alerts when an
- * agent disconnects and returns, the token in Ajustes, and no token in any log line.
+ * agent disconnects and returns, the token in Ajustes, and no token in any log line. Over 400
+ * lines: one conversation with one bot and one stand-in, whose steps build on each other.
  */
 import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { Writable } from 'node:stream';

@@ -5,7 +5,7 @@ import type { Update } from 'grammy/types';
 import type { FastifyBaseLogger } from 'fastify';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { managers, telegramBroadcasts } from '../../db/schema.ts';
+import { managers } from '../../db/schema.ts';
 import { HttpError } from '../../lib/errors.ts';
 import type { Actor } from '../audit.ts';
 import type { InvoiceService } from '../invoices.ts';
@@ -13,7 +13,7 @@ import type { PeerService } from '../peers.ts';
 import { buildBot, describeTelegramError } from './bot.ts';
 import { ALERT_GAP_MS, TelegramNotifier } from './notifier.ts';
 import { ALERT_ROLES, TelegramStore, type Prefs, type Realm } from './store.ts';
-import { COMMANDS, t } from './texts.ts';
+import { COMMANDS, t, telegramMsg } from './texts.ts';
 import { TelegramToken, TOKEN_RE } from './token.ts';
 
 /**
@@ -398,16 +398,5 @@ export class TelegramService {
   }
 }
 
-/** Queues an announcement for every linked chat (in the announcement's own transaction). */
-export async function queueBroadcast(db: Db, name: string, message: string): Promise<void> {
-  await db.insert(telegramBroadcasts).values({ message: `${name}\n\n${message}` });
-}
-
-export const telegramMsg = {
-  unavailable: 'Telegram no está configurado en este panel.',
-  notLinked: 'Su cuenta no tiene Telegram vinculado.',
-  managerRole: 'Solo los gestores propietario y de operaciones pueden vincular Telegram.',
-  managerTotp: 'Active antes la verificación en dos pasos: es obligatoria para recibir alertas por Telegram.',
-  tokenFormat: 'El token no tiene el formato de BotFather (123456789:ABC…).',
-  tokenRefused: 'Telegram no acepta este token (getMe falló). Compruébelo en BotFather.',
-};
+export { queueBroadcast } from './store.ts';
+export { telegramMsg } from './texts.ts';

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import {
   customers,
   managers,
+  telegramBroadcasts,
   telegramLease,
   telegramLinkCodes,
   telegramLinks,
@@ -253,4 +254,9 @@ export class TelegramStore {
       .delete(telegramLease)
       .where(and(eq(telegramLease.name, 'poller'), eq(telegramLease.holder, holder)));
   }
+}
+
+/** Queues an announcement for every linked chat (in the announcement's own transaction). */
+export async function queueBroadcast(db: Db, name: string, message: string): Promise<void> {
+  await db.insert(telegramBroadcasts).values({ message: `${name}\n\n${message}` });
 }

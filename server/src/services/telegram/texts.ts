@@ -109,3 +109,13 @@ export const COMMANDS = [
   { command: 'ayuda', description: 'Ayuda y soporte' },
   { command: 'desvincular', description: 'Desvincular este chat' },
 ];
+
+/** Errors of the linking and token routes. */
+export const telegramMsg = {
+  unavailable: 'Telegram no está configurado en este panel.',
+  notLinked: 'Su cuenta no tiene Telegram vinculado.',
+  managerRole: 'Solo los gestores propietario y de operaciones pueden vincular Telegram.',
+  managerTotp: 'Active antes la verificación en dos pasos: es obligatoria para recibir alertas por Telegram.',
+  tokenFormat: 'El token no tiene el formato de BotFather (123456789:ABC…).',
+  tokenRefused: 'Telegram no acepta este token (getMe falló). Compruébelo en BotFather.',
+};
