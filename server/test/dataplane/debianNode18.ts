@@ -40,30 +40,42 @@ export function debianNode18(): { bin: string } | { skip: string } {
   if (!existsSync(join(root, 'usr/bin/node'))) {
     if (spawnSync('sh', ['-c', 'command -v apt-get && command -v dpkg'], { stdio: 'ignore' }).status !== 0)
       return { skip: 'sin apt-get/dpkg para descargar el nodejs de Debian 12' };
-    const debs = join(CACHE, 'debs');
+    // Per process, renamed into place at the end: two test files preparing it at once cannot mix.
+    const debs = join(CACHE, `debs.${process.pid}`);
     rmSync(debs, { recursive: true, force: true });
     mkdirSync(debs, { recursive: true });
     const got = spawnSync('apt-get', ['download', ...PACKAGES], { cwd: debs, encoding: 'utf8' });
     if (got.status !== 0) return { skip: `apt-get download falló: ${got.stderr.trim().split('\n').at(-1)}` };
-    const unpacked = join(CACHE, 'root.tmp');
+    const unpacked = join(CACHE, `root.${process.pid}`);
     rmSync(unpacked, { recursive: true, force: true });
     for (const deb of readdirSync(debs).filter((f) => f.endsWith('.deb')))
       execFileSync('dpkg', ['-x', join(debs, deb), unpacked]);
-    renameSync(unpacked, root);
+    rmSync(debs, { recursive: true, force: true });
+    try {
+      renameSync(unpacked, root);
+    } catch {
+      // Another process got there first: its copy is the same.
+      rmSync(unpacked, { recursive: true, force: true });
+    }
   }
   mkdirSync(bin, { recursive: true });
+  // Written to a temporary name and renamed, for the same reason.
   const lib = `${root}/usr/lib/x86_64-linux-gnu:${root}/lib/x86_64-linux-gnu`;
+  const tmpNode = join(bin, `node.${process.pid}`);
   writeFileSync(
-    join(bin, 'node'),
+    tmpNode,
     `#!/bin/sh
 # Debian 12's node ${DEBIAN_NODE_VERSION}, unpacked in ${root} (see server/test/dataplane/debianNode18.ts).
 exec unshare --mount --propagation private /bin/sh -c 'mount -t overlay overlay -o lowerdir=${root}/usr/share:/usr/share /usr/share && LD_LIBRARY_PATH=${lib} exec ${root}/usr/bin/node "$@"' node "$@"
 `,
   );
   // The install line says "sudo …"; the test runs as root on a machine without sudo.
-  writeFileSync(join(bin, 'sudo'), '#!/bin/sh\nexec env "$@"\n');
-  chmodSync(join(bin, 'node'), 0o755);
-  chmodSync(join(bin, 'sudo'), 0o755);
+  const tmpSudo = join(bin, `sudo.${process.pid}`);
+  writeFileSync(tmpSudo, '#!/bin/sh\nexec env "$@"\n');
+  chmodSync(tmpNode, 0o755);
+  chmodSync(tmpSudo, 0o755);
+  renameSync(tmpNode, join(bin, 'node'));
+  renameSync(tmpSudo, join(bin, 'sudo'));
   const v = spawnSync(join(bin, 'node'), ['-e', 'console.log(process.versions.node)'], { encoding: 'utf8' });
   if (v.status !== 0 || v.stdout.trim() !== DEBIAN_NODE_VERSION)
     return { skip: `el node de Debian no arranca aquí: ${(v.stderr || v.stdout).trim().slice(0, 200)}` };
