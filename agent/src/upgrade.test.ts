@@ -54,8 +54,10 @@ describe('self-upgrade', () => {
     );
     expect(outcome).toEqual({ ok: true });
     expect(readFileSync(file, 'utf8')).toBe(served);
+    // The file that was running stays beside it, for a rollback by hand.
+    expect(readFileSync(`${file}.previous`, 'utf8')).toBe(OLD);
     expect(seen).toEqual([{ url: '/panel/api/agent/vpn-agent.mjs', auth: `Bearer ${TOKEN}` }]);
-    expect(leftovers()).toEqual([]);
+    expect(leftovers()).toEqual(['vpn-agent.mjs.previous']);
   });
 
   it('keeps the running file when the hash differs, the token is refused or the file does not start', async () => {

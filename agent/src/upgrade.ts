@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { basename, dirname, join } from 'node:path';
@@ -122,6 +122,9 @@ export async function performUpgrade(msg: ServerUpgrade, opts: UpgradeOptions): 
         message: `el archivo nuevo dice ser la versión ${said.slice(0, 64) || '(nada)'} y se esperaba ${msg.version}`,
       };
     stage = `reemplazar ${file}`;
+    // The running file stays as FILE.previous (a hard link: no copy), for a rollback by hand.
+    rmSync(`${file}.previous`, { force: true });
+    linkSync(file, `${file}.previous`);
     renameSync(temp, file);
     return { ok: true };
   } catch (err) {

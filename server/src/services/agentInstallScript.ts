@@ -134,6 +134,8 @@ said="$("$NODE" "$tmp" --version 2>&1)" || fail "el agente no arranca con Node $
 previous=""
 [ -f "$AGENT" ] && previous="$("$NODE" "$AGENT" --version 2>/dev/null || true)"
 chmod 644 "$tmp"
+# The file that was installed stays as vpn-agent.mjs.previous (a rollback by hand).
+if [ -f "$AGENT" ]; then ln -f "$AGENT" "$AGENT.previous"; fi
 mv -f "$tmp" "$AGENT"
 
 # 3. Token and settings (mode 600). Lines the operator added to agent.env are kept.

@@ -318,12 +318,15 @@ describe.skipIf(reason !== null)(
 
     it('running the line again upgrades in place and keeps the token', async () => {
       buildAgentFile(v3, agentFile);
+      const running = sha256Of(installed);
       // The token is now read from the server's token file: the line without it upgrades too.
       const run = await runOnServer(`curl -fsSL '${PANEL}/api/agent/install.sh' | sudo bash`);
       expect(run.out).toContain(`Listo: agente VPN actualizado de la versión ${v2} a la ${v3} y conectado`);
       expect(run.code).toBe(0);
       await eventually(async () => (await detail()).agent_version === v3, 30_000, 'versión nueva');
       expect(sha256Of(installed)).toBe(sha256Of(agentFile));
+      // The file it replaced stays beside it, for a rollback by hand.
+      expect(sha256Of(`${installed}.previous`)).toBe(running);
     });
   },
 );
