@@ -123,8 +123,12 @@ export async function performUpgrade(msg: ServerUpgrade, opts: UpgradeOptions): 
       };
     stage = `reemplazar ${file}`;
     // The running file stays as FILE.previous (a hard link: no copy), for a rollback by hand.
-    rmSync(`${file}.previous`, { force: true });
-    linkSync(file, `${file}.previous`);
+    try {
+      rmSync(`${file}.previous`, { force: true });
+      linkSync(file, `${file}.previous`);
+    } catch {
+      // Best effort: a filesystem without hard links still gets the upgrade.
+    }
     renameSync(temp, file);
     return { ok: true };
   } catch (err) {
