@@ -12,6 +12,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -38,6 +40,7 @@ import {
   deploySkipReason,
   inSystemTrust,
   localPostgresAdmin,
+  unprivilegedUser,
   readEnvFile,
   readUnit,
   runDocCommand,
@@ -158,13 +161,25 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     const cwd = unit.WorkingDirectory!.replace('/opt/vpn-panel', ROOT);
     const fileEnv = readEnvFile(envFile);
     databaseUrl = fileEnv.DATABASE_URL!;
+    // As an unprivileged user that cannot write the repository, when there is one (User=vpn-panel,
+    // ProtectSystem=strict): the panel writes nowhere but its DATA_DIR (StateDirectory=, 0700).
+    const user = unprivilegedUser();
+    if (user) chmodSync(tmp, 0o711);
     for (const [i, port] of ports.panel.entries()) {
+      const dataDir = join(tmp, `data-${i}`);
+      mkdirSync(dataDir, { mode: 0o700 });
+      if (user) chownSync(dataDir, user.uid, user.gid);
       const service = new Service(node, args, {
         cwd,
-        env: { PATH: process.env.PATH, ...fileEnv, PORT: String(port), DATA_DIR: join(tmp, `data-${i}`) },
+        env: { PATH: process.env.PATH, ...fileEnv, PORT: String(port), DATA_DIR: dataDir },
+        ...user,
       });
       instances.push(service);
       await service.waitForLine(/escuchando en/, 120_000);
+      if (user)
+        expect(readFileSync(`/proc/${service.child.pid}/status`, 'utf8')).toMatch(
+          new RegExp(`^Uid:\\s+${user.uid}\\s`, 'm'),
+        );
     }
 
     // Caddy, installed as the guide says; then the test's own changes: its local CA (never put in the

@@ -48,6 +48,23 @@ export function runDocCommand(
   return r.stdout;
 }
 
+/**
+ * The unprivileged user the panel runs as here, like the unit's `User=vpn-panel` (`nobody`), when
+ * it can read the compiled repository; null otherwise (a checkout under a private directory).
+ */
+export function unprivilegedUser(): { uid: number; gid: number } | null {
+  const id = (flag: string) => spawnSync('id', [flag, 'nobody'], { encoding: 'utf8' }).stdout.trim();
+  const readable = spawnSync('runuser', [
+    '-u',
+    'nobody',
+    '--',
+    'test',
+    '-r',
+    join(ROOT, 'server/dist/main.js'),
+  ]);
+  return readable.status === 0 ? { uid: Number(id('-u')), gid: Number(id('-g')) } : null;
+}
+
 /** True when `runuser -u postgres -- psql` reaches the cluster behind `url` (a local Debian one). */
 export function localPostgresAdmin(url: string): boolean {
   const u = new URL(url);
@@ -90,8 +107,18 @@ export class Service {
   readonly child: ChildProcess;
   private partial = '';
 
-  constructor(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }) {
-    this.child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(
+    file: string,
+    args: string[],
+    opts: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number },
+  ) {
+    this.child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      uid: opts.uid,
+      gid: opts.gid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const take = (d: Buffer) => {
       const text = this.partial + d.toString();
       const parts = text.split('\n');
