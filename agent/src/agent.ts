@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Backend } from './backend.ts';
 import type { AgentConfig } from './config.ts';
-import type { AgentToServer, ServerUpgrade } from '@vpn/contracts/agent';
+import { AGENT_STATS_CHUNK_PEERS, type AgentToServer, type ServerUpgrade } from '@vpn/contracts/agent';
 import { AgentConnection, type AgentHandler, type ConnectionOptions } from './connection.ts';
 import { ConcurrentUseDetector } from './concurrent.ts';
 import { createRunner } from './exec.ts';
@@ -69,6 +69,12 @@ export class Agent {
       onApplied: (revision) => this.state?.write({ revision }),
       onApplyFailed: (revision, message) =>
         this.connection.notify({ type: 'apply_error', revision, message }),
+      // Sent before the delta's ack, on the same socket: the control plane counts it first.
+      onFinalStats: (peers) => {
+        const at = Date.now();
+        for (let i = 0; i < peers.length; i += AGENT_STATS_CHUNK_PEERS)
+          this.connection.notify({ type: 'stats', at, peers: peers.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
+      },
       onFatal: opts.onFatal,
       concurrent: this.concurrent,
     });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_STATS_CHUNK_PEERS, type AgentPeer, type ServerSnapshot } from '@vpn/contracts/agent';
+import {
+  AGENT_STATS_CHUNK_PEERS,
+  type AgentPeer,
+  type AgentPeerStats,
+  type ServerSnapshot,
+} from '@vpn/contracts/agent';
 import type { InterfaceSpec } from './backend.ts';
 import { createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
@@ -301,6 +306,32 @@ describe('Reconciler on an in-memory device', () => {
       },
     ]);
     expect(await r.collectStats(true)).toEqual([]);
+    await r.close();
+  });
+
+  it('reads the counters of peers a delta removes just before removing them, and reports them', async () => {
+    // L4 (issue 17): the bytes since the last 10 s stats pass would otherwise never be counted.
+    const f = fakeBackend();
+    const finals: AgentPeerStats[][] = [];
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: (peers) => finals.push(peers),
+    });
+    const [a, b] = [peer(2)!, peer(3)!];
+    await r.applySnapshot(snapshot(1, [a, b]));
+    Object.assign(f.device.peer(a.public_key)!, { rx: 7000, tx: 9000 });
+    Object.assign(f.device.peer(b.public_key)!, { rx: 1, tx: 2 });
+    await r.applyDelta({ type: 'delta', revision: 2, upsert: [], remove: [a.public_key] });
+    expect(f.device.peer(a.public_key)).toBeUndefined();
+    expect(finals).toHaveLength(1);
+    expect(finals[0]).toEqual([
+      expect.objectContaining({ public_key: a.public_key, rx_bytes: 7000, tx_bytes: 9000 }),
+    ]);
+    // A delta that removes nothing reads nothing.
+    await r.applyDelta({ type: 'delta', revision: 3, upsert: [], remove: [] });
+    expect(finals).toHaveLength(1);
     await r.close();
   });
 

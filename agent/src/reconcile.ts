@@ -75,6 +75,12 @@ export interface ReconcilerOptions {
   onApplied?: (revision: number) => void;
   /** Called once per failing snapshot/repair (retries go on): the control plane ends busy states with an error. */
   onApplyFailed?: (revision: number, message: string) => void;
+  /**
+   * The counters of peers a delta is about to remove, read just before they go (issue 17, L4): the
+   * traffic since the last stats pass would otherwise be lost from the peers' data allowance. The
+   * agent sends them as a `stats` message, ahead of the delta's ack.
+   */
+  onFinalStats?: (peers: AgentPeerStats[]) => void;
   /** An error retrying cannot fix (a foreign link in the way): the agent stops. */
   onFatal?: (err: Error) => void;
   /** First revision known (from the state dir), reported in `hello` until a snapshot arrives. */
@@ -216,6 +222,7 @@ export class Reconciler {
     return this.enqueue(async () => {
       const desired = this.desired;
       if (!desired) return null;
+      if (d.remove.length > 0 && this.opts.onFinalStats) await this.reportLeaving(d.remove);
       const ops: UapiPeerOp[] = [];
       for (const key of d.remove) {
         desired.peers.delete(key);
@@ -248,6 +255,33 @@ export class Reconciler {
         device: false,
       };
     });
+  }
+
+  /**
+   * Reads the live counters once more and reports those of the peers about to leave. One read of the
+   * device per delta that removes peers (deltas are coalesced, so a burst of removals reads once);
+   * a failed read only loses what it always lost, and never holds the removal back.
+   */
+  private async reportLeaving(keys: string[]): Promise<void> {
+    if (!this.opts.backend.interfaceName) return;
+    const leaving = new Set(keys);
+    const tails: AgentPeerStats[] = [];
+    try {
+      await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
+        if (!leaving.has(publicKey)) return;
+        tails.push({
+          public_key: publicKey,
+          rx_bytes: rx,
+          tx_bytes: tx,
+          latest_handshake: handshake,
+          endpoint: reported && reported.length <= 64 ? reported : null,
+        });
+      });
+    } catch (err) {
+      this.opts.log.debug('contadores finales no disponibles', { error: errorMessage(err) });
+      return;
+    }
+    if (tails.length > 0) this.opts.onFinalStats?.(tails);
   }
 
   /** Re-reads the live interface and fixes any drift (queued; no-op before the first snapshot). */

@@ -100,6 +100,8 @@ export const RATE_LIMIT_VARS = [
   ['RATE_LIMIT_RECOVERY_PER_IP', 'recoveryPerIp'],
   ['RATE_LIMIT_RECOVERY_PER_USERNAME', 'recoveryPerUsername'],
   ['RATE_LIMIT_PASSWORD_CHANGE_PER_ACCOUNT', 'passwordChangePerAccount'],
+  ['RATE_LIMIT_MANAGER_SENSITIVE', 'sensitivePerManager'],
+  ['RATE_LIMIT_PEER_CHANGES', 'peerChangesPerPeer'],
 ] as const satisfies readonly (readonly [string, keyof RateLimitPolicy])[];
 
 /** Every environment variable the control plane reads; README.md has the same table. */

@@ -488,18 +488,23 @@ export const clientVersions = pgTable('client_versions', {
  * updated in place (no sample is stored). Counters belong to (server, public key): a report from
  * another server or under another key starts a new baseline.
  */
-export const peerStats = pgTable('peer_stats', {
-  peerId: integer('peer_id')
-    .primaryKey()
-    .references(() => peers.id, { onDelete: 'cascade' }),
-  serverId: integer('server_id').notNull(),
-  publicKey: text('public_key').notNull(),
-  rxCounter: bigint('rx_counter', { mode: 'number' }),
-  txCounter: bigint('tx_counter', { mode: 'number' }),
-  latestHandshake: timestamp('latest_handshake', { withTimezone: true }),
-  endpoint: text('endpoint'),
-  reportedAt: timestamp('reported_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const peerStats = pgTable(
+  'peer_stats',
+  {
+    peerId: integer('peer_id')
+      .primaryKey()
+      .references(() => peers.id, { onDelete: 'cascade' }),
+    serverId: integer('server_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    rxCounter: bigint('rx_counter', { mode: 'number' }),
+    txCounter: bigint('tx_counter', { mode: 'number' }),
+    latestHandshake: timestamp('latest_handshake', { withTimezone: true }),
+    endpoint: text('endpoint'),
+    reportedAt: timestamp('reported_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // A peer's last report from a server it has left (L4): found by what that server reported.
+  (t) => [index('peer_stats_server_key').on(t.serverId, t.publicKey)],
+);
 
 /** Traffic per peer per UTC hour (deltas summed in), for the last 30 days; older hours move to peerUsageDaily. */
 export const peerUsageHourly = pgTable(

@@ -65,7 +65,12 @@ export async function recordStats(
           s.peer_id is not null and s.server_id = ${serverId} and s.public_key = i.k as same,
           s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
         from input i
-        join peers p on p.public_key = i.k and p.server_id = ${serverId}
+        -- The peer this server carries with that key; else (L4) the peer whose last state this
+        -- server reported under that key: a peer that has just moved away or changed its key,
+        -- whose final counters the agent read before taking it off the interface.
+        join peers p on p.id = coalesce(
+          (select p2.id from peers p2 where p2.public_key = i.k and p2.server_id = ${serverId}),
+          (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k))
         left join peer_stats s on s.peer_id = p.id
       ), d as (
         select *,

@@ -319,6 +319,22 @@ describe('mirror link', () => {
 });
 
 describe('PATCH regenerate', () => {
+  it('limits key changes and moves per peer: the 11th within the hour is refused, other peers are not', async () => {
+    const { access, peer, push } = await customerWithPeer(s1.server.id);
+    const other = await customerWithPeer(s1.server.id, 'Otro');
+    // Each change re-keys or moves the peer on the servers; ten in a row are allowed.
+    for (let i = 0; i < 10; i++) {
+      const res = await patch(access, peer.id, { operation: 'regenerate' });
+      expect(res.statusCode, `change ${i + 1}`).toBe(200);
+      await push.waitFor('success', () => true);
+      push.messages.length = 0;
+    }
+    const refused = await patch(access, peer.id, { operation: 'change_server', server: s2.server.id });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await patch(other.access, other.peer.id, { operation: 'regenerate' })).statusCode).toBe(200);
+  }, 120_000);
+
   it('re-keys the peer: busy until the agent acks, then updated_peer and success; the address stays', async () => {
     const { access, peer, push } = await customerWithPeer(s1.server.id);
     const before = (await getConf(access, peer.id)).body;

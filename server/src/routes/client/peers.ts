@@ -6,6 +6,7 @@ import { principalOf } from '../../plugins/auth.ts';
 import { listAvailableServers } from '../../services/servers.ts';
 import { peerUsage } from '../../services/usage.ts';
 import { safeName } from '../../services/wgconfig.ts';
+import { consume } from '../../services/rateLimit.ts';
 import { originOf } from '../origin.ts';
 
 const IdParams = z.object({
@@ -15,12 +16,19 @@ const IdParams = z.object({
     .positive()
     .max(2 ** 31 - 1),
 });
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
 /** The Peers page: list, config download, actions, servers to move to. */
 export const peerRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    /**
+     * Re-keying and moving a peer rewrite it on the servers (and each move or re-key may leave
+     * traffic to count): at most RATE_LIMIT_PEER_CHANGES (default 10 per hour) per peer. Keyed by the
+     * customer too, so nobody can spend another customer's budget with a peer id that is not theirs.
+     */
+    const limitPeerChanges = (customerId: number, peerId: number) =>
+      consume(ctx.db, `peer-change:${customerId}:${peerId}`, ctx.rateLimits.peerChangesPerPeer);
     app.get(
       '/api/client/accounts/peers',
       {
@@ -102,8 +110,10 @@ export const peerRoutes =
           case 'regenerate_token':
             return ctx.peers.regenerateMirror(me, request.params.id, originOf(request, ctx));
           case 'regenerate':
+            await limitPeerChanges(me, request.params.id);
             return ctx.peers.regenerate(me, request.params.id, originOf(request, ctx));
           case 'change_server':
+            await limitPeerChanges(me, request.params.id);
             return ctx.peers.changeServer(me, request.params.id, body.server, originOf(request, ctx));
         }
       },
