@@ -17,6 +17,8 @@ export interface AdminMetrics {
   /** Only for roles with revenue.read. */
   invoices_paid_30d?: number;
   revenue_usd_30d?: number;
+  /** Peers flagged in use on more than one device (issue 19). */
+  concurrent_use_peers?: number;
 }
 
 export const adminKeys = {

@@ -41,6 +41,7 @@ export const esManager = {
       servers_online: 'Servidores en línea',
       invoices_paid_30d: 'Facturas pagadas (30 días)',
       revenue_usd_30d: 'Ingresos (30 días)',
+      concurrent_use_peers: 'Peers en uso simultáneo',
     },
     usd: (amount: number) =>
       new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' }).format(amount),

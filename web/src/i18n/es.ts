@@ -375,6 +375,16 @@ export const es = {
         mikrotik: 'Script MikroTik',
         details: 'Detalles',
       },
+      concurrent: {
+        badge: 'En varios dispositivos',
+        title: (name: string) => `El peer ${name} parece estar en uso en más de un dispositivo`,
+        text: 'Cuando la misma configuración funciona en dos dispositivos a la vez, el servidor solo puede hablar con uno de ellos: las dos conexiones se vuelven inestables, se cortan y vuelven sin aviso. Cada dispositivo necesita su propio peer.',
+        since: (date: string) => `Detectado el ${date}.`,
+        buy: 'Comprar un peer nuevo',
+        regenerate: 'Regenerar este peer',
+        regenerateHint:
+          'Regenerarlo crea claves nuevas: solo funcionará en el dispositivo donde vuelvas a importarlo.',
+      },
       confirmMirror: {
         title: 'Regenerar Mirror Link',
         text: (name: string) =>

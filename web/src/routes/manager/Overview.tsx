@@ -25,6 +25,7 @@ const ORDER: (keyof AdminMetrics)[] = [
   'servers_online',
   'invoices_paid_30d',
   'revenue_usd_30d',
+  'concurrent_use_peers',
 ];
 const RANGES = ['7', '30', '90', '365'] as const;
 type Range = (typeof RANGES)[number];

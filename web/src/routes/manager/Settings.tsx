@@ -9,6 +9,7 @@ import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { useCan } from './ManagerLayout';
 import { SettingsGateways } from './SettingsGateways';
+import { SettingsConcurrentUse } from './SettingsConcurrentUse';
 import { ManagerPageHeader, QueryView, Switch } from './shared';
 import { SettingsTelegram } from './TelegramPanels';
 
@@ -73,6 +74,7 @@ export function ManagerSettings() {
           </div>
         )}
       </QueryView>
+      <SettingsConcurrentUse />
       {canGateways && <SettingsGateways />}
       {canGateways && <SettingsTelegram />}
     </section>

@@ -19,6 +19,7 @@ import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
 import { absoluteUrl } from '../../../lib/format';
+import { ConcurrentUseBadge } from './ConcurrentUseNotice';
 
 const t = es.dashboard.peers;
 
@@ -176,6 +177,7 @@ export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListPro
             {peer.name}
             {peer.online && <span className="sr-only">({t.details.online})</span>}
           </span>
+          <ConcurrentUseBadge peer={peer} />
           <BusyIndicator peer={peer} />
         </div>
       ),
@@ -244,6 +246,7 @@ function PeerCard({ peer, showRooms, onIntent, onDownload }: Omit<PeerListProps,
             {peer.name}
             {peer.online && <span className="sr-only">({t.details.online})</span>}
           </h2>
+          <ConcurrentUseBadge peer={peer} />
           <BusyIndicator peer={peer} />
         </div>
         <PeerStateBadge peer={peer} />

@@ -13,8 +13,9 @@ import { es } from '../../../i18n/es';
 import { useCurrentUser } from '../DashboardLayout';
 import { PageHeader } from '../PageHeader';
 import { ChangeServerView } from './ChangeServerView';
+import { ConcurrentUseNotices } from './ConcurrentUseNotice';
 import { PeerDetailsDialog } from './PeerDetailsDialog';
-import { PeerList } from './PeerList';
+import { PeerList, peerActionable } from './PeerList';
 import type { PeerIntent } from './PeerList';
 import { PeerQrDialog } from './PeerQrDialog';
 import { usePeerActions } from './usePeerActions';
@@ -85,12 +86,19 @@ export function Peers() {
     );
   else {
     body = (
-      <PeerList
-        peers={peers.data}
-        showRooms={showRooms}
-        onIntent={onIntent}
-        onDownload={(peer) => actions.download(peer)}
-      />
+      <>
+        <ConcurrentUseNotices
+          peers={peers.data}
+          canRegenerate={peerActionable}
+          onRegenerate={(peer) => onIntent('regenerate', peer)}
+        />
+        <PeerList
+          peers={peers.data}
+          showRooms={showRooms}
+          onIntent={onIntent}
+          onDownload={(peer) => actions.download(peer)}
+        />
+      </>
     );
   }
 

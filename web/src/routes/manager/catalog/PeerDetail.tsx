@@ -25,6 +25,7 @@ import { es } from '../../../i18n/es';
 import { esManager } from '../../../i18n/es.manager';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
+import { esConcurrent } from '../../../i18n/es.manager.concurrent';
 import { useCan } from '../ManagerLayout';
 import { QueryView, StateBadge } from '../shared';
 import { firstIssue } from '../listParams';
@@ -126,6 +127,21 @@ function Facts({ peer: p }: { peer: AdminPeerDetail }) {
       <Fact label={f.expires}>{p.expires_at ? formatDate(p.expires_at) : esCatalog.never}</Fact>
       <Fact label={f.created}>{formatDate(p.created)}</Fact>
       {p.party && <Fact label={f.party}>{p.party.name}</Fact>}
+      {p.concurrent_use && (
+        <Fact label={esConcurrent.field}>
+          <span className="text-amber-200">
+            {esConcurrent.value(p.concurrent_use.endpoints, formatDate(p.concurrent_use.detected_at))}
+          </span>
+          {p.concurrent_use.recent.length > 0 && (
+            <span className="block text-slate-400">
+              {esConcurrent.recent(p.concurrent_use.recent.join(', '))}
+            </span>
+          )}
+          <span className="block text-slate-400">
+            {esConcurrent.detections(p.concurrent_use.detections_24h, formatDate(p.concurrent_use.last_seen))}
+          </span>
+        </Fact>
+      )}
       {hasUsage ? (
         <>
           <Fact label={f.usage}>{t.traffic(bytes(u.rx_bytes), bytes(u.tx_bytes))}</Fact>

@@ -43,7 +43,20 @@ export function ManagerPeers() {
       header: t.columns.address,
       cell: (p) => <span className="font-mono">{p.address}</span>,
     },
-    { key: 'state', header: t.columns.state, cell: (p) => <PeerState peer={p} /> },
+    {
+      key: 'state',
+      header: t.columns.state,
+      cell: (p) => (
+        <span className="inline-flex flex-wrap items-center gap-2">
+          <PeerState peer={p} />
+          {p.concurrent_use && (
+            <span className="rounded-full bg-amber-400/15 px-2 py-0.5 text-xs font-semibold text-amber-200">
+              {t.states.concurrent_use}
+            </span>
+          )}
+        </span>
+      ),
+    },
     {
       key: 'expires',
       header: t.columns.expires,
