@@ -170,6 +170,21 @@ describe('Telegram alerts and notices', () => {
     expect(told(CUSTOMER_CHAT).slice(before + 1)).toEqual([
       'Su peer «Móvil» ha agotado sus datos y se ha deshabilitado. Añada un plan con /renovar y volverá a funcionar sin importar nada de nuevo.',
     ]);
+    // In use on two devices at once (issue 19 records the episode on the peer): told once.
+    const episode = new Date();
+    await t.ctx.db
+      .update(peers)
+      .set({ concurrentUseAt: episode, concurrentUseSeenAt: episode })
+      .where(eq(peers.id, peer.id));
+    await t.ctx.telegram.notifier.tick();
+    await t.ctx.telegram.notifier.tick();
+    expect(told(CUSTOMER_CHAT).slice(before + 2)).toEqual([
+      'Su peer Móvil parece estar en uso en más de un dispositivo a la vez. Eso vuelve inestables ambas conexiones: cada dispositivo necesita su propio peer.',
+    ]);
+    await t.ctx.db
+      .update(peers)
+      .set({ concurrentUseAt: null, concurrentUseSeenAt: null })
+      .where(eq(peers.id, peer.id));
     // The switch in Settings turns it off.
     const off = await t.app.inject({
       method: 'PATCH',
@@ -183,7 +198,7 @@ describe('Telegram alerts and notices', () => {
       .set({ dataUsed: 0, dataNoticeAt: null, dataExhaustedAt: sql`now()` })
       .where(eq(peers.id, peer.id));
     await t.ctx.telegram.notifier.tick();
-    expect(told(CUSTOMER_CHAT).length).toBe(before + 2);
+    expect(told(CUSTOMER_CHAT).length).toBe(before + 3);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   telegramBroadcasts,
   telegramLinks,
 } from '../../db/schema.ts';
+import { concurrentMsg } from '@vpn/contracts';
 import { formatBytes } from '../allowance.ts';
 import { agentOnline } from '../servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
@@ -52,6 +53,7 @@ export class TelegramNotifier {
     await this.reminders(now);
     await this.allowance();
     await this.payments(now);
+    await this.concurrentUse();
     await this.broadcasts();
     await this.agentAlerts(now);
     await this.deliveryAlerts(now);
@@ -171,6 +173,32 @@ export class TelegramNotifier {
       );
   }
 
+  /** A peer flagged in use on two devices at once (issue 19): once per episode (`concurrent_use_at`). */
+  private async concurrentUse(): Promise<void> {
+    const rows = await this.deps.db
+      .select({ id: peers.id, name: peers.name, at: peers.concurrentUseAt, chatId: telegramLinks.chatId })
+      .from(peers)
+      .innerJoin(customers, eq(customers.id, peers.customerId))
+      .innerJoin(
+        telegramLinks,
+        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
+      )
+      .where(
+        and(
+          customerLinkValid,
+          eq(telegramLinks.notifyConcurrent, true),
+          isNotNull(peers.concurrentUseAt),
+          sql`${peers.concurrentUseAt} >= ${telegramLinks.linkedAt}`,
+        ),
+      );
+    for (const row of rows)
+      await this.once(
+        `concurrent:${row.id}:${row.at!.getTime()}`,
+        row.chatId,
+        concurrentMsg.detected(row.name),
+      );
+  }
+
   /** Announcements ticked "enviar por Telegram": to every chat linked when it was published. */
   private async broadcasts(): Promise<void> {
     const pending = await this.deps.db
@@ -232,8 +260,11 @@ export class TelegramNotifier {
     after: number,
     now: Date,
     message: (state: string) => string,
+    known?: Map<string, typeof telegramAlerts.$inferSelect>,
   ): Promise<void> {
-    const [row] = await this.deps.db.select().from(telegramAlerts).where(eq(telegramAlerts.key, key));
+    const [row] = known
+      ? [known.get(key)].filter((r) => r !== undefined)
+      : await this.deps.db.select().from(telegramAlerts).where(eq(telegramAlerts.key, key));
     if (!row) {
       await this.deps.db
         .insert(telegramAlerts)
@@ -272,6 +303,8 @@ export class TelegramNotifier {
   /** Agents offline for more than 5 minutes (and back), and online agents lagging for more than 2. */
   private async agentAlerts(now: Date): Promise<void> {
     const rows = await this.deps.db.select().from(servers).where(eq(servers.active, true));
+    // Every subject's state in one read (two per server otherwise, every cycle).
+    const known = new Map((await this.deps.db.select().from(telegramAlerts)).map((r) => [r.key, r]));
     for (const s of rows) {
       // Online as the console counts it (the agents' stamps are the instances' real clocks).
       const online = agentOnline(s);
@@ -282,10 +315,20 @@ export class TelegramNotifier {
         OFFLINE_ALERT_MS,
         now,
         (state) => (state === 'offline' ? t.agentOffline(s.name) : t.agentBack(s.name)),
+        known,
       );
       const lagging = online && s.revision > s.ackedRevision;
-      await this.track(`lag:${s.id}`, lagging ? 'lagging' : 'ok', 'ok', LAG_ALERT_MS, now, (state) =>
-        state === 'lagging' ? t.agentLagging(s.name, s.revision - s.ackedRevision) : t.agentCaughtUp(s.name),
+      await this.track(
+        `lag:${s.id}`,
+        lagging ? 'lagging' : 'ok',
+        'ok',
+        LAG_ALERT_MS,
+        now,
+        (state) =>
+          state === 'lagging'
+            ? t.agentLagging(s.name, s.revision - s.ackedRevision)
+            : t.agentCaughtUp(s.name),
+        known,
       );
     }
   }
