@@ -114,6 +114,10 @@ describe('manager roles and two-factor sign-in', () => {
     await page.waitForURL('**/manager/dashboard');
     await page.getByRole('link', { name: 'Seguridad' }).click();
     await page.getByRole('button', { name: 'Activar verificación en dos pasos' }).click();
+    // Enrolling is sensitive (issue 17, M3): the console asks for the password again first.
+    const confirm = page.getByRole('dialog', { name: 'Confirme que es usted' });
+    await confirm.getByLabel('Contraseña', { exact: true }).fill(password);
+    await confirm.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('img', { name: 'Código QR de la verificación en dos pasos' }).waitFor();
     const secret = ((await page.getByLabel('Clave secreta').textContent()) ?? '').replace(/\s/g, '');
     const uri = (await page.getByLabel('Enlace otpauth://').textContent()) ?? '';
