@@ -235,7 +235,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     edgeLink = uniqueName('dpe');
     const edgePeer = uniqueName('dpf');
     sh('ip', ['link', 'add', edgeLink, 'type', 'veth', 'peer', 'name', edgePeer, 'netns', lab.wan]);
-    sh('ip', ['-n', lab.wan, 'link', 'set', edgePeer, 'master', 'br0']);
+    sh('ip', ['-n', lab.wan, 'link', 'set', edgePeer, 'master', lab.bridge]);
     sh('ip', ['-n', lab.wan, 'link', 'set', edgePeer, 'up']);
     sh('ip', ['address', 'add', `${EDGE}/32`, 'dev', edgeLink]);
     sh('ip', ['link', 'set', edgeLink, 'up']);

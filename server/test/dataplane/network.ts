@@ -47,7 +47,8 @@ export interface Host {
 export class Lab {
   readonly net = new TestNet();
   readonly wan: string;
-  private readonly bridge = 'br0';
+  /** The wan namespace's bridge, where hosts (and the deployment test's panel VPS) plug in. */
+  readonly bridge = 'br0';
   private readonly agents = new Map<string, ChildProcess>();
   private readonly wgInterfaces: string[] = [];
   private readonly stateDir = mkdtempSync(join(tmpdir(), 'vpn-dp-'));
