@@ -8,6 +8,10 @@
  *
  * PostgreSQL comes from DATAPLANE_DATABASE_URL (the data-plane suite blanks TEST_DATABASE_URL;
  * scripts/test-all.mjs passes it under this name).
+ *
+ * Over 400 lines on purpose: one topology (PostgreSQL, two instances, Caddy, the namespaces), built
+ * once by following docs/deploy.md step by step in beforeAll, serves every case; split into files,
+ * each would build it again (about 20 s of a shared CI machine each). Helpers live in deploy.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
