@@ -58,7 +58,7 @@ const NAME = 'panel.vpn.test';
 const EDGE = '198.51.100.200';
 
 describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${skip})` : ''}`, () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'vpn-deploy-'));
+  let tmp = '';
   const database = `vpn_deploy_${process.pid}_${Date.now().toString(36)}`;
   const instances: Service[] = [];
   let caddy: Service | undefined;
@@ -85,6 +85,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     instances.flatMap((s, i) => s.records().flatMap((r) => (r.req ? [{ i, ...r.req }] : [])));
 
   beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'vpn-deploy-'));
     const built = spawnSync(
       process.execPath,
       [join(ROOT, 'scripts/build.mjs'), '--if-stale', 'server', 'web', 'agent'],
@@ -274,7 +275,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       if (createdRole) await c.query(`drop role if exists ${database}`).catch(() => {});
       await c.end();
     }
-    rmSync(tmp, { recursive: true, force: true });
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   // On a failure, what the operator would read in the journals: the agent's and each unit's last lines.
