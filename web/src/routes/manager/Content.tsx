@@ -10,7 +10,7 @@ import { FormError } from '../../components/FormError';
 import { Spinner } from '../../components/Spinner';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
-import { esTelegram } from '../../i18n/es.telegram';
+import { esTelegramManager } from '../../i18n/es.telegram.manager';
 import { ManagerPageHeader } from './shared';
 
 const t = esManager.content;
@@ -115,8 +115,8 @@ function AnnouncementForm() {
             onChange={(e) => setTelegram(e.target.checked)}
           />
           <span>
-            {esTelegram.content.sendTelegram}
-            <span className="block text-xs text-slate-500">{esTelegram.content.sendTelegramHint}</span>
+            {esTelegramManager.content.sendTelegram}
+            <span className="block text-xs text-slate-500">{esTelegramManager.content.sendTelegramHint}</span>
           </span>
         </label>
         <Submit busy={publish.isPending} label={t.announcementSubmit} />

@@ -20,12 +20,13 @@ import { TextField } from '../../components/Field';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { esTelegram } from '../../i18n/es.telegram';
+import { esTelegramManager } from '../../i18n/es.telegram.manager';
 import { QueryView, StateBadge } from './shared';
 
 const onError = (error: unknown) => void toast.error(errorMessage(error, esManager.requestError));
 
 export function SecurityTelegram({ totpEnabled }: { totpEnabled: boolean }) {
-  const t = esTelegram.manager;
+  const t = esTelegramManager.manager;
   const c = esTelegram.customer;
   const queryClient = useQueryClient();
   const status = useQuery({
@@ -107,7 +108,7 @@ export function SecurityTelegram({ totpEnabled }: { totpEnabled: boolean }) {
 }
 
 export function SettingsTelegram() {
-  const t = esTelegram.bot;
+  const t = esTelegramManager.bot;
   const queryClient = useQueryClient();
   const bot = useQuery({ queryKey: telegramKeys.bot, queryFn: ({ signal }) => telegramBot(signal) });
   const [token, setToken] = useState('');
