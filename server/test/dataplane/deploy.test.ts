@@ -81,6 +81,44 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
   let planId: number;
   let serverId: number;
 
+  // The guide's database and configuration, in one shell session as the guide has them typed (its
+  // role and database `vpn` become the test's own). Without a local cluster to administer as the
+  // postgres user, the test creates the database through its URL and writes that URL instead.
+  const config = [
+    'cd /opt/vpn-panel',
+    'install -d -m 700 /etc/vpn-panel',
+    'install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env',
+    "sed -i 's|^PUBLIC_URL=.*|PUBLIC_URL=https://panel.midominio.com|' /etc/vpn-panel/panel.env",
+    "sed -i '/^SECRET_KEY=/d; /^DATABASE_URL=/d' /etc/vpn-panel/panel.env",
+    `printf 'SECRET_KEY=%s\\n' "$(openssl rand -base64 48)" >> /etc/vpn-panel/panel.env`,
+    `printf 'DATABASE_URL=postgres://vpn:%s@127.0.0.1:5432/vpn\\n' "$CLAVE_PG" >> /etc/vpn-panel/panel.env`,
+    `printf 'METRICS_TOKEN=%s\\n' "$(openssl rand -hex 24)" >> /etc/vpn-panel/panel.env`,
+  ];
+  /**
+   * The panel as its unit starts it (WorkingDirectory, ExecStart, EnvironmentFile, systemd's clean
+   * environment) and, when there is one, as an unprivileged user that cannot write the repository
+   * (User=vpn-panel, ProtectSystem=strict): it must write nowhere but its DATA_DIR (0700, its own).
+   */
+  let user: { uid: number; gid: number } | null = null;
+  async function startPanel(env: Record<string, string>, dataDir: string): Promise<Service> {
+    const unit = readUnit(join(ROOT, 'deploy/vpn-panel.service'));
+    expect(unit.EnvironmentFile).toBe('/etc/vpn-panel/panel.env');
+    const [exe, ...args] = unit.ExecStart!.split(/\s+/);
+    mkdirSync(dataDir, { mode: 0o700 });
+    if (user) chownSync(dataDir, user.uid, user.gid);
+    const service = new Service(existsSync(exe!) ? exe! : process.execPath, args, {
+      cwd: unit.WorkingDirectory!.replace('/opt/vpn-panel', ROOT),
+      env: { PATH: process.env.PATH, ...env, DATA_DIR: dataDir },
+      ...user,
+    });
+    await service.waitForLine(/escuchando en/, 120_000);
+    if (user)
+      expect(readFileSync(`/proc/${service.child.pid}/status`, 'utf8')).toMatch(
+        new RegExp(`^Uid:\\s+${user.uid}\\s`, 'm'),
+      );
+    return service;
+  }
+
   const panelRequests = () =>
     instances.flatMap((s, i) => s.records().flatMap((r) => (r.req ? [{ i, ...r.req }] : [])));
 
@@ -94,6 +132,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       },
     );
     expect(built.status).toBe(0);
+    user = unprivilegedUser();
     ports = { panel: [await freePort(), await freePort()], https: await freePort(), http: await freePort() };
     site = `${NAME}:${ports.https}`;
     base = `https://${site}`;
@@ -104,19 +143,6 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       ['/opt/vpn-panel', ROOT],
       ['panel.midominio.com', site],
       ['127.0.0.1:8080', `127.0.0.1:${ports.panel[0]}`],
-    ];
-    // The guide's database and configuration, in one shell session as the guide has them typed (its
-    // role and database `vpn` become the test's own). Without a local cluster to administer as the
-    // postgres user, the test creates the database through its URL and writes that URL instead.
-    const config = [
-      'cd /opt/vpn-panel',
-      'install -d -m 700 /etc/vpn-panel',
-      'install -m 600 deploy/panel.env.example /etc/vpn-panel/panel.env',
-      "sed -i 's|^PUBLIC_URL=.*|PUBLIC_URL=https://panel.midominio.com|' /etc/vpn-panel/panel.env",
-      "sed -i '/^SECRET_KEY=/d; /^DATABASE_URL=/d' /etc/vpn-panel/panel.env",
-      `printf 'SECRET_KEY=%s\\n' "$(openssl rand -base64 48)" >> /etc/vpn-panel/panel.env`,
-      `printf 'DATABASE_URL=postgres://vpn:%s@127.0.0.1:5432/vpn\\n' "$CLAVE_PG" >> /etc/vpn-panel/panel.env`,
-      `printf 'METRICS_TOKEN=%s\\n' "$(openssl rand -hex 24)" >> /etc/vpn-panel/panel.env`,
     ];
     const admin0 = new URL(DATABASE_URL!);
     if (localPostgresAdmin(DATABASE_URL!)) {
@@ -159,33 +185,11 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
 
     // Two instances, each started as the unit says (working directory, ExecStart, EnvironmentFile),
     // with systemd's clean environment; the second one on its own port and data directory.
-    const unit = readUnit(join(ROOT, 'deploy/vpn-panel.service'));
-    expect(unit.EnvironmentFile).toBe('/etc/vpn-panel/panel.env');
-    const [exe, ...args] = unit.ExecStart!.split(/\s+/);
-    const node = existsSync(exe!) ? exe! : process.execPath;
-    const cwd = unit.WorkingDirectory!.replace('/opt/vpn-panel', ROOT);
     const fileEnv = readEnvFile(envFile);
     databaseUrl = fileEnv.DATABASE_URL!;
-    // As an unprivileged user that cannot write the repository, when there is one (User=vpn-panel,
-    // ProtectSystem=strict): the panel writes nowhere but its DATA_DIR (StateDirectory=, 0700).
-    const user = unprivilegedUser();
     if (user) chmodSync(tmp, 0o711);
-    for (const [i, port] of ports.panel.entries()) {
-      const dataDir = join(tmp, `data-${i}`);
-      mkdirSync(dataDir, { mode: 0o700 });
-      if (user) chownSync(dataDir, user.uid, user.gid);
-      const service = new Service(node, args, {
-        cwd,
-        env: { PATH: process.env.PATH, ...fileEnv, PORT: String(port), DATA_DIR: dataDir },
-        ...user,
-      });
-      instances.push(service);
-      await service.waitForLine(/escuchando en/, 120_000);
-      if (user)
-        expect(readFileSync(`/proc/${service.child.pid}/status`, 'utf8')).toMatch(
-          new RegExp(`^Uid:\\s+${user.uid}\\s`, 'm'),
-        );
-    }
+    for (const [i, port] of ports.panel.entries())
+      instances.push(await startPanel({ ...fileEnv, PORT: String(port) }, join(tmp, `data-${i}`)));
 
     // Caddy, installed as the guide says; then the test's own changes: its local CA (never put in the
     // system's trust store), unique ports, no admin endpoint, and the second instance upstream.
@@ -641,6 +645,47 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       expect(r.status).toBe(0);
     },
   );
+
+  it('the embedded database instead (no DATABASE_URL): one instance starts from the unit, and the backup command works while it runs', async () => {
+    const dir = join(tmp, 'embedded');
+    mkdirSync(dir, { mode: 0o711 });
+    const embedded: [string, string][] = [
+      ['/etc/vpn-panel', join(dir, 'conf')],
+      ['/var/backups/vpn-panel', join(dir, 'backups')],
+      ['/opt/vpn-panel', ROOT],
+      ['panel.midominio.com', site],
+    ];
+    // The guide's configuration with its DATABASE_URL printf left out, as it says for this case.
+    runDocCommand(
+      config.filter((line) => !line.startsWith("printf 'DATABASE_URL=")),
+      embedded,
+    );
+    const file = join(dir, 'conf/panel.env');
+    expect(readFileSync(file, 'utf8')).not.toMatch(/^DATABASE_URL=/m);
+    // This machine's values for the two that are fixed on a real VPS (a later line wins, as in systemd).
+    const port = await freePort();
+    const dataDir = join(dir, 'data');
+    appendFileSync(file, `PORT=${port}\nDATA_DIR=${dataDir}\n`);
+    const panel = await startPanel(readEnvFile(file), dataDir);
+    try {
+      await panel.waitForLine(/escuchando en .*\(pglite\)/);
+      await panel.waitForLine(/Gestor inicial creado/);
+      runDocCommand(
+        [
+          'install -d -m 700 /var/backups/vpn-panel',
+          '(set -a; . /etc/vpn-panel/panel.env; cd /opt/vpn-panel && npm run backup /var/backups/vpn-panel/panel-$(date +%F).vpnbak)',
+        ],
+        embedded,
+      );
+      const [backup] = readdirSync(join(dir, 'backups'));
+      expect(backup).toMatch(/^panel-\d{4}-\d{2}-\d{2}\.vpnbak$/);
+      expect(statSync(join(dir, 'backups', backup!)).size).toBeGreaterThan(1000);
+      // The running panel handed the copy over and goes on serving.
+      expect((await fetch(`http://127.0.0.1:${port}/api/client/plans`)).status).toBe(200);
+    } finally {
+      await panel.stop();
+    }
+  });
 
   it("never puts Caddy's local CA in the system's trust store", () => {
     expect(inSystemTrust(readFileSync(ca, 'utf8'))).toBe(false);
