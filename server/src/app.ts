@@ -70,6 +70,11 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
   snapshotChunkPeers?: number;
+  /**
+   * How often agents report stats (default STATS_INTERVAL_MS, 10 s): data-plane tests sample
+   * endpoints faster to see an alternation within their time budget (docs/decisions.md, issue 19).
+   */
+  statsIntervalMs?: number;
   /** The agent file served to VPN servers (default agent/dist/vpn-agent.mjs; tests). */
   agentFile?: string;
   /** Run the Telegram bot's cycle (default true; it does nothing without a token). */
@@ -160,6 +165,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       log: app.log,
       catchupMs: config.agentCatchupMs,
       snapshotChunkPeers: opts.snapshotChunkPeers,
+      statsIntervalMs: opts.statsIntervalMs,
       release: agentRelease,
       concurrentUse,
     }),

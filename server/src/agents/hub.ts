@@ -40,6 +40,8 @@ export interface HubDeps {
   snapshotChunkPeers?: number;
   /** The agent file "Actualizar agente" upgrades to. */
   release?: AgentRelease;
+  /** How often agents report stats (default STATS_INTERVAL_MS; tests). */
+  statsIntervalMs?: number;
   /** Stores agents' `concurrent_use` reports (issue 19); absent, agents are not asked for them. */
   concurrentUse?: ConcurrentUseService;
 }
@@ -348,7 +350,7 @@ class AgentConnection {
           type: 'welcome',
           protocol: AGENT_PROTOCOL_VERSION,
           server_id: this.server.id,
-          stats_interval_ms: STATS_INTERVAL_MS,
+          stats_interval_ms: this.deps.statsIntervalMs ?? STATS_INTERVAL_MS,
           ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
         });
         await this.sendSnapshot();
