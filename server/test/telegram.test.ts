@@ -488,20 +488,30 @@ describe('Telegram bot', () => {
       bot: fake.username,
       webhook: false,
     });
+    // A fresh confirmation first (X-Reauth), like the gateway credentials.
+    const unconfirmed = await call('PUT', '/api/admin/settings/telegram', owner, { token: TOKEN });
+    expect(unconfirmed.json()).toMatchObject({ code: 'reauth_required' });
+    const proof = (await call('POST', '/api/admin/me/reauth', owner, { password: 'clave-de-gestor' })).json()
+      .token;
+    const put = (token: string | null) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/settings/telegram',
+        headers: { ...bearer(owner), 'x-reauth': proof },
+        payload: { token },
+      });
     const badFormat = await call('PUT', '/api/admin/settings/telegram', owner, { token: 'abc' });
     expect(badFormat.statusCode).toBe(400);
-    const refused = await call('PUT', '/api/admin/settings/telegram', owner, {
-      token: '987654321:ZZZ-refused-token-by-the-standin_00',
-    });
+    const refused = await put('987654321:ZZZ-refused-token-by-the-standin_00');
     expect(refused.statusCode).toBe(400);
     expect(refused.json().message).toMatch(/Telegram no acepta este token/);
     expect((await call('GET', '/api/admin/settings/telegram', owner)).json().source).toBe('env');
-    const saved = await call('PUT', '/api/admin/settings/telegram', owner, { token: TOKEN });
+    const saved = await put(TOKEN);
     expect(saved.json()).toEqual({ source: 'console', bot: fake.username, webhook: false });
     expect(saved.body).not.toContain(TOKEN);
-    expect((await call('PUT', '/api/admin/settings/telegram', owner, { token: null })).json().source).toBe(
-      'env',
-    );
+    // Forgetting it is as sensitive: refused without the confirmation, done with it.
+    expect((await call('PUT', '/api/admin/settings/telegram', owner, { token: null })).statusCode).toBe(403);
+    expect((await put(null)).json().source).toBe('env');
   });
 
   it('never writes the token in a log line', () => {

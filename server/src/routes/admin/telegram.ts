@@ -8,6 +8,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
+import { ReauthService } from '../../services/reauth.ts';
 
 const schema = { tags: ['admin'], security: [{ bearer: [] }] };
 
@@ -76,11 +77,15 @@ export default (ctx: AppContext): FastifyPluginAsyncZod =>
         config: { permission: 'settings.gateways' },
         schema: {
           ...schema,
-          summary: 'Guarda (cifrado) el token del bot, comprobado con getMe; null lo olvida',
+          summary: 'Guarda (cifrado) el token del bot, comprobado con getMe; null lo olvida (con X-Reauth)',
           body: TelegramTokenBody,
-          response: { 200: TelegramBotSettings, 400: ErrorBody },
+          response: { 200: TelegramBotSettings, 400: ErrorBody, 403: ErrorBody },
         },
       },
-      async (request) => ctx.telegram.saveToken(actorOf(request), request.body.token),
+      async (request) => {
+        // Whoever holds the token speaks to every linked chat as the panel: a fresh confirmation first.
+        await new ReauthService(ctx).require(request);
+        return ctx.telegram.saveToken(actorOf(request), request.body.token);
+      },
     );
   };
