@@ -10,7 +10,9 @@
  *  cold convergence: the agent's reconcile of a 50,000-peer snapshot onto an empty interface vs a raw
  *      batched UAPI fill of the same peers;
  *  the real agent process: snapshot over the websocket → ack, delta → ack latency p50/p99, and the
- *      RSS of the agent and of wireguard-go (/proc/PID/status).
+ *      RSS of the agent and of wireguard-go (/proc/PID/status);
+ *  the concurrent-use detector's cost per stats pass (issue 19, bench/concurrent.ts), as ratios to
+ *      the pass without it (`BENCH_AGENT_ONLY=concurrent` runs only that, at 50,000 peers).
  *
  * Needs root and wireguard-go; everything lives in a namespace made here and is removed at the end.
  * Over 400 lines: each measurement and its baseline run in the same process, so they stay together.
@@ -29,6 +31,7 @@ import { startFakeControlPlane } from '../src/testing/fakeControlPlane.ts';
 import { genKeyPair } from '../src/testing/keys.ts';
 import { TestNet, uniqueName, wireguardSkipReason } from '../src/testing/netns.ts';
 import { UapiClient, setRequestText, uapiSocketPath, type UapiPeerOp } from '../src/uapi.ts';
+import { benchConcurrentUse } from './concurrent.ts';
 
 const SIZES = [10_000, 50_000];
 const ONE_PEER_ROUNDS = 200;
@@ -397,7 +400,15 @@ async function benchSize(n: number): Promise<void> {
   results.push(
     `${n.toLocaleString('en')} peers: (a)/(b) ${r1.toFixed(2)}× ${r1 <= 3 ? 'OK' : 'MISSED'} · (c)/(a) ${r2.toFixed(0)}× ${r2 >= 100 ? 'OK' : 'MISSED'} · cold ${r3.toFixed(2)}× ${r3 <= 1.5 ? 'OK' : 'MISSED'}`,
   );
+  results.push(await concurrentOn(kept, server.privateKey, peers));
   await agent.stop({ teardown: true });
+}
+
+/** The concurrent-use detector's cost on an agent-filled interface (its own port kept). */
+async function concurrentOn(run: ColdRun, privateKey: string, peers: AgentPeer[]): Promise<string> {
+  const sock = uapiSocketPath(run.iface);
+  const port = (await new UapiClient(sock, { keepAlive: false }).get()).listenPort;
+  return benchConcurrentUse(run.agent.backend, snapshotOf(run.iface, privateKey, port)(2, peers), sock);
 }
 let lastA = '';
 let lastB = '';
@@ -519,6 +530,17 @@ async function main(): Promise<number> {
     `agent apply benchmark · node ${process.version} · ${ONE_PEER_ROUNDS} one-peer rounds per size`,
   );
   try {
+    if (process.env.BENCH_AGENT_ONLY === 'concurrent') {
+      const ns = net.addNamespace('vbench');
+      const server = genKeyPair();
+      const peers = makePeers(Number(process.env.BENCH_AGENT_PEERS ?? 50_000));
+      const run = await agentCold(ns, server, peers);
+      results.push(await concurrentOn(run, server.privateKey, peers));
+      await run.agent.stop({ teardown: true });
+      console.log('\nSummary');
+      for (const r of results) console.log(`  ${r}`);
+      return 0;
+    }
     if (process.env.BENCH_AGENT_ONLY_PROCESS !== '1') for (const n of SIZES) await benchSize(n);
     spawnSync(
       process.execPath,
