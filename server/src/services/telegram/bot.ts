@@ -67,7 +67,7 @@ function absolute(url: string, publicUrl: string | undefined): string {
  * answers only a linked chat, and every peer is looked up among the linked customer's own.
  */
 export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?: Bot['botInfo']): Bot {
-  const bot = new Bot(token, { client: { apiRoot }, ...(botInfo ? { botInfo } : {}) });
+  const bot = new Bot(token, { client: { apiRoot, timeoutSeconds: 30 }, ...(botInfo ? { botInfo } : {}) });
   const throttle = new ChatThrottle();
 
   bot.use(async (ctx, next) => {

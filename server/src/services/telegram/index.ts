@@ -25,7 +25,8 @@ import { TelegramToken, TOKEN_RE } from './token.ts';
  * renewing; another takes over when the lease runs out (LEASE_SECONDS + one cycle < 30 s). Each
  * update is answered by the instance that records its id first, so two instances never answer one.
  * Commands and texts: bot.ts, texts.ts. Log lines carry Telegram's method and description only: the
- * API's URLs hold the token.
+ * API's URLs hold the token. A little over 400 lines: the lease, the polling loop, the webhook and
+ * the linking calls share one state (the bot in force, leadership), which splitting would expose.
  */
 
 export const CYCLE_MS = 5_000;
@@ -34,6 +35,9 @@ export const LEASE_SECONDS = 20;
 export const POLL_SECONDS = 10;
 
 export const WEBHOOK_PATH = '/api/telegram/webhook';
+/** Telegram calls give up after this long (grammY's default is 500 s); getUpdates' long poll fits. */
+export const API_TIMEOUT_SECONDS = 30;
+const STOP_WAIT_MS = 5_000;
 
 export interface TelegramDeps {
   db: Db;
@@ -107,10 +111,15 @@ export class TelegramService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.cycling;
-    await this.stopPolling();
-    if (this.leader) await this.store.releaseLease(this.holder).catch(() => {});
+    // A cycle stuck on an unreachable Telegram does not hold the shutdown up for long.
+    const settle = (p: Promise<unknown> | null) =>
+      Promise.race([p, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+    await settle(this.cycling);
+    const wasLeader = this.leader;
     this.leader = false;
+    this.abort?.abort();
+    await settle(this.polling);
+    if (wasLeader) await this.store.releaseLease(this.holder).catch(() => {});
   }
 
   /** Whether this instance holds the lease (polls and sends notices). */
@@ -146,6 +155,7 @@ export class TelegramService {
         this.databaseDownTold = false;
         for (const chat of this.managerChats) await this.send(chat, t.databaseBack);
       }
+      if (this.stopped) return;
       const held = await this.store.lease(this.holder, this.deps.leaseSeconds ?? LEASE_SECONDS);
       if (!held) {
         this.leader = false;
@@ -385,7 +395,9 @@ export class TelegramService {
     if (token !== null) {
       if (!TOKEN_RE.test(token)) throw new HttpError(400, telegramMsg.tokenFormat, 'validation');
       try {
-        await new Bot(token, { client: { apiRoot: this.deps.telegram.apiUrl } }).api.getMe();
+        await new Bot(token, {
+          client: { apiRoot: this.deps.telegram.apiUrl, timeoutSeconds: API_TIMEOUT_SECONDS },
+        }).api.getMe();
       } catch (err) {
         this.deps.log.warn(describeTelegramError(err), 'telegram: token rechazado');
         throw new HttpError(400, telegramMsg.tokenRefused, 'validation');
