@@ -22,6 +22,7 @@ import {
 } from '../../test/helpers.ts';
 import { ProtocolAgent, PushClient } from '../../test/protocolAgent.ts';
 
+const METRICS = 'metrics-token-for-tests-0123';
 let t: TestApp;
 let base: string;
 let admin: string;
@@ -31,7 +32,7 @@ let agent: ProtocolAgent;
 const sockets: PushClient[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp({ scheduler: false });
+  t = await createTestApp({ scheduler: false, env: { METRICS_TOKEN: METRICS } });
   base = await listen(t);
   admin = await managerToken(t);
   planId = (await createPlan(t)).id;
@@ -127,6 +128,10 @@ describe('concurrent use (issue 19)', () => {
     });
     const after = await adminGet<{ concurrent_use_peers: number }>('/api/admin/metrics');
     expect(after.concurrent_use_peers).toBe(before.concurrent_use_peers + 1);
+    const scrape = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS) });
+    expect(scrape.body).toContain(
+      `vpn_server_concurrent_use_peers{server_id="${server.id}",server="Uno"} ${after.concurrent_use_peers}`,
+    );
 
     // A second report in the same episode keeps the first date and sends no second notice.
     report(flagged.row.publicKey, 2);
