@@ -26,6 +26,8 @@ export interface SeedRequest {
   payload?: unknown;
   /** A throwaway account's token, sent instead of the caller's (the caller names its realm). */
   token?: string;
+  /** Extra headers: a manager's fresh confirmation (X-Reauth) for a sensitive operation. */
+  headers?: Record<string, string>;
 }
 
 export interface Fixtures {
@@ -58,13 +60,20 @@ const PASSWORD = 'clave-del-suelo-1';
 
 let address = 0;
 /** A fixture's request, from an address of its own (the generated ones spent 127.0.0.1's limits). */
-async function inject(t: TestApp, method: string, url: string, token: string | null, payload?: unknown) {
+async function inject(
+  t: TestApp,
+  method: string,
+  url: string,
+  token: string | null,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
   address++;
   const res = await t.app.inject({
     method: method as 'GET',
     url,
     remoteAddress: `198.19.${(address >> 8) & 255}.${address & 255}`,
-    headers: token ? bearer(token) : {},
+    headers: { ...headers, ...(token ? bearer(token) : {}) },
     ...(payload === undefined ? {} : { payload: payload as object }),
   });
   if (res.statusCode >= 300) throw new Error(`fixture ${method} ${url}: ${res.statusCode} ${res.body}`);
@@ -182,13 +191,31 @@ async function spareManager(f: Fixtures) {
   return { ...m, access: (await signIn(f.t, 'admin', m.username, m.password)).access };
 }
 
+/** A manager's fresh confirmation for a sensitive operation (POST /api/admin/me/reauth), as a header. */
+async function reauth(f: Fixtures, access: string, code?: string) {
+  const res = await inject(f.t, 'POST', '/api/admin/me/reauth', access, {
+    password: PASSWORD,
+    ...(code ? { code } : {}),
+  });
+  return { 'x-reauth': res.json<{ token: string }>().token };
+}
+
 /** A manager (support) with two-factor sign-in enrolled and confirmed, signed in. */
 async function enrolledManager(f: Fixtures) {
   const m = await spareManager(f);
-  const started = await inject(f.t, 'POST', '/api/admin/me/totp', m.access);
+  const started = await inject(
+    f.t,
+    'POST',
+    '/api/admin/me/totp',
+    m.access,
+    undefined,
+    await reauth(f, m.access),
+  );
   const secret = base32Decode(started.json<{ secret: string }>().secret);
-  await inject(f.t, 'POST', '/api/admin/me/totp/confirm', m.access, { code: totp(secret, Date.now()) });
-  return { ...m, secret };
+  const confirmed = await inject(f.t, 'POST', '/api/admin/me/totp/confirm', m.access, {
+    code: totp(secret, Date.now()),
+  });
+  return { ...m, secret, recovery: confirmed.json<{ recovery_codes: string[] }>().recovery_codes };
 }
 
 type Seed = (f: Fixtures) => Promise<SeedRequest>;
@@ -495,13 +522,36 @@ export const SEEDS: Record<string, Seed> = {
     url: `/api/admin/managers/${(await enrolledManager(f)).id}/totp`,
   }),
   'GET /api/admin/me/totp': get('support', '/api/admin/me/totp'),
+  'POST /api/admin/me/reauth': async (f) => {
+    const m = await spareManager(f);
+    return {
+      who: 'support',
+      method: 'POST',
+      url: '/api/admin/me/reauth',
+      payload: { password: PASSWORD },
+      token: m.access,
+    };
+  },
   'POST /api/admin/me/totp': async (f) => {
     const m = await spareManager(f);
-    return { who: 'support', method: 'POST', url: '/api/admin/me/totp', token: m.access };
+    return {
+      who: 'support',
+      method: 'POST',
+      url: '/api/admin/me/totp',
+      token: m.access,
+      headers: await reauth(f, m.access),
+    };
   },
   'POST /api/admin/me/totp/confirm': async (f) => {
     const m = await spareManager(f);
-    const started = await inject(f.t, 'POST', '/api/admin/me/totp', m.access);
+    const started = await inject(
+      f.t,
+      'POST',
+      '/api/admin/me/totp',
+      m.access,
+      undefined,
+      await reauth(f, m.access),
+    );
     const secret = base32Decode(started.json<{ secret: string }>().secret);
     return {
       who: 'support',
@@ -519,6 +569,7 @@ export const SEEDS: Record<string, Seed> = {
       url: '/api/admin/me/totp',
       payload: { password: m.password },
       token: m.access,
+      headers: await reauth(f, m.access, m.recovery[0]),
     };
   },
   'GET /api/admin/metrics': get('support', '/api/admin/metrics'),
@@ -619,6 +670,13 @@ export const SEEDS: Record<string, Seed> = {
     method: 'PATCH',
     url: '/api/admin/settings',
     payload: { show_landing: true },
+  }),
+  'GET /api/admin/settings/concurrent-use': get('operations', '/api/admin/settings/concurrent-use'),
+  'PATCH /api/admin/settings/concurrent-use': async () => ({
+    who: 'operations',
+    method: 'PATCH',
+    url: '/api/admin/settings/concurrent-use',
+    payload: { action: 'notify' },
   }),
   'GET /api/admin/settings/gateways': get('owner', '/api/admin/settings/gateways'),
   'PATCH /api/admin/settings/gateways': async () => ({

@@ -146,7 +146,7 @@ describe('generated bad input', () => {
     async function send(
       key: string,
       who: string,
-      req: FuzzRequest,
+      req: FuzzRequest & { headers?: Record<string, string> },
       token: string | null,
       remoteAddress?: string,
     ): Promise<void> {
@@ -157,6 +157,7 @@ describe('generated bad input', () => {
         url: req.url,
         ...(remoteAddress ? { remoteAddress } : {}),
         headers: {
+          ...req.headers,
           ...(token ? bearer(token) : {}),
           ...(req.raw !== undefined || req.payload !== undefined
             ? { 'content-type': 'application/json' }
@@ -230,7 +231,7 @@ describe('generated bad input', () => {
           await send(
             key,
             `${r.who} (semilla)`,
-            { method: r.method, url: r.url, payload: r.payload },
+            { method: r.method, url: r.url, payload: r.payload, headers: r.headers },
             tokenOf(r, fixtures),
             `198.18.${(seeded >> 8) & 255}.${seeded++ & 255}`,
           );

@@ -305,7 +305,7 @@ describe('mirror link', () => {
     const limited = await createTestApp({
       database: t.database,
       scheduler: false,
-      rateLimits: { mirrorPerIp: { max: 2, windowSeconds: 60 } },
+      rateLimits: { mirrorPerIp: { max: 2, windowSeconds: 3600 } },
     });
     const codes = [];
     for (let i = 0; i < 3; i++)
