@@ -88,20 +88,28 @@ describe('Telegram alerts and notices', () => {
     const at = (ms: number) => new Date(t0 + ms);
     await notifier.tick(at(0));
     const before = told(MANAGER_CHAT).length;
-    // A change the agent receives and does not ack.
+    // Two changes the agent receives and does not ack.
     const plan = await createPlan(t);
     await createCustomer(t, 'carla');
     await grantPeer(t, owner, { username: 'carla', plan: plan.id, server: server.id, name: 'Tablet' });
     await agent.until(() => agent.revision > 0);
-    const [row] = await t.ctx.db.select().from(servers).where(eq(servers.id, server.id));
-    expect(row!.revision).toBeGreaterThan(row!.ackedRevision);
+    const first = agent.revision;
+    await grantPeer(t, owner, { username: 'carla', plan: plan.id, server: server.id, name: 'Reloj' });
+    await agent.until(() => agent.revision > first);
+    const acked = async () =>
+      (await t.ctx.db.select().from(servers).where(eq(servers.id, server.id)))[0]!.ackedRevision;
     await notifier.tick(at(1_000));
-    await notifier.tick(at(2 * 60_000));
-    expect(told(MANAGER_CHAT).length).toBe(before);
+    // At 1.5 minutes it applies the first: progress, so the 2 minutes start again.
+    agent.ack(first);
+    while ((await acked()) < first) await new Promise((r) => setTimeout(r, 20));
+    await notifier.tick(at(90_000));
     await notifier.tick(at(2 * 60_000 + 1_001));
-    await notifier.tick(at(3 * 60_000));
+    await notifier.tick(at(3 * 60_000 + 29_000));
+    expect(told(MANAGER_CHAT).length).toBe(before);
+    await notifier.tick(at(3 * 60_000 + 30_001));
+    await notifier.tick(at(3 * 60_000 + 40_000));
     expect(told(MANAGER_CHAT).slice(before)).toEqual([
-      `⚠️ El servidor «Uno» lleva más de 2 minutos sin aplicar los cambios (${row!.revision - row!.ackedRevision} revisiones pendientes).`,
+      `⚠️ El servidor «Uno» lleva más de 2 minutos sin aplicar los cambios (${agent.revision - first} revisiones pendientes).`,
     ]);
     agent.ack();
     for (;;) {
@@ -109,9 +117,9 @@ describe('Telegram alerts and notices', () => {
       if (now!.ackedRevision === now!.revision) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    await notifier.tick(at(4 * 60_000)); // caught up, but the last alert is under 5 minutes old
+    await notifier.tick(at(5 * 60_000)); // caught up, but the last alert is under 5 minutes old
     expect(told(MANAGER_CHAT).length).toBe(before + 1);
-    await notifier.tick(at(7 * 60_000 + 2_000));
+    await notifier.tick(at(8 * 60_000 + 31_000));
     expect(told(MANAGER_CHAT).slice(before + 1)).toEqual([
       '✅ El servidor «Uno» ya aplicó los cambios pendientes.',
     ]);

@@ -280,8 +280,10 @@ export class TelegramNotifier {
         .set({ observed, observedSince: now })
         .where(eq(telegramAlerts.key, key));
     }
-    const settled = observed === good || now.getTime() - since.getTime() >= after;
-    const state = settled ? observed : row.notified;
+    // `lagging@<acked>`: the part after @ restarts the delay when it changes, the state is before it.
+    const kind = observed.split('@')[0]!;
+    const settled = kind === good || now.getTime() - since.getTime() >= after;
+    const state = settled ? kind : row.notified;
     if (state === row.notified || state === null) return;
     // A last message "in the future" (another instance's clock, after a fail-over) does not hold this one.
     const elapsed = row.notifiedAt ? now.getTime() - row.notifiedAt.getTime() : Infinity;
@@ -320,7 +322,8 @@ export class TelegramNotifier {
       const lagging = online && s.revision > s.ackedRevision;
       await this.track(
         `lag:${s.id}`,
-        lagging ? 'lagging' : 'ok',
+        // Behind and not moving: any ack restarts the 2 minutes (a busy server that keeps up is fine).
+        lagging ? `lagging@${s.ackedRevision}` : 'ok',
         'ok',
         LAG_ALERT_MS,
         now,
