@@ -18,7 +18,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { managers } from '../db/schema.ts';
-import { verifyPassword } from '../lib/crypto.ts';
+import { sha256, verifyPassword } from '../lib/crypto.ts';
 import { badRequest, HttpError } from '../lib/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { hit, refuseWhenFull } from './rateLimit.ts';
@@ -27,6 +27,9 @@ import { twoFactorOf } from './twoFactor.ts';
 export const REAUTH_TTL_SECONDS = 300;
 const AUDIENCE = 'manager-reauth';
 const ISSUER = 'vpn-platform';
+
+/** A code as typed (spaces, dashes, case aside), hashed: the confirmation names it, never holds it. */
+export const codeHash = (code: string) => sha256(code.replace(/[\s-]/g, '').toLowerCase());
 
 const reauthRequired = () => new HttpError(403, msgManagers.reauthRequired, REAUTH_REQUIRED);
 
@@ -63,7 +66,10 @@ export class ReauthService {
       if (!(await twoFactor.checkCode(p.id, body.code)))
         throw await failed(badRequest(msgManagers.totpInvalid));
     }
-    const token = await new SignJWT({ sid: p.session ?? null })
+    const token = await new SignJWT({
+      sid: p.session ?? null,
+      ...(body.code ? { ch: codeHash(body.code) } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(String(p.id))
       .setIssuer(ISSUER)
@@ -74,8 +80,11 @@ export class ReauthService {
     return { token, expires_in: REAUTH_TTL_SECONDS };
   }
 
-  /** Throws 403 `reauth_required` unless the request carries a confirmation of its own session. */
-  async require(request: FastifyRequest): Promise<void> {
+  /**
+   * Throws 403 `reauth_required` unless the request carries a confirmation of its own session.
+   * Answers the hash of the two-factor code that confirmation took, if any.
+   */
+  async require(request: FastifyRequest): Promise<{ codeHash: string | null }> {
     const p = principalOf(request);
     const header = request.headers['x-reauth'];
     if (typeof header !== 'string' || !header) throw reauthRequired();
@@ -87,6 +96,7 @@ export class ReauthService {
       });
       if (payload.sub !== String(p.id) || (payload.sid ?? null) !== (p.session ?? null))
         throw new Error('other');
+      return { codeHash: typeof payload.ch === 'string' ? payload.ch : null };
     } catch {
       throw reauthRequired();
     }

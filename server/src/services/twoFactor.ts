@@ -119,11 +119,16 @@ export class TwoFactorService {
     return codes;
   }
 
-  /** Switches two-factor off for oneself, proven with a current code, a recovery code or the password. */
-  async disable(actor: Actor, proof: { code?: string; password?: string }): Promise<void> {
+  /**
+   * Switches two-factor off for oneself, proven with a current code, a recovery code or the password
+   * (null: already proven by a fresh confirmation that took a code, services/reauth.ts).
+   */
+  async disable(actor: Actor, proof: { code?: string; password?: string } | null): Promise<void> {
     const row = await this.row(actor.id);
     if (!row.enabledAt) throw conflict(msgManagers.totpNotEnabled);
-    if (proof.code) {
+    if (!proof) {
+      // Proven by the confirmation.
+    } else if (proof.code) {
       if (!(await this.consume(actor.id, proof.code))) throw badRequest(msgManagers.totpInvalid);
     } else if (!(await verifyPassword(proof.password ?? '', row.passwordHash))) {
       throw badRequest(msgManagers.wrongPassword);

@@ -21,7 +21,7 @@ import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
 import { ManagerAdminService } from '../../services/managerAdmin.ts';
 import { twoFactorOf } from '../../services/twoFactor.ts';
-import { ReauthService } from '../../services/reauth.ts';
+import { codeHash, ReauthService } from '../../services/reauth.ts';
 
 const admin = { tags: ['admin'], security: [{ bearer: [] }] };
 
@@ -200,8 +200,12 @@ export const adminManagerRoutes =
         },
       },
       async (request) => {
-        await reauth.require(request);
-        await reauth.guarded(request, () => twoFactor.disable(actorOf(request), request.body));
+        const confirmed = await reauth.require(request);
+        // The very code the confirmation just took (and spent) is not asked again: it would be
+        // refused as replayed. Any other code, or a password, is checked, and counted if wrong.
+        const { code } = request.body;
+        const proof = code && confirmed.codeHash === codeHash(code) ? null : request.body;
+        await reauth.guarded(request, () => twoFactor.disable(actorOf(request), proof));
         return { message: msgManagers.totpDisabled };
       },
     );
