@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { customers, paymentNotices, plans, servers } from '../src/db/schema.ts';
+import { customers, paymentNotices, plans, servers, telegramLinks } from '../src/db/schema.ts';
 import { issueEmailToken } from '../src/services/emailTokens.ts';
 import { updateSiteSettings } from '../src/services/settings.ts';
 import { base32Decode, totp } from '../src/lib/totp.ts';
@@ -53,6 +53,10 @@ export const NO_2XX: Record<string, string> = {
   'POST /api/payments/qvapay/webhook': 'QvaPay confirms only against its own API (qvapayConfirm.test.ts)',
   'GET /api/payments/remesita/ipn/{id}/{secret}': 'needs a Remesita notice and secret (remesita.test.ts)',
   'POST /api/payments/remesita/ipn/{id}/{secret}': 'needs a Remesita notice and secret (remesita.test.ts)',
+  'POST /api/client/telegram/link':
+    'needs a bot Telegram accepts (getMe): test/telegram.test.ts, against its stand-in',
+  'POST /api/admin/me/telegram/link':
+    'needs a bot Telegram accepts (getMe): test/telegram.test.ts, against its stand-in',
 };
 
 const n = () => randomBytes(3).toString('hex');
@@ -692,6 +696,32 @@ export const SEEDS: Record<string, Seed> = {
     url: '/api/admin/settings/gateways',
     payload: { allow_payments_qvapay: false },
   }),
+  // The switches need a linked chat: linked here as /start <code> would leave it.
+  'PATCH /api/client/telegram': async (f) => {
+    await f.t.ctx.db
+      .insert(telegramLinks)
+      .values({
+        realm: 'customer',
+        subjectId: f.customer.id,
+        chatId: 7_000_000 + f.customer.id,
+        linkedAt: new Date(),
+      })
+      .onConflictDoNothing();
+    return { who: 'customer', method: 'PATCH', url: '/api/client/telegram', payload: { reminders: false } };
+  },
+  // Forgetting a saved token needs no Bot API; like any change of it, a fresh confirmation.
+  'PUT /api/admin/settings/telegram': async (f) => {
+    const res = await inject(f.t, 'POST', '/api/admin/me/reauth', f.tokens.owner, {
+      password: f.owner.password,
+    });
+    return {
+      who: 'owner',
+      method: 'PUT',
+      url: '/api/admin/settings/telegram',
+      payload: { token: null },
+      headers: { 'x-reauth': res.json<{ token: string }>().token },
+    };
+  },
 };
 
 /** The token a seed's request is sent with. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import {
@@ -307,6 +307,10 @@ export class TelegramNotifier {
     const rows = await this.deps.db.select().from(servers).where(eq(servers.active, true));
     // Every subject's state in one read (two per server otherwise, every cycle).
     const known = new Map((await this.deps.db.select().from(telegramAlerts)).map((r) => [r.key, r]));
+    // Servers switched off or deleted are not watched: their states go, so a return starts afresh.
+    const watched = new Set(rows.flatMap((r) => [`agent:${r.id}`, `lag:${r.id}`]));
+    const gone = [...known.keys()].filter((k) => !watched.has(k));
+    if (gone.length) await this.deps.db.delete(telegramAlerts).where(inArray(telegramAlerts.key, gone));
     for (const s of rows) {
       // Online as the console counts it (the agents' stamps are the instances' real clocks).
       const online = agentOnline(s);
