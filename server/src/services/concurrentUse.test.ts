@@ -112,7 +112,7 @@ describe('concurrent use (issue 19)', () => {
     expect(detectedAt).toBeLessThanOrEqual(Date.now());
     const info = await flagged.push.waitFor('info', (m) => m.peer_id === flagged.row.id);
     expect(info.message).toBe(
-      'Su peer Móvil parece estar en uso en más de un dispositivo a la vez. Eso vuelve inestables ambas conexiones: cada dispositivo necesita su propio peer.',
+      'El peer Móvil parece estar en uso en más de un dispositivo a la vez. Eso vuelve inestables ambas conexiones: cada dispositivo necesita su propio peer.',
     );
     await flagged.push.waitFor(
       'updated_peer',
