@@ -197,6 +197,46 @@ export class Lab {
     return false;
   }
 
+  /**
+   * What a failed ping leaves to look at: both ends' WireGuard state (handshakes, endpoints,
+   * transfer), the client's routes, the server's routes, conntrack entries for the client's
+   * address and the agent's nftables counters. Read only when a check fails, so the run records
+   * a cause instead of a bare `false`.
+   */
+  explain(client: Host, clientIface: string, server: Host, serverIface: string): string {
+    const run = (title: string, file: string, args: string[]) => {
+      const r = spawnSync(file, args, { encoding: 'utf8' });
+      return `--- ${title}\n${(r.stdout || '') + (r.stderr || '')}`.trimEnd();
+    };
+    const address = /inet (\S+)\//.exec(
+      spawnSync('ip', ['-n', client.ns, '-4', 'addr', 'show', 'dev', clientIface], { encoding: 'utf8' })
+        .stdout,
+    )?.[1];
+    return [
+      run(`wg ${clientIface} (cliente)`, 'wg', ['show', clientIface]),
+      run('rutas del cliente', 'ip', ['-n', client.ns, 'route']),
+      run(`wg ${serverIface} (servidor)`, 'wg', ['show', serverIface]),
+      run('rutas del servidor', 'ip', ['-n', server.ns, 'route']),
+      `--- conntrack de ${address ?? '?'}\n${(
+        spawnSync('ip', ['netns', 'exec', server.ns, 'cat', '/proc/net/nf_conntrack'], { encoding: 'utf8' })
+          .stdout ?? ''
+      )
+        .split('\n')
+        .filter((l) => address && l.includes(`src=${address} `))
+        .join('\n')}`,
+      run('nftables del agente', 'ip', [
+        'netns',
+        'exec',
+        server.ns,
+        'nft',
+        'list',
+        'table',
+        'inet',
+        `vpn_agent_${serverIface.replace(/[^A-Za-z0-9_]/g, '_')}`,
+      ]),
+    ].join('\n');
+  }
+
   async cleanup(): Promise<void> {
     for (const ns of [...this.agents.keys()]) await this.stopAgent(ns);
     // The agent leaves wireguard-go running on purpose (traffic survives agent restarts): stop it here.
