@@ -6,6 +6,8 @@
  */
 import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { inflateSync } from 'node:zlib';
+import jsQR from 'jsqr';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -44,6 +46,35 @@ function publicKeyOf(privateKey: string): string {
   ]);
   const pub = createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
   return pub.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
+}
+
+/** Reads an 8-bit grayscale PNG (the format the bot sends) and the QR code in it, with jsQR. */
+function readQr(png: Buffer): string | null {
+  let pos = 8;
+  let width = 0;
+  let height = 0;
+  const idat: Buffer[] = [];
+  while (pos < png.length) {
+    const length = png.readUInt32BE(pos);
+    const type = png.subarray(pos + 4, pos + 8).toString('ascii');
+    const data = png.subarray(pos + 8, pos + 8 + length);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      expect([data[8], data[9]]).toEqual([8, 0]); // 8-bit grayscale
+    } else if (type === 'IDAT') idat.push(data);
+    pos += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    expect(raw[y * (width + 1)]).toBe(0); // filter "none" on every row
+    for (let x = 0; x < width; x++) {
+      const v = raw[y * (width + 1) + 1 + x]!;
+      rgba.set([v, v, v, 255], (y * width + x) * 4);
+    }
+  }
+  return jsQR(rgba, width, height)?.data ?? null;
 }
 
 describe('Telegram bot', () => {
@@ -198,6 +229,8 @@ describe('Telegram bot', () => {
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(png.subarray(12, 16).toString()).toBe('IHDR');
     expect(png.readUInt32BE(16)).toBe(png.readUInt32BE(20));
+    // Read back by a QR reader that is not the generator: the very .conf.
+    expect(readQr(png)).toBe(conf);
 
     // The menu offers the active peers; a button carries the peer's id.
     const [menu] = await say(CHAT, '/config');
