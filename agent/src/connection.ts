@@ -8,6 +8,9 @@
  * Every incoming message is validated with the `ServerToAgent` schema; one that does not parse is
  * logged (its type and the failing fields, never its content: a snapshot carries a private key),
  * answered with `error` and otherwise ignored.
+ *
+ * Over 400 lines: everything that shares one socket's state (hello, snapshots in parts, deltas,
+ * stats and concurrent-use reports, upgrades, heartbeats, reconnection) stays in this one class.
  */
 import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
