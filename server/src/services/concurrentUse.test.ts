@@ -100,6 +100,8 @@ describe('concurrent use (issue 19)', () => {
     const before = await adminGet<{ concurrent_use_peers: number }>('/api/admin/metrics');
 
     const reportedAt = Date.now();
+    const events: unknown[] = [];
+    const unsubscribe = t.ctx.concurrentUse.onDetected((e) => events.push(e));
     report(flagged.row.publicKey, 3);
     const peer = await until(
       () => customerPeer(flagged.access, flagged.row.id),
@@ -145,6 +147,18 @@ describe('concurrent use (issue 19)', () => {
     );
     expect((await customerPeer(flagged.access, flagged.row.id)).concurrent_use).toEqual(peer.concurrent_use);
     expect(flagged.push.messages.filter((m) => m.type === 'info')).toHaveLength(1);
+    // The hook other notices (Telegram) subscribe to: once per episode, never an address.
+    unsubscribe();
+    expect(events).toEqual([
+      {
+        peerId: flagged.row.id,
+        customerId: flagged.row.customerId,
+        name: 'Móvil',
+        endpoints: 3,
+        fresh: true,
+        regenerated: false,
+      },
+    ]);
   });
 
   it('ignores a report about a key that is not a peer of the reporting server', async () => {
