@@ -16,6 +16,7 @@ import {
   createTestApp,
   login,
   managerToken,
+  reauthHeader,
   setSettings,
   type TestApp,
 } from '../../test/helpers.ts';
@@ -371,11 +372,13 @@ describe('Remesita: credited on its documented IPN', () => {
   it('credentials and API URL saved in Ajustes replace the environment’s, business unit included', async () => {
     const other = await FakeRemesita.start('rk-2', 'rs-2', 'bu-2');
     routeInto(other);
+    // Gateway credentials are a sensitive change: the owner confirms the password first.
+    const proof = await reauthHeader(t, owner, 'clave-de-gestor');
     const patch = (creds: object | null) =>
       t.app.inject({
         method: 'PATCH',
         url: '/api/admin/settings/gateways',
-        headers: bearer(owner),
+        headers: { ...bearer(owner), ...proof },
         payload: { remesita: creds },
       });
     try {
