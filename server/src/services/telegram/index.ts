@@ -295,7 +295,8 @@ export class TelegramService {
   /** POST /api/telegram/webhook: false when webhooks are off or the secret is wrong. */
   async webhook(secret: string | undefined, update: Update): Promise<boolean> {
     if (!this.deps.telegram.webhook) return false;
-    const handle = this.handle ?? (await this.ensureBot());
+    // The bot this instance's cycle made: a request never waits on a call to Telegram.
+    const handle = this.handle;
     if (!handle || !secret) return false;
     const expected = Buffer.from(this.webhookSecret(handle.token));
     const given = Buffer.from(secret);
@@ -340,7 +341,8 @@ export class TelegramService {
   async linkStatus(realm: Realm, subjectId: number): Promise<LinkStatus> {
     const link = await this.store.linkOf(realm, subjectId);
     const token = await this.tokens.current();
-    const available = token !== null && (this.handle?.token === token || (await this.ensureBot()) !== null);
+    // Whether this instance's cycle has the bot Telegram accepted (a page never waits on getMe).
+    const available = token !== null && this.handle?.token === token;
     return {
       available,
       linked: link !== null,
@@ -364,7 +366,7 @@ export class TelegramService {
         throw new HttpError(409, telegramMsg.managerRole, 'telegram_role');
       if (!m.totpEnabledAt) throw new HttpError(409, telegramMsg.managerTotp, 'totp_not_enrolled');
     }
-    const handle = this.handle ?? (await this.ensureBot());
+    const handle = this.handle;
     if (!handle) throw new HttpError(409, telegramMsg.unavailable, 'telegram_unavailable');
     const { code, expiresAt } = await this.store.newCode(realm, subjectId);
     return { url: `https://t.me/${handle.username}?start=${code}`, expires_at: expiresAt.toISOString() };
