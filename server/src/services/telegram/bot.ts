@@ -72,12 +72,13 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
 
   bot.use(async (ctx, next) => {
     if (!ctx.chat) return;
-    if (ctx.chat.type !== 'private') {
-      if (ctx.message?.text?.startsWith('/')) await ctx.reply(t.privateOnly);
-      return;
-    }
+    // Groups are throttled too: their one answer ("private chats only") must not become a flood.
     const verdict = throttle.take(ctx.chat.id);
     if (verdict === 'drop') return;
+    if (ctx.chat.type !== 'private') {
+      if (verdict === 'ok' && ctx.message?.text?.startsWith('/')) await ctx.reply(t.privateOnly);
+      return;
+    }
     if (verdict === 'warn') {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t.throttled });
       else await ctx.reply(t.throttled);
