@@ -1,14 +1,18 @@
 /**
  * The Telegram poller on two compiled instances sharing one PostgreSQL: exactly one polls (the
  * lease holder); when it is killed (-9, no goodbye), the other takes over once the lease runs out,
- * and no update is ever answered twice. (PGlite is one process by nature: PostgreSQL only.)
+ * and no update is ever answered twice (PostgreSQL only: PGlite is one process by nature). Then two
+ * pollers at once, as when a frozen holder wakes after its lease ran out: both are handed the same
+ * updates, each is answered once (the update claims; both databases).
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { telegramLease } from '../src/db/schema.ts';
+import { TelegramService } from '../src/services/telegram/index.ts';
 import type { Database } from '../src/db/client.ts';
 import { FakeTelegram } from './fakeTelegram.ts';
-import { createTestDatabase, TEST_SECRET } from './helpers.ts';
+import { createTestApp, createTestDatabase, TEST_SECRET, type TestApp } from './helpers.ts';
 import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -77,4 +81,64 @@ describe.skipIf(!onPostgres)('Telegram poller fail-over between two instances', 
     // getUpdates calls came from one instance at a time: only the holder polls.
     expect(fake.calls.filter((c) => c.method === 'deleteWebhook').length).toBe(2);
   }, 120_000);
+});
+
+describe('Telegram: two pollers at once (a holder frozen past its lease)', () => {
+  const fake = new FakeTelegram(TOKEN);
+  let t: TestApp;
+  const services: TelegramService[] = [];
+
+  beforeAll(async () => {
+    const apiUrl = await fake.start();
+    t = await createTestApp({ scheduler: false, telegram: false });
+    const make = () =>
+      new TelegramService({
+        db: t.ctx.db,
+        encryptionKey: t.ctx.keys.encryption,
+        telegram: { token: TOKEN, apiUrl, webhook: false },
+        publicUrl: undefined,
+        companyName: 'Nube VPN',
+        supportUrl: undefined,
+        peers: t.ctx.peers,
+        createInvoice: (customerId, body) => t.ctx.invoices.create(customerId, body),
+        log: t.app.log,
+        notices: false,
+        // Long polls that outlast the test's steps: the old holder is still waiting when updates come.
+        pollSeconds: 50,
+      });
+    services.push(make(), make());
+  });
+  afterAll(async () => {
+    for (const s of services) await s.stop();
+    await t?.close();
+    await fake.close();
+  });
+
+  const polls = () => fake.calls.filter((c) => c.method === 'getUpdates').length;
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('both get the same updates, and each is answered once', async () => {
+    const [a, b] = services as [TelegramService, TelegramService];
+    await a.cycle();
+    expect(a.isLeader).toBe(true);
+    await until(() => polls() === 1);
+    // A stops renewing without knowing it (frozen): its lease runs out while its getUpdates waits.
+    await t.ctx.db.update(telegramLease).set({ expiresAt: sql`now() - interval '1 second'` });
+    await b.cycle();
+    expect(b.isLeader).toBe(true);
+    await until(() => polls() === 2);
+
+    const chats = [301, 302, 303, 304, 305, 306];
+    for (const chat of chats) fake.message(chat, '/ayuda');
+    for (const chat of chats) await fake.waitFor(chat, 1);
+    // Both pollers were handed the same updates…
+    const handedOut = fake.deliveries.flat();
+    expect(handedOut.length).toBeGreaterThan(new Set(handedOut).size);
+    // …and every chat got one answer.
+    await a.cycle(); // A wakes up: the lease is B's, it stops polling
+    expect(a.isLeader).toBe(false);
+    for (const chat of chats) expect(fake.to(chat)).toHaveLength(1);
+  });
 });
