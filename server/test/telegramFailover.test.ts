@@ -67,7 +67,7 @@ describe.skipIf(!onPostgres)('Telegram poller fail-over between two instances', 
     leaderProc.kill('SIGKILL');
     await exited(leaderProc);
     const killedAt = Date.now();
-    // Asked while nobody polls: answered once the survivor holds the lease (≤ 20 s lease + a 5 s cycle).
+    // Asked while nobody polls: answered once the survivor holds the lease (≤ 15 s lease + a 5 s cycle).
     await round([201, 202, 203, 204, 205, 206, 207, 208], 60_000);
     const takeover = Date.now() - killedAt;
     console.log(`telegram fail-over: answered ${takeover} ms after the holder was killed`);

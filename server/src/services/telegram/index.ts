@@ -30,7 +30,7 @@ import { TelegramToken, TOKEN_RE } from './token.ts';
  */
 
 export const CYCLE_MS = 5_000;
-export const LEASE_SECONDS = 20;
+export const LEASE_SECONDS = 15;
 /** getUpdates' long-poll timeout: shorter than the lease, which is renewed before every call. */
 export const POLL_SECONDS = 10;
 
