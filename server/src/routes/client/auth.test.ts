@@ -297,8 +297,8 @@ describe('POST /api/client/login', () => {
     expect(await challenge()).toBe(50_000);
     // Wrong passwords from 20 addresses (counted as the route counts them, without 20 scrypt runs).
     for (let i = 0; i < 20; i++) await limited.ctx.loginThrottle.failed(`192.0.2.${100 + i}`, 'asediado');
-    // 4 × the limit: the hardest challenge, 64 × the base work.
-    expect(await challenge()).toBe(64 * 50_000);
+    // 4 × the limit: the hardest challenge, 16 × the base work.
+    expect(await challenge()).toBe(16 * 50_000);
     const easy = await solveCaptcha(limited, '', '203.0.113.9');
     const refused = await limited.app.inject({
       method: 'POST',
