@@ -68,9 +68,10 @@ export class FakeTelegram {
   }
 
   /** A user writes `text` in their private chat with the bot (a private chat's id is the user's id). */
-  message(chatId: number, text: string): number {
-    // Telegram marks commands with bot_command entities (MessageEntity).
-    const entities = [...text.matchAll(/\/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]+)?/g)]
+  message(chatId: number, text: string, withEntities = true): number {
+    // Telegram marks commands with bot_command entities (MessageEntity); `withEntities: false` plays
+    // a client that sent none.
+    const entities = [...(withEntities ? text.matchAll(/\/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]+)?/g) : [])]
       .filter((m) => m.index === 0 || /\s/.test(text[m.index - 1]!))
       .map((m) => ({ type: 'bot_command', offset: m.index, length: m[0].length }));
     return this.push({

@@ -302,6 +302,10 @@ describe('Telegram bot', () => {
     const [help] = await say(CHAT, '/ayuda');
     expect(help!.text).toContain('Ayuda de Nube VPN');
     expect(help!.text).toContain(`Soporte: ${SUPPORT}`);
+    // A command that arrives without its bot_command entity is still a command.
+    const before = fake.sent.length;
+    fake.message(6100, '/ayuda', false);
+    expect((await fake.waitFor(6100, 1, before))[0]!.text).toContain('Ayuda de Nube VPN');
     const [unknown] = await say(CHAT, 'hola');
     expect(unknown!.text).toContain('/ayuda');
   });

@@ -1,5 +1,5 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
-import { Bot, InlineKeyboard, InputFile, type Context } from 'grammy';
+import { Bot, InlineKeyboard, type Context } from 'grammy';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
@@ -69,6 +69,19 @@ function absolute(url: string, publicUrl: string | undefined): string {
 export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?: Bot['botInfo']): Bot {
   const bot = new Bot(token, { client: { apiRoot, timeoutSeconds: 30 }, ...(botInfo ? { botInfo } : {}) });
   const throttle = new ChatThrottle();
+
+  // Telegram marks commands with bot_command entities, which grammY's command() reads; a message
+  // that starts with one but carries none (a client or relay that drops them) is marked here.
+  bot.use(async (ctx, next) => {
+    const msg = ctx.message;
+    const head = msg?.text ? /^\/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]+)?/.exec(msg.text) : null;
+    if (msg && head && !msg.entities?.some((e) => e.type === 'bot_command' && e.offset === 0))
+      (msg as { entities?: unknown[] }).entities = [
+        { type: 'bot_command', offset: 0, length: head[0].length },
+        ...(msg.entities ?? []),
+      ];
+    await next();
+  });
 
   bot.use(async (ctx, next) => {
     if (!ctx.chat) return;
@@ -224,12 +237,28 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
       if (err instanceof HttpError && err.status < 500) return void (await ctx.reply(err.message));
       throw err;
     }
-    await ctx.replyWithDocument(new InputFile(Buffer.from(config.text), `${safeName(config.name)}.conf`), {
-      caption: t.configCaption(config.name),
-    });
-    await ctx.replyWithPhoto(new InputFile(qrPng(config.text), `${safeName(config.name)}.png`), {
-      caption: t.qrCaption(config.name),
-    });
+    const chat = ctx.chat!.id;
+    const file = safeName(config.name);
+    await sendFile(
+      token,
+      apiRoot,
+      'sendDocument',
+      chat,
+      'document',
+      `${file}.conf`,
+      Buffer.from(config.text),
+      t.configCaption(config.name),
+    );
+    await sendFile(
+      token,
+      apiRoot,
+      'sendPhoto',
+      chat,
+      'photo',
+      `${file}.png`,
+      qrPng(config.text),
+      t.qrCaption(config.name),
+    );
   }
 
   const offerPlans = async (ctx: Context) => {
@@ -314,6 +343,44 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
     await err.ctx.reply(t.failed).catch(() => {});
   });
   return bot;
+}
+
+/**
+ * A file upload the plain way the Bot API documents ("Sending files": multipart/form-data, the file
+ * in the method's own field, `document` or `photo`), not through grammY's `attach://` parts.
+ * Errors carry Telegram's description, never the URL (it holds the token).
+ */
+export async function sendFile(
+  token: string,
+  apiRoot: string,
+  method: 'sendDocument' | 'sendPhoto',
+  chatId: number,
+  field: 'document' | 'photo',
+  filename: string,
+  bytes: Buffer,
+  caption: string,
+): Promise<void> {
+  const form = new FormData();
+  form.set('chat_id', String(chatId));
+  form.set('caption', caption);
+  form.set(field, new Blob([new Uint8Array(bytes)]), filename);
+  let answer: { ok?: boolean; error_code?: number; description?: string };
+  try {
+    const res = await fetch(`${apiRoot}/bot${token}/${method}`, {
+      method: 'POST',
+      body: form,
+      signal: AbortSignal.timeout(30_000),
+    });
+    answer = (await res.json()) as typeof answer;
+  } catch (err) {
+    throw Object.assign(new Error(`Telegram: ${method} sin respuesta (${(err as Error).name})`), { method });
+  }
+  if (!answer.ok)
+    throw Object.assign(new Error(answer.description ?? method), {
+      method,
+      error_code: answer.error_code,
+      description: answer.description,
+    });
 }
 
 /** Midnight of today in Cuba, as an instant (the day "today's payments" counts). */

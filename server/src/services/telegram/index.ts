@@ -163,7 +163,7 @@ export class TelegramService {
         return;
       }
       if (!this.leader) await this.lead(handle);
-      if (!this.deps.telegram.webhook && !this.polling) this.startPolling(handle);
+      await this.receive(handle);
       if (this.deps.notices !== false) {
         await this.notifier.tick();
         await this.store.prune();
@@ -217,6 +217,10 @@ export class TelegramService {
       .catch((err: unknown) =>
         this.deps.log.warn(describeTelegramError(err), 'telegram: setMyCommands falló'),
       );
+  }
+
+  /** The holder's way in: the webhook registered (retried each cycle until it is), or the poller. */
+  private async receive(handle: Handle): Promise<void> {
     if (this.deps.telegram.webhook) {
       if (this.webhookSet === handle.token) return;
       await handle.bot.api.setWebhook(`${this.deps.publicUrl}${WEBHOOK_PATH}`, {
@@ -224,10 +228,19 @@ export class TelegramService {
         allowed_updates: ['message', 'callback_query'],
       });
       this.webhookSet = handle.token;
-    } else {
-      // getUpdates answers 409 while a webhook is set.
-      await handle.bot.api.deleteWebhook();
+      return;
     }
+    if (this.polling) return;
+    if (this.webhookSet !== `none:${handle.token}`) {
+      // getUpdates does not work while a webhook is set; a failure here is logged, polling tells.
+      await handle.bot.api
+        .deleteWebhook()
+        .catch((err: unknown) =>
+          this.deps.log.warn(describeTelegramError(err), 'telegram: deleteWebhook falló'),
+        );
+      this.webhookSet = `none:${handle.token}`;
+    }
+    this.startPolling(handle);
   }
 
   private startPolling(handle: Handle): void {
