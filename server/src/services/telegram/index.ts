@@ -255,6 +255,7 @@ export class TelegramService {
             this.leader = false;
             break;
           }
+          const asked = Date.now();
           const updates = await handle.bot.api.getUpdates(
             {
               timeout: this.deps.pollSeconds ?? POLL_SECONDS,
@@ -268,6 +269,9 @@ export class TelegramService {
             offset = update.update_id + 1;
             await this.answer(handle, update);
           }
+          // An API that answers an empty poll at once (no long polling) is asked once a second.
+          if (updates.length === 0 && Date.now() - asked < 1000)
+            await new Promise((r) => setTimeout(r, 1000));
         } catch (err) {
           if (abort.signal.aborted) break;
           this.deps.log.warn(describeTelegramError(err), 'telegram: getUpdates falló');
