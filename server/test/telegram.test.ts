@@ -302,6 +302,8 @@ describe('Telegram bot', () => {
     const [help] = await say(CHAT, '/ayuda');
     expect(help!.text).toContain('Ayuda de Nube VPN');
     expect(help!.text).toContain(`Soporte: ${SUPPORT}`);
+    expect(help!.text).toContain('Centro de ayuda: http://panel.test/dashboard/help');
+    expect(help!.text).toContain('app oficial WireGuard');
     // A command that arrives without its bot_command entity is still a command.
     const before = fake.sent.length;
     fake.message(6100, '/ayuda', false);

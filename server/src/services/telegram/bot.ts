@@ -124,7 +124,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
   });
 
   bot.command(['ayuda', 'help'], async (ctx) => {
-    const help = t.help(deps.companyName, deps.supportUrl);
+    const help = t.help(deps.companyName, deps.supportUrl, deps.publicUrl);
     const manager = await deps.store.managerOfChat(ctx.chat.id);
     await ctx.reply(manager ? `${help}\n\nGestores:\n${t.helpManager}` : help);
   });

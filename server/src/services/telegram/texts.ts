@@ -55,7 +55,7 @@ export const t = {
   renewLink: (plan: string, peer: string, url: string) =>
     `Factura creada: plan «${plan}» para «${peer}».\nPague aquí: ${url}\n\nEn cuanto se acredite el pago, el peer se renueva solo (no tiene que importar nada de nuevo).`,
   payButton: 'Pagar',
-  help: (company: string, support: string | undefined) =>
+  help: (company: string, support: string | undefined, publicUrl?: string) =>
     [
       `Ayuda de ${company}`,
       '',
@@ -64,7 +64,12 @@ export const t = {
       '/renovar: elija plan y peer y reciba el enlace de pago.',
       '/desvincular: deja de recibir avisos en este chat.',
       '',
-      'Para conectarse: instale la app oficial WireGuard, importe el .conf (o escanee el QR) y active el túnel. Si deja de funcionar, compruebe en /peers que el peer está activo y no ha vencido.',
+      'Cada peer es un dispositivo. Para conectarse, instale la app oficial WireGuard:',
+      '• Android e iOS: en la app pulse «+» y escanee el QR que le envía /config (desde otra pantalla), o importe el archivo .conf.',
+      '• Windows y macOS: «Importar túnel(es) desde archivo» y elija el .conf.',
+      '• MikroTik: el script está en el panel (Peers → acciones → «Script MikroTik»).',
+      'Active el túnel. Si deja de funcionar, compruebe en /peers que el peer está activo, no ha vencido y le quedan datos. Al renovar no hay que importar nada de nuevo.',
+      ...(publicUrl ? [`Centro de ayuda: ${publicUrl}/dashboard/help`] : []),
       support ? `Soporte: ${support}` : 'Soporte: escriba desde el panel.',
     ].join('\n'),
   helpManager:
