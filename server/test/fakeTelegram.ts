@@ -230,6 +230,9 @@ export class FakeTelegram {
         if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
         if (method === 'sendMessage' && (typeof params.text !== 'string' || !params.text))
           return fail(400, 'Bad Request: message text is empty');
+        // sendMessage: "Text of the message to be sent, 1-4096 characters".
+        if (method === 'sendMessage' && (params.text as string).length > 4096)
+          return fail(400, 'Bad Request: message is too long');
         const field = method === 'sendDocument' ? 'document' : 'photo';
         let file: Sent['file'];
         if (method !== 'sendMessage') {

@@ -211,6 +211,62 @@ describe('Telegram alerts and notices', () => {
   });
 });
 
+describe('Telegram: a long list', () => {
+  const fake = new FakeTelegram(TOKEN);
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const apiUrl = await fake.start();
+    t = await createTestApp({
+      scheduler: false,
+      env: { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: apiUrl },
+    });
+    await t.ctx.telegram.cycle();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake.close();
+  });
+
+  it('/peers splits 45 peers into messages Telegram accepts, every peer listed once', async () => {
+    const owner = await managerToken(t);
+    const server = await createServer(t, owner);
+    const plan = await createPlan(t);
+    const c = await createCustomer(t, 'flota');
+    const names = Array.from(
+      { length: 45 },
+      (_, i) => `Router de la sucursal número ${String(i + 1).padStart(2, '0')}`,
+    );
+    for (const name of names)
+      await grantPeer(t, owner, { username: 'flota', plan: plan.id, server: server.id, name });
+    await link(t, fake, (await login(t, c.username, c.password)).access, '/api/client/telegram/link', 9401);
+    const before = fake.sent.length;
+    fake.message(9401, '/peers');
+    // The last part carries the menu.
+    for (;;) {
+      const got = fake.sent.slice(before).filter((m) => m.chatId === 9401);
+      if (got.at(-1)?.replyMarkup) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const parts = fake.sent.slice(before).filter((m) => m.chatId === 9401);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part.text!.length).toBeLessThanOrEqual(4096);
+    const all = parts.map((p) => p.text).join('\n');
+    for (const name of names) expect(all.split(`• ${name}:`).length).toBe(2);
+    // The /config menu offers 40 buttons; the rest are reached by name.
+    const [menu] = await (async () => {
+      const at = fake.sent.length;
+      fake.message(9401, '/config');
+      return fake.waitFor(9401, 1, at);
+    })();
+    expect(menu!.replyMarkup!.inline_keyboard!.flat()).toHaveLength(40);
+    const at = fake.sent.length;
+    fake.message(9401, `/config ${names[44]}`);
+    const [doc] = await fake.waitFor(9401, 2, at);
+    expect(doc!.method).toBe('sendDocument');
+  });
+});
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('Telegram: the database answering 503', () => {
   const fake = new FakeTelegram(TOKEN);
   let direct: Database & { url?: string };

@@ -56,6 +56,26 @@ export function describeTelegramError(err: unknown): Record<string, unknown> {
   };
 }
 
+/** Below Telegram's 4096 characters per message. */
+const MESSAGE_LIMIT = 3900;
+/** Buttons offered in one menu (a longer list is reached by name: /config <peer>, or the panel). */
+const MAX_BUTTONS = 40;
+
+/** Paragraphs joined by blank lines into messages of at most `limit` characters. */
+export function chunk(paragraphs: string[], limit: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const p of paragraphs) {
+    const next = current ? `${current}\n\n${p}` : p;
+    if (next.length > limit && current) {
+      out.push(current);
+      current = p;
+    } else current = next;
+  }
+  if (current) out.push(current);
+  return out;
+}
+
 /** A payment link a chat can open: absolute (a sandbox link without PUBLIC_URL is relative). */
 function absolute(url: string, publicUrl: string | undefined): string {
   return /^https?:\/\//.test(url) || !publicUrl ? url : `${publicUrl}${url}`;
@@ -183,7 +203,10 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
       });
     });
     const keyboard = new InlineKeyboard().text('Configuración', 'cfg').text('Renovar', 'ren');
-    await ctx.reply(`${t.peersTitle}\n\n${lines.join('\n\n')}`, { reply_markup: keyboard });
+    // Telegram takes up to 4096 characters per message: a long list goes in several.
+    const parts = chunk([t.peersTitle, ...lines], MESSAGE_LIMIT);
+    for (const [i, part] of parts.entries())
+      await ctx.reply(part, i === parts.length - 1 ? { reply_markup: keyboard } : {});
   }
 
   bot.command('config', async (ctx) => {
@@ -224,7 +247,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
       .orderBy(asc(peers.id));
     if (rows.length === 0) return void (await ctx.reply(t.configNone));
     const keyboard = new InlineKeyboard();
-    for (const p of rows) keyboard.text(p.name, `cfg:${p.id}`).row();
+    for (const p of rows.slice(0, MAX_BUTTONS)) keyboard.text(p.name, `cfg:${p.id}`).row();
     await ctx.reply(t.configWhich, { reply_markup: keyboard });
   }
 
@@ -295,7 +318,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
       .orderBy(asc(peers.id));
     if (rows.length === 0) return void (await ctx.reply(t.renewNoPeers));
     const keyboard = new InlineKeyboard();
-    for (const p of rows) keyboard.text(p.name, `ren:${plan.id}:${p.id}`).row();
+    for (const p of rows.slice(0, MAX_BUTTONS)) keyboard.text(p.name, `ren:${plan.id}:${p.id}`).row();
     await ctx.reply(t.renewPeer(plan.name), { reply_markup: keyboard });
   });
   bot.callbackQuery(/^ren:(\d{1,9}):(\d{1,9})$/, async (ctx) => {
