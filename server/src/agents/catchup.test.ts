@@ -133,3 +133,31 @@ describe('periodic catch-up', () => {
     expect(code).toBe(4401);
   });
 });
+
+describe('a rotated token between catch-ups', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    // The periodic catch-up is an hour away: only the snapshot path itself can refuse.
+    t = await createTestApp({ scheduler: false, env: { AGENT_CATCHUP_SECONDS: '3600' } });
+    base = await listen(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('gets no snapshot when it asks for one (resync): its connection is closed instead', async () => {
+    const { agent, serverId } = await agentWithPeer(t, base, 'Pide');
+    await rotateAgentToken(t.ctx.db, serverId);
+    const snapshots = () =>
+      agent.received.filter((m) => m.type === 'snapshot' || m.type === 'snapshot_peers').length;
+    const before = snapshots();
+    agent.send({ type: 'resync' });
+    const code = await Promise.race([
+      agent.closedWith,
+      new Promise<string>((r) => setTimeout(() => r('still open after 10 s'), 10_000)),
+    ]);
+    expect(code).toBe(4401);
+    expect(snapshots()).toBe(before);
+  });
+});

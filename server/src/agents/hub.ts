@@ -292,6 +292,9 @@ class AgentConnection {
   private async sendSnapshot(): Promise<void> {
     const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
     if (!row) return this.close(4404, 'server deleted');
+    // A snapshot carries the server's private key: never to a token rotated since this agent signed
+    // in, even when its agent_revoked notice was lost (an agent may ask for one with `resync`).
+    if (row.agentTokenHash !== this.server.agentTokenHash) return this.close(4401, 'token revoked');
     const snapshot = await buildSnapshot(this.deps.db, row, this.deps.encryptionKey, this.deps.meshKey);
     // In parts to agents that assemble them (one after another, nothing between them).
     if (this.snapshotParts)
