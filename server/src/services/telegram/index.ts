@@ -331,7 +331,8 @@ export class TelegramService {
     const handle = this.handle;
     if (!handle) return false;
     try {
-      await handle.bot.api.sendMessage(chatId, text);
+      // Telegram refuses texts over 4096 characters (a long announcement): cut, not lost.
+      await handle.bot.api.sendMessage(chatId, text.length > 4096 ? `${text.slice(0, 4095)}…` : text);
       return true;
     } catch (err) {
       this.deps.log.warn({ ...describeTelegramError(err), chat: chatId }, 'telegram: mensaje no enviado');
