@@ -6,7 +6,7 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
 import { createMemoryRouter } from 'react-router';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { App } from '../../App';
 import { DEFAULT_CONFIG } from '../../config/runtime';
 import { queryKeys } from '../../api/queries';
@@ -14,6 +14,9 @@ import { routes } from '..';
 import { defaultSettings, deferred, fakeApi, sampleUser } from '../../test/api';
 import type { Reply } from '../../test/api';
 import { renderApp, testQueryClient } from '../../test/render';
+
+// The captcha widget's contract with us is the element and its 'statechange' event (Register.test).
+vi.mock('altcha', () => ({}));
 
 const SENT = 'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.';
 
