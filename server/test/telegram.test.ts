@@ -196,6 +196,11 @@ describe('Telegram bot', () => {
     expect(again!.text).toMatch(/no es válido, ya se usó o caducó/);
     const [peers6001] = await say(6001, '/peers');
     expect(peers6001!.text).toMatch(/no está vinculado/);
+    // Asking twice: the newer code replaces the older one.
+    const first = await t.ctx.telegram.store.newCode('customer', customer.id);
+    const second = await t.ctx.telegram.store.newCode('customer', customer.id);
+    expect((await say(6001, `/start ${first.code}`))[0]!.text).toMatch(/no es válido/);
+    expect(second.code).not.toBe(first.code);
     // A code older than 10 minutes: refused.
     const old = await t.ctx.telegram.store.newCode(
       'customer',

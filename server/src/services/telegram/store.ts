@@ -54,6 +54,10 @@ export class TelegramStore {
   ): Promise<{ code: string; expiresAt: Date }> {
     const code = randomToken(24); // 32 characters of [A-Za-z0-9_-]: a valid /start parameter
     const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+    // One live code per account: a new one replaces the last (asking again cannot pile rows up).
+    await this.db
+      .delete(telegramLinkCodes)
+      .where(and(eq(telegramLinkCodes.realm, realm), eq(telegramLinkCodes.subjectId, subjectId)));
     await this.db.insert(telegramLinkCodes).values({ codeHash: sha256(code), realm, subjectId, expiresAt });
     // Old codes are of no use to anyone.
     await this.db
