@@ -12,7 +12,13 @@ import pg from 'pg';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
-/** One type for both back ends: services never know which one they run on. */
+/**
+ * One type for both back ends: services never know which one they run on. It is also the executor
+ * type: drizzle's `PgTransaction` extends `PgDatabase`, so the `tx` of `db.transaction(async (tx) => …)`
+ * is a `Db` as it is and goes to any function that takes one, without a cast. Inside a transaction,
+ * such a function's queries join that transaction (the 29 call sites that pass `tx` typecheck only
+ * while this holds, so a drizzle upgrade that breaks it fails the build).
+ */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -52,7 +58,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     });
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => {});
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool, { schema });
     return { db, kind: 'postgres', url: opts.databaseUrl, pool, close: () => pool.end() };
   }
   let client = opts.pglite;
@@ -61,7 +67,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     client = newPglite({ dataDir: opts.dataDir });
   }
   await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client, { schema });
   const pglite = client;
   return { db, kind: 'pglite', pglite, close: () => pglite.close() };
 }

@@ -194,8 +194,8 @@ export class AccountService {
     const page = this.deps.mailer.link('/reset-password');
     if (!page) return false;
     const token = await this.db.transaction(async (tx) => {
-      const issued = await issueEmailToken(tx as unknown as Db, to.id, 'reset_password', to.email);
-      await inTx?.(tx as unknown as Db);
+      const issued = await issueEmailToken(tx, to.id, 'reset_password', to.email);
+      await inTx?.(tx);
       return issued;
     });
     return this.deps.mailer.send(

@@ -219,7 +219,7 @@ export class AdminServerService {
     baseUrl: string,
   ): Promise<AgentInstall & { server: AdminServer }> {
     const { server, agentToken } = await auditedTransaction(this.db, actor, async (tx, audit) => {
-      const created = await createServer(tx as unknown as Db, this.deps.encryptionKey, input);
+      const created = await createServer(tx, this.deps.encryptionKey, input);
       const shown = presentAdminServer(created.server);
       await audit({
         action: 'server.create',
@@ -243,7 +243,7 @@ export class AdminServerService {
    */
   async rotateToken(actor: Actor, id: number, baseUrl: string): Promise<AgentInstall> {
     const agentToken = await auditedTransaction(this.db, actor, async (tx, audit) => {
-      const token = await rotateAgentToken(tx as unknown as Db, id);
+      const token = await rotateAgentToken(tx, id);
       await audit({
         action: 'server.rotate_token',
         targetType: 'server',
@@ -302,7 +302,7 @@ export class AdminServerService {
           .from(peers)
           .innerJoin(sql`peers o`, sql`o.party_id = ${peers.partyId} and o.server_id <> ${id}`)
           .where(and(eq(peers.serverId, id), isNotNull(peers.partyId)));
-        revisions = await recordChanges(tx as unknown as Db, [
+        revisions = await recordChanges(tx, [
           { serverId: id, full: true },
           ...meshed.map((m) => ({ serverId: Number(m.s), full: true })),
         ]);
@@ -379,7 +379,7 @@ export class AdminServerService {
       const [row] = await tx.select().from(servers).where(eq(servers.id, id)).for('update');
       if (!row) throw notFound(msg.serverNotFound);
       if (!agentOnline(row)) throw conflict(agentMsg.notConnected);
-      await setUpgradeState(tx as unknown as Db, id, 'pending', { version: target });
+      await setUpgradeState(tx, id, 'pending', { version: target });
       await audit({
         action: 'server.agent_upgrade',
         targetType: 'server',

@@ -53,7 +53,7 @@ export async function publishAnnouncement(
       .values({ name: body.name, message: body.message })
       .returning();
     // "Enviar por Telegram": queued with the announcement, sent by the bot to every linked chat.
-    if (body.telegram) await queueBroadcast(tx as unknown as Db, row!.name, row!.message);
+    if (body.telegram) await queueBroadcast(tx, row!.name, row!.message);
     await audit({
       action: 'announcement.create',
       targetType: 'announcement',

@@ -117,8 +117,7 @@ export class GatewayCredentials {
     const before = await this.read();
     const site = await getSiteSettings(this.deps.db);
     const state = (c: unknown) => (c ? 'configurado' : 'no configurado');
-    await auditedTransaction(this.deps.db, actor, async (tx, audit) => {
-      const db = tx as unknown as Db;
+    await auditedTransaction(this.deps.db, actor, async (db, audit) => {
       const changes: Record<string, { before: unknown; after: unknown }> = {};
       const switches: { allow_payments_qvapay?: boolean; allow_payments_remesita?: boolean } = {};
       for (const key of ['allow_payments_qvapay', 'allow_payments_remesita'] as const) {

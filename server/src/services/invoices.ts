@@ -384,9 +384,7 @@ export class InvoiceService {
             .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'paid'), isNull(invoices.creditedAt)))
             .for('update');
           if (!row) return null;
-          return row.operation === 'new_peer'
-            ? this.createPeer(tx as unknown as Db, row)
-            : this.extend(tx as unknown as Db, row);
+          return row.operation === 'new_peer' ? this.createPeer(tx, row) : this.extend(tx, row);
         });
         if (!done) return false;
         await this.announce(invoiceId, done);

@@ -291,11 +291,11 @@ export class PartyService {
     const members = await this.db.select().from(peers).where(eq(peers.partyId, party.id));
     const guests = [...new Set(members.map((m) => m.customerId).filter((c) => c !== customerId))];
     const revisions = await this.db.transaction(async (tx) => {
-      await inTx?.(tx as unknown as Db);
+      await inTx?.(tx);
       await tx.update(peers).set({ partyId: null }).where(eq(peers.partyId, party.id));
       await tx.delete(parties).where(eq(parties.id, party.id));
       return recordChanges(
-        tx as unknown as Db,
+        tx,
         [...new Set(members.map((m) => m.serverId))].map((serverId) => ({ serverId, full: true })),
       );
     });
@@ -322,7 +322,7 @@ export class PartyService {
     const { party, revisions } = await this.db.transaction(async (tx) => {
       let party: PartyRow;
       let before: { serverId: number }[] = [];
-      if (typeof room === 'function') party = await room(tx as unknown as Db);
+      if (typeof room === 'function') party = await room(tx);
       else {
         // Locked: concurrent changes to one room queue, so each resyncs every member's server.
         const [locked] = await tx.select().from(parties).where(eq(parties.id, room.id)).for('update');
@@ -353,7 +353,7 @@ export class PartyService {
           .where(and(eq(partyMembers.partyId, party.id), inArray(partyMembers.peerId, remove)));
       }
       const revisions = await recordChanges(
-        tx as unknown as Db,
+        tx,
         serverIds.map((serverId) => ({ serverId, full: true })),
       );
       return { party, revisions };

@@ -246,7 +246,7 @@ export class PeerService {
     this.assertActionable(owned);
     const keys = generateWireguardKeyPair();
     const done = await this.db.transaction(async (tx) => {
-      const row = await this.lock(tx as unknown as Db, owned.id);
+      const row = await this.lock(tx, owned.id);
       this.assertActionable(row);
       await tx
         .update(peers)
@@ -259,10 +259,10 @@ export class PeerService {
           updatedAt: sql`now()`,
         })
         .where(eq(peers.id, row.id));
-      const revisions = await recordChanges(tx as unknown as Db, [
+      const revisions = await recordChanges(tx, [
         { serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] },
       ]);
-      return this.claim(tx as unknown as Db, row, 'regenerate', revisions, origin);
+      return this.claim(tx, row, 'regenerate', revisions, origin);
     });
     return this.afterChange(done, origin);
   }
@@ -307,7 +307,7 @@ export class PeerService {
     inTx?: InTx,
   ): Promise<Peer> {
     const done = await this.db.transaction(async (tx) => {
-      const row = await this.lock(tx as unknown as Db, peerId);
+      const row = await this.lock(tx, peerId);
       check(row);
       if (serverId === row.serverId) throw badRequest(msg.sameServer);
       const [target] = await tx.select().from(servers).where(eq(servers.id, serverId));
@@ -326,16 +326,16 @@ export class PeerService {
         .update(peers)
         .set({ serverId, updatedAt: sql`now()` })
         .where(eq(peers.id, row.id));
-      await inTx?.(tx as unknown as Db);
+      await inTx?.(tx);
       const full = row.partyId !== null;
-      const revisions = await recordChanges(tx as unknown as Db, [
+      const revisions = await recordChanges(tx, [
         { serverId: row.serverId, removeKeys: [row.publicKey], full },
         { serverId, upsertPeerIds: [row.id], full },
         ...[...new Set(mates)]
           .filter((s) => s !== serverId && s !== row.serverId)
           .map((s) => ({ serverId: s, full: true })),
       ]);
-      return this.claim(tx as unknown as Db, row, 'change_server', revisions, origin);
+      return this.claim(tx, row, 'change_server', revisions, origin);
     });
     return this.afterChange(done, origin);
   }
@@ -376,7 +376,7 @@ export class PeerService {
           ).map((m) => m.s)
         : [];
       const full = partyIds.length > 0;
-      const revisions = await recordChanges(tx as unknown as Db, [
+      const revisions = await recordChanges(tx, [
         { serverId: fromServerId, removeKeys: moved.map((m) => m.publicKey), full },
         { serverId: target.id, upsertPeerIds: moved.map((m) => m.id), full },
         ...mates
@@ -648,8 +648,8 @@ export class PeerService {
     for (let attempt = 0; ; attempt++) {
       try {
         const created = await this.db.transaction(async (tx) => {
-          const made = await this.insertPeer(tx as unknown as Db, { ...input, name, plan });
-          await input.inTx?.(tx as unknown as Db, made.id);
+          const made = await this.insertPeer(tx, { ...input, name, plan });
+          await input.inTx?.(tx, made.id);
           return made;
         });
         return await this.announceCreated(created, input.customerId, input.origin);
@@ -746,8 +746,8 @@ export class PeerService {
           updatedAt: sql`now()`,
         })
         .where(eq(peers.id, peerId));
-      await inTx?.(tx as unknown as Db);
-      return recordChanges(tx as unknown as Db, [{ serverId: row.serverId, upsertPeerIds: [row.id] }]);
+      await inTx?.(tx);
+      return recordChanges(tx, [{ serverId: row.serverId, upsertPeerIds: [row.id] }]);
     });
     for (const r of revisions)
       await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
@@ -769,8 +769,8 @@ export class PeerService {
     inTx?: InTx,
   ): Promise<Peer> {
     const extended = await this.db.transaction(async (tx) => {
-      const done = await this.extendIn(tx as unknown as Db, peerId, plan, history);
-      await inTx?.(tx as unknown as Db);
+      const done = await this.extendIn(tx, peerId, plan, history);
+      await inTx?.(tx);
       return done;
     });
     return this.announceUpdated(extended);
@@ -903,7 +903,7 @@ export class PeerService {
         change.removeKeys!.push(r.publicKey);
         byServer.set(r.serverId, change);
       }
-      const revisions = await recordChanges(tx as unknown as Db, [...byServer.values()]);
+      const revisions = await recordChanges(tx, [...byServer.values()]);
       return { rows, revisions };
     });
     for (const r of off.revisions)

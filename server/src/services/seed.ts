@@ -71,7 +71,7 @@ export async function seedDemoContent(db: Db, encryptionKey: Buffer): Promise<bo
         seedServer('Miami 1', 'mia1.vpn.example.com', 'Miami, EE. UU.', true),
         seedServer('Madrid 1', 'mad1.vpn.example.com', 'Madrid, España', false),
       ]);
-    await updateSiteSettings(tx as unknown as Db, {
+    await updateSiteSettings(tx, {
       show_landing: true,
       allow_registration: true,
       allow_partys: true,

@@ -89,7 +89,7 @@ export async function savePublicSwitches(
 ): Promise<SiteSettings> {
   const before = await readSiteSettings(db);
   await auditedTransaction(db, actor, async (tx, audit) => {
-    await updateSiteSettings(tx as unknown as Db, patch);
+    await updateSiteSettings(tx, patch);
     const changes = diffFields(
       Object.fromEntries(Object.keys(patch).map((k) => [k, before[k as keyof SiteSettings]])),
       patch,

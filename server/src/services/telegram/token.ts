@@ -52,8 +52,7 @@ export class TelegramToken {
   /** Saves (or with null forgets) the token, audited without it. */
   async save(actor: Actor, token: string | null): Promise<void> {
     const before = await this.saved();
-    await auditedTransaction(this.db, actor, async (tx, audit) => {
-      const db = tx as unknown as Db;
+    await auditedTransaction(this.db, actor, async (db, audit) => {
       if (token === null) {
         await db.delete(settings).where(eq(settings.key, ROW));
       } else {
