@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import { customers, peers } from '../db/schema.ts';
 import { composeMail, type Mailer } from './mailer.ts';
 import type { PeerService } from './peers.ts';
+import { GB } from './planTerms.ts';
 
 /**
  * Data allowance per plan (issue 9). A plan may carry GB for its validity; applying it (purchase,
@@ -12,33 +13,12 @@ import type { PeerService } from './peers.ts';
  * used (PeerService.insertPeer / extendIn). Agents' reports add each peer's traffic, both ways, to
  * `data_used` (usage.ts recordStats). This service, run by every instance's scheduler, tells the
  * owner once at 80 % (mail to a verified address and a push) and switches the peer off at 100 %,
- * exactly like an expiry (PeerService.disableExhausted), until a plan is applied again.
+ * exactly like an expiry (PeerService.disableExhausted), until a plan is applied again. The byte
+ * arithmetic of a period lives in planTerms.ts, which peers.ts imports without importing this file.
  */
 
-/** GB as carriers count them: 10^9 bytes. */
-export const GB = 1_000_000_000;
 /** The share of the allowance, in percent, at which the owner is told. */
 export const NOTICE_PERCENT = 80;
-
-/** What applying a plan needs to know of it (the invoice keeps the name and price it was sold at). */
-export interface PlanTerms {
-  id: number;
-  name: string;
-  price: string;
-  validity: string;
-  /** GB for the validity (numeric as text), null when unlimited. */
-  dataGb: string | null;
-}
-
-export function bytesOfGb(gb: string | null | undefined): number | null {
-  if (gb === null || gb === undefined) return null;
-  return Math.round(Number(gb) * GB);
-}
-
-/** The peer columns of a new period under a plan: its allowance, nothing used, nothing told. */
-export function newPeriod(gb: string | null | undefined) {
-  return { dataAllowance: bytesOfGb(gb), dataUsed: 0, dataNoticeAt: null, dataExhaustedAt: null };
-}
 
 /** "1,5 GB", "750 MB": a byte count as a Spanish reader expects it in a mail. */
 export function formatBytes(bytes: number): string {

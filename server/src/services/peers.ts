@@ -14,7 +14,7 @@ import { ipv4FromIndex, nextAddressIndex } from './addresses.ts';
 import { recordChanges, type Change, type Revision } from './desiredState.ts';
 import { agentOnline, endpointOf, presentPeerServer, type ServerRow } from './servers.ts';
 import { ONLINE_WINDOW } from './usage.ts';
-import { bytesOfGb, newPeriod, type PlanTerms } from './allowance.ts';
+import { bytesOfGb, newPeriod, type PlanTerms } from './planTerms.ts';
 import { renderMikrotik, renderWgQuick, type ClientConfigInput } from './wgconfig.ts';
 import { mirrorTokenHash, newMirrorToken, openMirrorToken } from './mirrorTokens.ts';
 import { CLEARED as CONCURRENT_USE_CLEARED, concurrentUseOf } from './concurrentUseFields.ts';
