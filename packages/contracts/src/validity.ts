@@ -26,11 +26,6 @@ export function splitValidity(validity: string): ValidityParts | null {
   return { years, months, days };
 }
 
-/** 'N days 00:00:00' for a whole number of days. */
-export function validityFromDays(days: number): string {
-  return `${days} days 00:00:00`;
-}
-
 export function validityToSeconds(validity: string): number | null {
   const m = VALIDITY_RE.exec(validity.trim());
   if (!m) return null;

@@ -158,8 +158,3 @@ export function updateCachedParty(
 export function setCachedPartyProcessing(queryClient: QueryClient, id: number, processing: boolean): void {
   updateCachedParty(queryClient, id, (p) => (p.processing === processing ? p : { ...p, processing }));
 }
-
-/** Whether any cached room is waiting for its servers. */
-export function anyPartyProcessing(lists: PartyLists | undefined): boolean {
-  return Boolean(lists && [...lists.owned_partys, ...lists.guest_partys].some((p) => p.processing));
-}

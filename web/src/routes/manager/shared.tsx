@@ -3,7 +3,6 @@ import type { ReactNode } from 'react';
 import { PAGE_SIZE } from '../../api/adminList';
 import { DataTable, type DataTableProps } from '../../components/DataTable';
 import { ErrorPanel } from '../../components/ErrorPanel';
-import { ui } from '../../components/ui';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { esManager as t } from '../../i18n/es.manager';
 
@@ -100,7 +99,3 @@ export function StateBadge({ ok, children }: { ok: boolean; children: ReactNode 
     </span>
   );
 }
-
-export const tableClass = 'w-full min-w-[40rem] text-left text-sm';
-export const thClass = ui.th;
-export const tdClass = 'px-4 py-3 text-slate-200';
