@@ -55,7 +55,12 @@ export class Lab {
 
   constructor() {
     this.wan = this.net.addNamespace('dpw');
-    sh('ip', ['-n', this.wan, 'link', 'add', this.bridge, 'type', 'bridge']);
+    // A fixed MAC: a bridge left to itself takes the lowest MAC of its ports, so a host plugged in
+    // later (a new client) could change the internet host's MAC under the servers' ARP caches, and
+    // their NATed traffic went nowhere until those entries aged out. That was the intermittent
+    // "internet after a re-key" failure (issue 17): the servers' neighbour entry for the internet
+    // host still held the bridge's previous MAC.
+    sh('ip', ['-n', this.wan, 'link', 'add', this.bridge, 'address', '02:00:00:00:00:fe', 'type', 'bridge']);
     sh('ip', ['-n', this.wan, 'address', 'add', `${INTERNET_HOST}/24`, 'dev', this.bridge]);
     sh('ip', ['-n', this.wan, 'link', 'set', this.bridge, 'up']);
   }
@@ -217,6 +222,20 @@ export class Lab {
       run('rutas del cliente', 'ip', ['-n', client.ns, 'route']),
       run(`wg ${serverIface} (servidor)`, 'wg', ['show', serverIface]),
       run('rutas del servidor', 'ip', ['-n', server.ns, 'route']),
+      run('vecinos del servidor', 'ip', ['-n', server.ns, 'neigh']),
+      run(`ping del servidor a ${INTERNET_HOST}`, 'ip', [
+        'netns',
+        'exec',
+        server.ns,
+        'ping',
+        '-c',
+        '1',
+        '-W',
+        '1',
+        INTERNET_HOST,
+      ]),
+      run('vecinos de internet', 'ip', ['-n', this.wan, 'neigh']),
+      run('enlaces de internet', 'ip', ['-n', this.wan, '-br', 'link']),
       `--- conntrack de ${address ?? '?'}\n${(
         spawnSync('ip', ['netns', 'exec', server.ns, 'cat', '/proc/net/nf_conntrack'], { encoding: 'utf8' })
           .stdout ?? ''
