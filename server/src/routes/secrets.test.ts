@@ -36,11 +36,17 @@ beforeAll(async () => {
     env: { ADMIN_PASSWORD: 'clave-del-primer-gestor' },
   });
   const base = await listen(t);
-  const api = async (method: string, url: string, token: string | null, payload?: object) => {
+  const api = async (
+    method: string,
+    url: string,
+    token: string | null,
+    payload?: object,
+    extra: Record<string, string> = {},
+  ) => {
     const res = await t.app.inject({
       method: method as 'GET',
       url,
-      headers: token ? bearer(token) : {},
+      headers: { ...(token ? bearer(token) : {}), ...extra },
       ...(payload ? { payload } : {}),
     });
     expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
@@ -62,7 +68,14 @@ beforeAll(async () => {
   });
   remember('token de acceso', ownerLogin.access);
   remember('token de refresco', ownerLogin.refresh);
-  const enrol = await api('POST', '/api/admin/me/totp', ownerLogin.access);
+  // Enrolling two-factor is a sensitive change: the session confirms its password first (M3).
+  const proof = await api('POST', '/api/admin/me/reauth', ownerLogin.access, {
+    password: 'clave-del-duenio-1',
+  });
+  remember('confirmación de contraseña', proof.token);
+  const enrol = await api('POST', '/api/admin/me/totp', ownerLogin.access, undefined, {
+    'x-reauth': proof.token,
+  });
   remember('secreto TOTP', enrol.secret);
   const code = totp(base32Decode(enrol.secret), Date.now());
   const confirmed = await api('POST', '/api/admin/me/totp/confirm', ownerLogin.access, { code });
