@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { uapiSocketPath } from '../uapi.ts';
 
 /** Why WireGuard integration tests cannot run here, or null when they can. */
@@ -88,9 +88,15 @@ export class TestNet {
       env: { ...process.env, LOG_LEVEL: 'error' },
     });
     this.children.push(child);
-    const deadline = Date.now() + 10_000;
-    while (spawnSync('wg', ['show', iface], { stdio: 'ignore' }).status !== 0) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('wireguard-go no arrancó');
+    // Up when its UAPI socket answers. There used to be a 10 s budget, and a data-plane run on a
+    // loaded machine failed on it ("wireguard-go no arrancó"); now a daemon that dies fails at once
+    // (with its exit code) and two minutes is only a backstop.
+    const socket = uapiSocketPath(iface);
+    const backstop = Date.now() + 120_000;
+    while (!existsSync(socket) || spawnSync('wg', ['show', iface], { stdio: 'ignore' }).status !== 0) {
+      if (child.exitCode !== null)
+        throw new Error(`wireguard-go terminó (${child.exitCode}) sin crear ${iface}`);
+      if (Date.now() > backstop) throw new Error('wireguard-go no arrancó en dos minutos');
       await new Promise((r) => setTimeout(r, 20));
     }
     return { iface, pid: child.pid ?? 0 };
