@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { plans } from '../db/schema.ts';
 import { invalidatePlans } from '../services/plans.ts';
 import { createTestApp, setSettings, type TestApp } from '../../test/helpers.ts';
@@ -90,8 +90,11 @@ describe('documents', () => {
   });
 
   it('carries the runtime configuration and the public settings inline, and a new ETag when they change', async () => {
+    // The settings cache lives one second: a fake Date moves past it instead of a real sleep.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const cacheExpires = () => vi.setSystemTime(Date.now() + 1000);
     await setSettings(t, { show_landing: true });
-    await new Promise((r) => setTimeout(r, 1100)); // the settings cache lives one second
+    cacheExpires();
     const before = await t.app.inject({ url: '/' });
     const boot = /<script id="vpn-boot" type="application\/json">(.*?)<\/script>/.exec(before.body);
     expect(boot).not.toBeNull();
@@ -104,11 +107,13 @@ describe('documents', () => {
     expect(data.settings.show_landing).toBe(true);
 
     await setSettings(t, { show_landing: false });
-    await new Promise((r) => setTimeout(r, 1100));
+    cacheExpires();
     const after = await t.app.inject({ url: '/', headers: { 'if-none-match': before.headers.etag! } });
     expect(after.statusCode).toBe(200);
     expect(after.body).toContain('"show_landing":false');
     await setSettings(t, { show_landing: true });
+    cacheExpires();
+    vi.useRealTimers();
   });
 
   it('serves /config.json no-cache with an ETag', async () => {
