@@ -682,13 +682,6 @@ export const SEEDS: Record<string, Seed> = {
     url: '/api/admin/settings/concurrent-use',
     payload: { action: 'notify' },
   }),
-  'GET /api/admin/settings/concurrent-use': get('operations', '/api/admin/settings/concurrent-use'),
-  'PATCH /api/admin/settings/concurrent-use': async () => ({
-    who: 'operations',
-    method: 'PATCH',
-    url: '/api/admin/settings/concurrent-use',
-    payload: { action: 'notify' },
-  }),
   'GET /api/admin/settings/gateways': get('owner', '/api/admin/settings/gateways'),
   'PATCH /api/admin/settings/gateways': async () => ({
     who: 'owner',
