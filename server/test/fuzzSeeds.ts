@@ -689,6 +689,13 @@ export const SEEDS: Record<string, Seed> = {
     url: '/api/admin/settings/gateways',
     payload: { allow_payments_qvapay: false },
   }),
+  'GET /api/client/telegram': get('customer', '/api/client/telegram'),
+  'GET /api/admin/settings/telegram': get('owner', '/api/admin/settings/telegram'),
+  'DELETE /api/admin/me/telegram': async () => ({
+    who: 'support',
+    method: 'DELETE',
+    url: '/api/admin/me/telegram',
+  }),
   // The switches need a linked chat: linked here as /start <code> would leave it.
   'PATCH /api/client/telegram': async (f) => {
     await f.t.ctx.db
