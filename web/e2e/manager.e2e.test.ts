@@ -73,10 +73,12 @@ describe('manager console', () => {
       .getByText('Copia el comando ahora: el token que contiene no se volverá a mostrar.')
       .waitFor();
     const command = (await dialog.getByLabel('Comando de instalación', { exact: true }).textContent()) ?? '';
-    const token = /printf '%s\\n' '([^']+)'/.exec(command)?.[1] ?? '';
+    // One line to paste as root: the panel's install script, the token in the environment only.
+    const token = /AGENT_TOKEN='([^']+)'/.exec(command)?.[1] ?? '';
     expect(token.length).toBeGreaterThan(16);
-    expect(command).toContain(`'${new URL(baseUrl).origin}'`);
-    expect(command).toContain('systemctl restart vpn-agent');
+    expect(command).toBe(
+      `curl -fsSL '${new URL(baseUrl).origin}/api/agent/install.sh' | sudo AGENT_TOKEN='${token}' bash`,
+    );
     await dialog.getByRole('button', { name: 'Copiar el comando de instalación' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
     await dialog.getByRole('button', { name: 'Cerrar' }).last().click();
