@@ -7,15 +7,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { invoices, plans } from '../db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  login,
-  managerToken,
-  setSettings,
-  type TestApp,
-} from '../../test/helpers.ts';
+import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../test/helpers.ts';
+import { customerPayments } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -52,11 +45,7 @@ afterAll(async () => {
   await qvapay.close();
 });
 
-async function buyer() {
-  const c = await createCustomer(t);
-  const { access } = await login(t, c.username, c.password);
-  return { ...c, access };
-}
+const { buyer, shown, myPeers } = customerPayments(() => t);
 /** A new_peer invoice at QvaPay: its id and the transaction uuid QvaPay gave it. */
 async function invoiceOf(access: string, name: string) {
   const res = await t.app.inject({
@@ -78,10 +67,6 @@ const notify = async (uuid: string, remoteId?: string) =>
       payload: remoteId ? { transaction_uuid: uuid, remote_id: remoteId } : { transaction_uuid: uuid },
     })
   ).json();
-const shown = async (access: string, id: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/client/invoices/${id}`, headers: bearer(access) })).json();
-const myPeers = async (access: string) =>
-  (await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })).json();
 
 describe('a QvaPay confirmation credits only the invoice it belongs to', () => {
   it('refuses a paid transaction other than the one stored at creation, even naming this invoice', async () => {

@@ -12,14 +12,13 @@ import { msg } from '@vpn/contracts';
 import { invoices, paymentNotices, plans } from '../db/schema.ts';
 import {
   bearer,
-  createCustomer,
   createTestApp,
-  login,
   managerToken,
   reauthHeader,
   setSettings,
   type TestApp,
 } from '../../test/helpers.ts';
+import { customerPayments } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 import { FakeRemesita, type Ipn } from '../../test/fakeRemesita.ts';
 import { RemesitaGateway } from '../services/gateways.ts';
@@ -83,13 +82,7 @@ afterAll(async () => {
   await qvapay.close();
 });
 
-async function buyer() {
-  const c = await createCustomer(t);
-  const { access } = await login(t, c.username, c.password);
-  return { ...c, access };
-}
-const put = (access: string, payload: object) =>
-  t.app.inject({ method: 'PUT', url: '/api/client/invoices', headers: bearer(access), payload });
+const { buyer, put, shown, myPeers } = customerPayments(() => t);
 /** A new_peer invoice paid with Remesita: its id and the link Remesita made for it. */
 async function invoiceOf(access: string, name: string) {
   const res = await put(access, { operation: 'new_peer', peer: name, plan: planId, gateway: 'remesita' });
@@ -99,10 +92,6 @@ async function invoiceOf(access: string, name: string) {
   expect(payment_url).toBe(link.link);
   return { id: id as string, link };
 }
-const shown = async (access: string, id: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/client/invoices/${id}`, headers: bearer(access) })).json();
-const myPeers = async (access: string) =>
-  (await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })).json();
 const answer = (r: { status: number; body: string }) => ({ status: r.status, ...JSON.parse(r.body) });
 const status = async (id: string) =>
   (await t.ctx.db.select().from(invoices).where(eq(invoices.id, id)))[0]!.status;

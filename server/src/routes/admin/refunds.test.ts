@@ -9,15 +9,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingMsg } from '@vpn/contracts';
 import { auditLog, invoices, peers, plans } from '../../db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  login,
-  managerToken,
-  setSettings,
-  type TestApp,
-} from '../../../test/helpers.ts';
+import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
+import { customerPayments } from '../../../test/payments.ts';
 import { FakeRemesita } from '../../../test/fakeRemesita.ts';
 
 let t: TestApp;
@@ -66,15 +59,7 @@ afterAll(async () => {
   await remesita.close();
 });
 
-async function buyer() {
-  const c = await createCustomer(t);
-  const { access } = await login(t, c.username, c.password);
-  return { ...c, access };
-}
-const put = (access: string, payload: object) =>
-  t.app.inject({ method: 'PUT', url: '/api/client/invoices', headers: bearer(access), payload });
-const myPeers = async (access: string) =>
-  (await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })).json();
+const { buyer, put, myPeers } = customerPayments(() => t);
 const refund = (token: string, id: string, payload: object) =>
   t.app.inject({ method: 'POST', url: `/api/admin/invoices/${id}/refund`, headers: bearer(token), payload });
 const expiryOf = async (peerId: number) =>

@@ -1,15 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoices, peers, plans } from '../../db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  login,
-  managerToken,
-  setSettings,
-  type TestApp,
-} from '../../../test/helpers.ts';
+import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
+import { customerPayments } from '../../../test/payments.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -47,15 +40,7 @@ afterAll(async () => {
   await qvapay.close();
 });
 
-async function buyer() {
-  const c = await createCustomer(t);
-  const { access } = await login(t, c.username, c.password);
-  return { ...c, access };
-}
-const put = (access: string, payload: object) =>
-  t.app.inject({ method: 'PUT', url: '/api/client/invoices', headers: bearer(access), payload });
-const myPeers = async (access: string) =>
-  (await t.app.inject({ method: 'GET', url: '/api/client/accounts/peers', headers: bearer(access) })).json();
+const { buyer, put, myPeers } = customerPayments(() => t);
 
 describe('QvaPay', () => {
   it('new_peer: pays at QvaPay, the webhook is checked with QvaPay, and the peer appears once', async () => {
