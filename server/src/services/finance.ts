@@ -19,7 +19,7 @@ import { invoices, paymentNotices } from '../db/schema.ts';
 import { conflict, notFound } from '../lib/errors.ts';
 import { invoiceFilter, presentRows, selectPresented } from './adminInvoices.ts';
 import { auditedTransaction, type Actor } from './audit.ts';
-import { pageOf } from './listing.ts';
+import { lowerContains, pageOf } from './listing.ts';
 
 /** Cents of a numeric string ("12.50" → 1250), exact. */
 function cents(v: string | number | null | undefined): number {
@@ -201,9 +201,7 @@ export async function unmatchedPayments(
       : query.resolved === 'false'
         ? isNull(paymentNotices.resolvedAt)
         : undefined,
-    query.q
-      ? sql`lower(${paymentNotices.reference}) like ${`%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`
-      : undefined,
+    lowerContains(paymentNotices.reference, query.q),
   );
   const { limit, offset } = pageOf(query);
   const [rows, [total]] = await Promise.all([
