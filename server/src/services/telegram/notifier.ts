@@ -27,6 +27,9 @@ export const ALERT_GAP_MS = 5 * 60_000;
 /** Invoices and payment notices older than this are history, not alerts. */
 const RECENT = `7 days`;
 
+/** A customer's linked chat (joined after `customers`; `customerLinkValid` says it still holds). */
+const customerChat = and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id))!;
+
 /** Sends one text to one chat; false when it did not go (already logged). */
 export type Send = (chatId: number, text: string) => Promise<boolean>;
 
@@ -75,10 +78,7 @@ export class TelegramNotifier {
       .select({ id: peers.id, name: peers.name, expiresAt: peers.expiresAt, chatId: telegramLinks.chatId })
       .from(peers)
       .innerJoin(customers, eq(customers.id, peers.customerId))
-      .innerJoin(
-        telegramLinks,
-        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
-      )
+      .innerJoin(telegramLinks, customerChat)
       .where(
         and(
           customerLinkValid,
@@ -112,10 +112,7 @@ export class TelegramNotifier {
       })
       .from(peers)
       .innerJoin(customers, eq(customers.id, peers.customerId))
-      .innerJoin(
-        telegramLinks,
-        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
-      )
+      .innerJoin(telegramLinks, customerChat)
       .where(
         and(
           customerLinkValid,
@@ -150,10 +147,7 @@ export class TelegramNotifier {
       })
       .from(invoices)
       .innerJoin(customers, eq(customers.id, invoices.customerId))
-      .innerJoin(
-        telegramLinks,
-        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
-      )
+      .innerJoin(telegramLinks, customerChat)
       .leftJoin(peers, eq(peers.id, invoices.peerId))
       .where(
         and(
@@ -179,10 +173,7 @@ export class TelegramNotifier {
       .select({ id: peers.id, name: peers.name, at: peers.concurrentUseAt, chatId: telegramLinks.chatId })
       .from(peers)
       .innerJoin(customers, eq(customers.id, peers.customerId))
-      .innerJoin(
-        telegramLinks,
-        and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id)),
-      )
+      .innerJoin(telegramLinks, customerChat)
       .where(
         and(
           customerLinkValid,
