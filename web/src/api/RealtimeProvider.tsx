@@ -11,7 +11,7 @@ import type { AdminPush } from '@vpn/contracts';
 import type { ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'react-router';
-import { esPartys } from '../i18n/es.partys';
+import { esRooms } from '../i18n/es.rooms';
 import { RealtimeConnection, applyPushToCache, catchUp, realtimeRealmFor } from './realtime';
 import type { PushMessage, RealtimeStatus } from './realtime';
 import { hasSession, onSessionEnd } from './session';
@@ -58,13 +58,13 @@ const infoIcon = <Info className="size-5 shrink-0 text-sky-300" aria-hidden="tru
  * 'Party eliminada': the owner's room is gone. One toast per room, whether the page's own DELETE
  * answer or the `deleted_owner_party` push says it first (same toast id).
  */
-export function toastPartyDeleted(partyId: number): void {
-  toast.success(esPartys.toasts.deleted, { id: `party-deleted-${partyId}` });
+export function toastRoomDeleted(roomId: number): void {
+  toast.success(esRooms.toasts.deleted, { id: `room-deleted-${roomId}` });
 }
 
 /** 'Haz salido de una sala': I no longer have a peer in someone else's room (one toast per room). */
-export function toastPartyLeft(partyId: number): void {
-  toast(esPartys.toasts.left, { id: `party-left-${partyId}`, icon: infoIcon });
+export function toastRoomLeft(roomId: number): void {
+  toast(esRooms.toasts.left, { id: `room-left-${roomId}`, icon: infoIcon });
 }
 
 /**
@@ -74,10 +74,10 @@ export function toastPartyLeft(partyId: number): void {
 export function toastPushMessage(message: PushMessage): void {
   switch (message.type) {
     case 'deleted_owner_party':
-      toastPartyDeleted(message.party_id);
+      toastRoomDeleted(message.party_id);
       break;
     case 'deleted_guest_party':
-      toastPartyLeft(message.party_id);
+      toastRoomLeft(message.party_id);
       break;
     case 'success':
       toast.success(message.message);

@@ -3,26 +3,20 @@
  * Query keys start with 'manager' (dropped when the manager session ends).
  */
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type {
-  AdminParty,
-  AdminPartyDetail,
-  AdminPeer,
-  AdminPeerDetail,
-  AdminPlan,
-  Paged,
-  Peer,
-} from '@vpn/contracts';
+import type { AdminPeer, AdminPeerDetail, AdminPlan, Paged, Peer } from '@vpn/contracts';
 import { listSearch } from './adminList';
+import type { AdminRoom, AdminRoomDetail } from './roomTypes';
 import { authRequest } from './session';
 
-export type { AdminParty, AdminPartyDetail, AdminPeer, AdminPeerDetail, AdminPlan } from '@vpn/contracts';
+export type { AdminPeer, AdminPeerDetail, AdminPlan } from '@vpn/contracts';
+export type { AdminRoom, AdminRoomDetail } from './roomTypes';
 
 /** A list page's query string: search, page and the filters of that list. */
 export type ListParams = Record<string, string | number | undefined>;
 
 export const catalogKeys = {
   plans: ['manager', 'plans'] as const,
-  partys: ['manager', 'partys'] as const,
+  rooms: ['manager', 'rooms'] as const,
   peers: ['manager', 'peers'] as const,
 };
 
@@ -37,15 +31,15 @@ function listQuery<T>(key: readonly string[], path: string, params: ListParams) 
 
 export const adminPlansQuery = (params: ListParams) =>
   listQuery<AdminPlan>(catalogKeys.plans, '/api/admin/plans', params);
-export const adminPartysQuery = (params: ListParams) =>
-  listQuery<AdminParty>(catalogKeys.partys, '/api/admin/partys', params);
+export const adminRoomsQuery = (params: ListParams) =>
+  listQuery<AdminRoom>(catalogKeys.rooms, '/api/admin/partys', params);
 export const adminPeersQuery = (params: ListParams) =>
   listQuery<AdminPeer>(catalogKeys.peers, '/api/admin/peers', params);
 
-export function adminPartyQuery(id: number) {
+export function adminRoomQuery(id: number) {
   return queryOptions({
-    queryKey: [...catalogKeys.partys, 'detail', id],
-    queryFn: ({ signal }) => authRequest<AdminPartyDetail>('manager', `/api/admin/partys/${id}`, { signal }),
+    queryKey: [...catalogKeys.rooms, 'detail', id],
+    queryFn: ({ signal }) => authRequest<AdminRoomDetail>('manager', `/api/admin/partys/${id}`, { signal }),
   });
 }
 
@@ -74,7 +68,7 @@ export const updatePlan = (id: number, body: Partial<PlanBody>) =>
 export const deletePlan = (id: number) =>
   authRequest<null>('manager', `/api/admin/plans/${id}`, { method: 'DELETE' });
 
-export const deleteParty = (id: number, reason: string) =>
+export const deleteRoom = (id: number, reason: string) =>
   authRequest<null>('manager', `/api/admin/partys/${id}`, { method: 'DELETE', body: { reason } });
 
 export type PeerPatch =

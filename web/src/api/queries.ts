@@ -26,7 +26,7 @@ export const queryKeys = {
   peerUsage: (peerId: number) => ['client', 'peers', peerId, 'usage'] as const,
   advertisements: ['client', 'advertisements'] as const,
   clientVersion: ['client', 'client-version'] as const,
-  partys: ['client', 'partys'] as const,
+  rooms: ['client', 'rooms'] as const,
 };
 
 /**
@@ -34,7 +34,7 @@ export const queryKeys = {
  * it (`stop_party_operation`, then the updated room) normally comes first, this only covers one lost
  * on the way (the socket dropping at that moment). The control plane gives up waiting after 30 s.
  */
-export const PARTY_PROCESSING_RECHECK_MS = 15_000;
+export const ROOM_PROCESSING_RECHECK_MS = 15_000;
 
 /** `GET /api/client`: the public settings every public page reads first. */
 export function publicSettingsQuery() {
@@ -147,18 +147,18 @@ export function clientVersionQuery() {
 
 /**
  * `GET /api/client/network/partys`: the rooms I own and the rooms my peers are guests in (kept live
- * by the push websocket; re-read every {@link PARTY_PROCESSING_RECHECK_MS} while one is processing).
+ * by the push websocket; re-read every {@link ROOM_PROCESSING_RECHECK_MS} while one is processing).
  */
-export function partysQuery() {
+export function roomsQuery() {
   return queryOptions({
-    queryKey: queryKeys.partys,
+    queryKey: queryKeys.rooms,
     queryFn: async ({ signal }) =>
       authRequest('client', '/api/client/network/partys', { signal }, (await schemas()).PartyLists),
     staleTime: 30_000,
     refetchInterval: (query) => {
       const lists = query.state.data;
       const busy = lists && [...lists.owned_partys, ...lists.guest_partys].some((p) => p.processing);
-      return busy ? PARTY_PROCESSING_RECHECK_MS : false;
+      return busy ? ROOM_PROCESSING_RECHECK_MS : false;
     },
   });
 }

@@ -17,8 +17,8 @@
  * refresh through the session module (shared with the HTTP calls), and otherwise stays closed.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { AdminPush, Party, PushMessage } from '@vpn/contracts';
-import { removeCachedParty, setCachedPartyProcessing, upsertCachedParty } from './partys';
+import { AdminPush, PushMessage } from '@vpn/contracts';
+import { Room, removeCachedRoom, setCachedRoomProcessing, upsertCachedRoom } from './rooms';
 import { removeCachedPeer, setCachedProcessing, upsertCachedPeer } from './peers';
 import { queryKeys } from './queries';
 import { getAccessToken, refreshTokens } from './session';
@@ -214,27 +214,27 @@ function parseMessage(data: unknown): PushMessage | null {
  * peer list (which peers are free) is read again.
  */
 export function applyPushToCache(queryClient: QueryClient, message: PushMessage): void {
-  if (message.type.includes('party') && queryClient.isFetching({ queryKey: queryKeys.partys }) > 0) {
+  if (message.type.includes('party') && queryClient.isFetching({ queryKey: queryKeys.rooms }) > 0) {
     // A read of the lists in flight may answer from before this change and overwrite it: it is
     // replaced by a fresh one (invalidating cancels the running fetch).
-    void queryClient.invalidateQueries({ queryKey: queryKeys.partys });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.rooms });
   }
   switch (message.type) {
     case 'new_party_operation':
     case 'stop_party_operation':
-      setCachedPartyProcessing(queryClient, message.party_id, message.type === 'new_party_operation');
+      setCachedRoomProcessing(queryClient, message.party_id, message.type === 'new_party_operation');
       break;
     case 'updated_owner_party':
     case 'updated_guest_party': {
-      const party = Party.safeParse(message.party);
-      if (!party.success) break;
-      upsertCachedParty(queryClient, message.type === 'updated_owner_party' ? 'owned' : 'guest', party.data);
+      const room = Room.safeParse(message.party);
+      if (!room.success) break;
+      upsertCachedRoom(queryClient, message.type === 'updated_owner_party' ? 'owned' : 'guest', room.data);
       void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
       break;
     }
     case 'deleted_owner_party':
     case 'deleted_guest_party':
-      removeCachedParty(queryClient, message.party_id);
+      removeCachedRoom(queryClient, message.party_id);
       void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
       break;
     case 'created_peer':
@@ -262,5 +262,5 @@ export function applyPushToCache(queryClient: QueryClient, message: PushMessage)
 export function catchUp(queryClient: QueryClient, realm: Realm): void {
   if (realm !== 'client') return;
   void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
-  void queryClient.invalidateQueries({ queryKey: queryKeys.partys });
+  void queryClient.invalidateQueries({ queryKey: queryKeys.rooms });
 }

@@ -133,7 +133,7 @@ export const esCatalog = {
       publicKey: 'Clave pública',
       expires: 'Expira',
       created: 'Creado',
-      party: 'Sala',
+      room: 'Sala',
       usage: 'Consumo',
       usage30: 'Consumo (30 días)',
       handshake: 'Último handshake',

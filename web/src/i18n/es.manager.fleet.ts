@@ -96,7 +96,7 @@ export const esFleet = {
     port: 'Puerto',
     ubication: 'Ubicación',
     active: 'Activo (admite peers nuevos y traslados)',
-    allowPartys: 'Permitir salas',
+    allowRooms: 'Permitir salas',
     submit: 'Guardar cambios',
     saved: 'Servidor actualizado correctamente',
     portInvalid: 'El puerto debe estar entre 1 y 65535',

@@ -79,7 +79,7 @@ export const esManager = {
       name: 'Nombre',
       endpoint: 'Endpoint (host:puerto)',
       ubication: 'Ubicación',
-      allowPartys: 'Permitir salas',
+      allowRooms: 'Permitir salas',
       dns: 'DNS (opcional)',
       mtu: 'MTU (opcional)',
       interfaceName: 'Interfaz (opcional)',

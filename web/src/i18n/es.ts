@@ -270,7 +270,7 @@ export const es = {
     nav: {
       home: 'Home',
       peers: 'Peers',
-      partys: 'Salas',
+      rooms: 'Salas',
       plans: 'Planes',
       help: 'Ayuda',
     },

@@ -66,7 +66,7 @@ export const routes: RouteObject[] = [
               { index: true, element: <Navigate to="/dashboard/home" replace /> },
               { path: 'home', lazy: load(() => import('./dashboard/Home'), 'Home') },
               { path: 'peers', lazy: load(() => import('./dashboard/peers/Peers'), 'Peers') },
-              { path: 'partys', lazy: load(() => import('./dashboard/Partys'), 'Partys') },
+              { path: 'partys', lazy: load(() => import('./dashboard/Rooms'), 'Rooms') },
               { path: 'plans', lazy: load(() => import('./dashboard/Plans'), 'DashboardPlans') },
               { path: 'help', lazy: load(() => import('./dashboard/Help'), 'Help') },
               { path: 'settings', lazy: load(() => import('./dashboard/Settings'), 'AccountSettings') },
@@ -140,7 +140,7 @@ export const routes: RouteObject[] = [
               },
               {
                 path: 'partys',
-                lazy: guarded(() => import('./manager/catalog/Partys'), 'ManagerPartys', 'rooms.read'),
+                lazy: guarded(() => import('./manager/catalog/Rooms'), 'ManagerRooms', 'rooms.read'),
               },
               // 'Peer manual' is now a dialog of the Peers page; old links land there.
               { path: 'peer', element: <Navigate to="/manager/dashboard/peers" replace /> },

@@ -69,7 +69,7 @@ function navItems(user: CurrentUser): NavItem[] {
   return [
     { to: '/dashboard/home', label: n.home },
     { to: '/dashboard/peers', label: n.peers },
-    ...(user.web_settings.allow_partys ? [{ to: '/dashboard/partys', label: n.partys }] : []),
+    ...(user.web_settings.allow_partys ? [{ to: '/dashboard/partys', label: n.rooms }] : []),
     { to: '/dashboard/plans', label: n.plans },
     { to: '/dashboard/help', label: n.help },
   ];

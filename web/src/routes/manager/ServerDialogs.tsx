@@ -77,7 +77,7 @@ const EMPTY = {
   name: '',
   endpoint: '',
   ubication: '',
-  allowPartys: false,
+  allowRooms: false,
   dns: '',
   mtu: '',
   interfaceName: '',
@@ -110,7 +110,7 @@ export function NewServerDialog({
     const ubication = form.ubication.trim();
     if (!name || !endpoint || !ubication) return setError(f.required);
     if (!ENDPOINT.test(endpoint)) return setError(f.endpointFormat);
-    const body: NewServerBody = { name, endpoint, ubication, allow_partys: form.allowPartys };
+    const body: NewServerBody = { name, endpoint, ubication, allow_partys: form.allowRooms };
     if (form.dns.trim()) body.dns = form.dns.trim();
     if (form.interfaceName.trim()) body.interface_name = form.interfaceName.trim();
     if (form.mtu.trim()) {
@@ -146,10 +146,10 @@ export function NewServerDialog({
       <TextField label={f.endpoint} placeholder="vpn.example.com:51820" {...field('endpoint')} />
       <TextField label={f.ubication} {...field('ubication')} />
       <Check
-        label={f.allowPartys}
-        checked={form.allowPartys}
+        label={f.allowRooms}
+        checked={form.allowRooms}
         disabled={create.isPending}
-        onChange={(v) => setForm((prev) => ({ ...prev, allowPartys: v }))}
+        onChange={(v) => setForm((prev) => ({ ...prev, allowRooms: v }))}
       />
       <TextField label={f.dns} {...field('dns')} />
       <TextField label={f.mtu} inputMode="numeric" {...field('mtu')} />
@@ -212,7 +212,7 @@ function EditForm({
     port: String(server.port),
     ubication: server.ubication,
     active: server.active,
-    allowPartys: server.allow_partys,
+    allowRooms: server.allow_partys,
   });
   const [error, setError] = useState<string | null>(null);
   const save = useMutation({
@@ -231,7 +231,7 @@ function EditForm({
     if (port !== server.port) body.port = port;
     if (form.ubication.trim() !== server.ubication) body.ubication = form.ubication.trim();
     if (form.active !== server.active) body.active = form.active;
-    if (form.allowPartys !== server.allow_partys) body.allow_partys = form.allowPartys;
+    if (form.allowRooms !== server.allow_partys) body.allow_partys = form.allowRooms;
     if (Object.keys(body).length === 0) return onClose();
     setError(null);
     save.mutate(body);
@@ -265,10 +265,10 @@ function EditForm({
         onChange={(v) => setForm((prev) => ({ ...prev, active: v }))}
       />
       <Check
-        label={t.allowPartys}
-        checked={form.allowPartys}
+        label={t.allowRooms}
+        checked={form.allowRooms}
         disabled={save.isPending}
-        onChange={(v) => setForm((prev) => ({ ...prev, allowPartys: v }))}
+        onChange={(v) => setForm((prev) => ({ ...prev, allowRooms: v }))}
       />
     </FormDialog>
   );

@@ -14,16 +14,16 @@ const PATCH_MOVIL = 'PATCH /api/client/accounts/peers/11';
 
 interface OpenOptions {
   width?: number;
-  allowPartys?: boolean;
+  allowRooms?: boolean;
   routes?: Record<string, Handler>;
 }
 
 /** Signs in, opens /dashboard/peers with `peers`, waits for the list and accepts the push socket. */
-async function openPeers(peers: Peer[], { width = 1280, allowPartys = true, routes = {} }: OpenOptions = {}) {
+async function openPeers(peers: Peer[], { width = 1280, allowRooms = true, routes = {} }: OpenOptions = {}) {
   localStorage.setItem('access', 'a1');
   localStorage.setItem('refresh', 'r1');
   const viewport = setViewportWidth(width);
-  const user = { ...sampleUser, web_settings: { ...sampleUser.web_settings, allow_partys: allowPartys } };
+  const user = { ...sampleUser, web_settings: { ...sampleUser.web_settings, allow_partys: allowRooms } };
   const api = fakeApi({
     'GET /api/client/verify-token': { body: user },
     [PEERS]: { body: peers },
@@ -150,13 +150,13 @@ describe('Peers page: layout', () => {
   });
 
   it('hides the rooms column when rooms are not allowed', async () => {
-    await openPeers([samplePeer()], { allowPartys: false });
+    await openPeers([samplePeer()], { allowRooms: false });
     expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
     expect(within(rowOf('movil')).getAllByRole('cell')).toHaveLength(6);
   });
 
   it('hides the rooms line of the cards too when rooms are not allowed', async () => {
-    await openPeers([samplePeer()], { width: 390, allowPartys: false });
+    await openPeers([samplePeer()], { width: 390, allowRooms: false });
     expect(within(screen.getByRole('article')).queryByText('Salas')).not.toBeInTheDocument();
   });
 });
@@ -396,7 +396,7 @@ describe('Peers page: change server', () => {
   });
 
   it('leaves out the rooms line when rooms are not allowed', async () => {
-    await openPeers([samplePeer()], { allowPartys: false, routes: { [NETWORK]: { body: sampleServers } } });
+    await openPeers([samplePeer()], { allowRooms: false, routes: { [NETWORK]: { body: sampleServers } } });
     await choose('movil', 'Cambiar Servidor');
     const list = await screen.findByRole('list', { name: 'Servidores disponibles' });
     expect(within(list).queryByText('Salas')).not.toBeInTheDocument();

@@ -126,7 +126,7 @@ function Facts({ peer: p }: { peer: AdminPeerDetail }) {
       </Fact>
       <Fact label={f.expires}>{p.expires_at ? formatDate(p.expires_at) : esCatalog.never}</Fact>
       <Fact label={f.created}>{formatDate(p.created)}</Fact>
-      {p.party && <Fact label={f.party}>{p.party.name}</Fact>}
+      {p.party && <Fact label={f.room}>{p.party.name}</Fact>}
       {p.concurrent_use && (
         <Fact label={esConcurrent.field}>
           <span className="text-amber-200">

@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
 import type {
-  AdminParty,
-  AdminPartyDetail,
+  AdminRoom,
+  AdminRoomDetail,
   AdminPeer,
   AdminPeerDetail,
   AdminPlan,
@@ -313,7 +313,7 @@ describe('Peers', () => {
 });
 
 describe('Salas', () => {
-  const room: AdminParty = {
+  const room: AdminRoom = {
     id: 4,
     name: 'Minecraft',
     owner: { id: 5, username: 'ana', alias: 'Ana' },
@@ -322,7 +322,7 @@ describe('Salas', () => {
     processing: false,
     created: '2025-03-05T10:00:00.000Z',
   };
-  const roomDetail: AdminPartyDetail = {
+  const roomDetail: AdminRoomDetail = {
     ...room,
     peers: [
       {

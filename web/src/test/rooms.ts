@@ -1,12 +1,13 @@
 /** Rooms (Salas) for component tests, shaped like the control plane's answers. */
-import type { Party, Peer } from '@vpn/contracts';
+import type { Peer } from '@vpn/contracts';
+import type { Room } from '../api/roomTypes';
 import { laptop, samplePeer } from './peers';
 
 /** The signed-in customer of the rooms tests ('juan', alias 'juanito'). */
 export const ALIAS = 'juanito';
 
 /** A room juan owns, with his peer 'movil' in it. */
-export function ownedParty(overrides: Partial<Party> = {}): Party {
+export function ownedRoom(overrides: Partial<Room> = {}): Room {
   return {
     id: 21,
     name: 'LAN Viernes',
@@ -20,7 +21,7 @@ export function ownedParty(overrides: Partial<Party> = {}): Party {
 }
 
 /** Pedro's room, where juan's 'tablet' is a guest. */
-export function guestParty(overrides: Partial<Party> = {}): Party {
+export function guestRoom(overrides: Partial<Room> = {}): Room {
   return {
     id: 31,
     name: 'Clan Norte',

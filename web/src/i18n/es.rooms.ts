@@ -4,11 +4,12 @@
  *
  * Kept apart from `es.ts` so the rooms page and the rest of the dashboard can change independently.
  */
-import { MAX_OWNED_PARTIES, msg } from '@vpn/contracts';
+import { msg } from '@vpn/contracts';
+import { MAX_OWNED_ROOMS } from '../api/roomTypes';
 
 const peersCount = (n: number) => `${n} ${n === 1 ? 'peer' : 'peers'}`;
 
-export const esPartys = {
+export const esRooms = {
   title: 'Salas',
   subtitle:
     'Las salas unen varios peers en una red privada: ideales para jugar en LAN, acceder a tus equipos o conectar con otros usuarios.',
@@ -21,14 +22,14 @@ export const esPartys = {
     join: 'Unirse a una sala',
     needFreePeer:
       'Para crear una sala o unirte a otra necesitas un peer libre: activo, fuera de otra sala y en un servidor que permita salas.',
-    limitReached: `Has alcanzado el máximo de ${MAX_OWNED_PARTIES} salas propias: elimina una para crear otra.`,
+    limitReached: `Has alcanzado el máximo de ${MAX_OWNED_ROOMS} salas propias: elimina una para crear otra.`,
   },
 
   roles: { owner: 'Administrador', guest: 'Invitado' },
 
   list: {
     ownedTitle: 'Salas que administras',
-    ownedCount: (n: number) => `${n} de ${MAX_OWNED_PARTIES}`,
+    ownedCount: (n: number) => `${n} de ${MAX_OWNED_ROOMS}`,
     guestTitle: 'Salas en las que participas',
     peers: peersCount,
     totalPeers: 'Peers',
@@ -181,4 +182,4 @@ export const esPartys = {
   },
 } as const;
 
-export type EsPartys = typeof esPartys;
+export type EsRooms = typeof esRooms;

@@ -1,16 +1,16 @@
 import { CalendarDays, Crown, Users } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { MAX_OWNED_PARTIES } from '../../../api/partys';
-import type { Party, PartyRole } from '../../../api/partys';
+import { MAX_OWNED_ROOMS } from '../../../api/rooms';
+import type { Room, RoomRole } from '../../../api/rooms';
 import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
-import { esPartys } from '../../../i18n/es.partys';
+import { esRooms } from '../../../i18n/es.rooms';
 import { formatDate } from '../../../lib/format';
 
-const t = esPartys.list;
+const t = esRooms.list;
 
 /** 'Administrador' (my room) or 'Invitado' (a room my peers are guests in). */
-export function RoleBadge({ role }: { role: PartyRole }) {
+export function RoleBadge({ role }: { role: RoomRole }) {
   const owned = role === 'owned';
   return (
     <span
@@ -19,14 +19,14 @@ export function RoleBadge({ role }: { role: PartyRole }) {
       }`}
     >
       {owned && <Crown className="size-3.5" aria-hidden="true" />}
-      {owned ? esPartys.roles.owner : esPartys.roles.guest}
+      {owned ? esRooms.roles.owner : esRooms.roles.guest}
     </span>
   );
 }
 
 /** The room's in-progress indicator while its servers apply a membership change. */
-export function ProcessingIndicator({ party, label = t.processing }: { party: Party; label?: string }) {
-  if (!party.processing) return null;
+export function ProcessingIndicator({ room, label = t.processing }: { room: Room; label?: string }) {
+  if (!room.processing) return null;
   return (
     <span role="status" className="inline-flex items-center gap-1.5 text-xs font-medium text-amber-300">
       <Spinner className="size-3.5" />
@@ -35,10 +35,10 @@ export function ProcessingIndicator({ party, label = t.processing }: { party: Pa
   );
 }
 
-interface PartyListProps {
-  owned: Party[];
-  guest: Party[];
-  onOpen: (party: Party) => void;
+interface RoomListProps {
+  owned: Room[];
+  guest: Room[];
+  onOpen: (room: Room) => void;
 }
 
 /**
@@ -46,21 +46,21 @@ interface PartyListProps {
  * are guests in ('Invitado'). Each card shows the name, total peers, creation date, role, owner and
  * the in-progress indicator, and opens the room's detail.
  */
-export function PartyList({ owned, guest, onOpen }: PartyListProps) {
+export function RoomList({ owned, guest, onOpen }: RoomListProps) {
   return (
     <div className="space-y-10">
       {owned.length > 0 && (
         <Section
-          id="owned-partys"
+          id="owned-rooms"
           title={t.ownedTitle}
           aside={t.ownedCount(owned.length)}
-          partys={owned}
+          rooms={owned}
           role="owned"
           onOpen={onOpen}
         />
       )}
       {guest.length > 0 && (
-        <Section id="guest-partys" title={t.guestTitle} partys={guest} role="guest" onOpen={onOpen} />
+        <Section id="guest-rooms" title={t.guestTitle} rooms={guest} role="guest" onOpen={onOpen} />
       )}
     </div>
   );
@@ -70,16 +70,16 @@ function Section({
   id,
   title,
   aside,
-  partys,
+  rooms,
   role,
   onOpen,
 }: {
   id: string;
   title: string;
   aside?: string;
-  partys: Party[];
-  role: PartyRole;
-  onOpen: (party: Party) => void;
+  rooms: Room[];
+  role: RoomRole;
+  onOpen: (room: Room) => void;
 }) {
   return (
     <section aria-labelledby={`${id}-title`}>
@@ -89,16 +89,16 @@ function Section({
         </h2>
         {aside && (
           <span
-            className={`text-sm ${isOwned(role) && partys.length >= MAX_OWNED_PARTIES ? 'text-amber-300' : 'text-slate-400'}`}
+            className={`text-sm ${isOwned(role) && rooms.length >= MAX_OWNED_ROOMS ? 'text-amber-300' : 'text-slate-400'}`}
           >
             {aside}
           </span>
         )}
       </div>
       <ul aria-labelledby={`${id}-title`} className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-        {partys.map((party) => (
-          <li key={party.id}>
-            <PartyCard party={party} role={role} onOpen={onOpen} />
+        {rooms.map((room) => (
+          <li key={room.id}>
+            <RoomCard room={room} role={role} onOpen={onOpen} />
           </li>
         ))}
       </ul>
@@ -106,18 +106,10 @@ function Section({
   );
 }
 
-const isOwned = (role: PartyRole) => role === 'owned';
+const isOwned = (role: RoomRole) => role === 'owned';
 
-function PartyCard({
-  party,
-  role,
-  onOpen,
-}: {
-  party: Party;
-  role: PartyRole;
-  onOpen: (party: Party) => void;
-}) {
-  const nameId = `party-${party.id}-name`;
+function RoomCard({ room, role, onOpen }: { room: Room; role: RoomRole; onOpen: (room: Room) => void }) {
+  const nameId = `room-${room.id}-name`;
   const row = (label: string, icon: ReactNode, value: ReactNode) => (
     <div className="flex items-center justify-between gap-3 py-1.5">
       <dt className="inline-flex items-center gap-1.5 text-slate-400">
@@ -130,29 +122,29 @@ function PartyCard({
   return (
     <article
       aria-labelledby={nameId}
-      aria-busy={party.processing}
+      aria-busy={room.processing}
       className={`${ui.card} flex h-full flex-col gap-3 p-5`}
     >
       <div className="flex items-start justify-between gap-3">
         <div className="flex min-w-0 flex-col gap-1">
-          <h3 id={nameId} className="truncate text-lg font-semibold text-white" title={party.name}>
-            {party.name}
+          <h3 id={nameId} className="truncate text-lg font-semibold text-white" title={room.name}>
+            {room.name}
           </h3>
-          <ProcessingIndicator party={party} />
+          <ProcessingIndicator room={room} />
         </div>
         <RoleBadge role={role} />
       </div>
       <dl className="divide-y divide-slate-800 text-sm">
-        {row(t.totalPeers, <Users className="size-4" aria-hidden="true" />, t.peers(party.peers.length))}
-        {row(t.created, <CalendarDays className="size-4" aria-hidden="true" />, formatDate(party.created))}
-        {!isOwned(role) && row(t.owner, <Crown className="size-4" aria-hidden="true" />, party.user)}
+        {row(t.totalPeers, <Users className="size-4" aria-hidden="true" />, t.peers(room.peers.length))}
+        {row(t.created, <CalendarDays className="size-4" aria-hidden="true" />, formatDate(room.created))}
+        {!isOwned(role) && row(t.owner, <Crown className="size-4" aria-hidden="true" />, room.user)}
       </dl>
       <div className="mt-auto flex justify-end pt-1">
         <button
           type="button"
           className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
-          onClick={() => onOpen(party)}
-          aria-label={t.openLabel(party.name)}
+          onClick={() => onOpen(room)}
+          aria-label={t.openLabel(room.name)}
         >
           {t.open}
         </button>

@@ -3,12 +3,12 @@ import { useState } from 'react';
 import toast from 'react-hot-toast';
 import { Reason } from '@vpn/contracts';
 import {
-  adminPartyQuery,
-  adminPartysQuery,
+  adminRoomQuery,
+  adminRoomsQuery,
   catalogKeys,
-  deleteParty,
-  type AdminParty,
-  type AdminPartyDetail,
+  deleteRoom,
+  type AdminRoom,
+  type AdminRoomDetail,
 } from '../../../api/adminCatalog';
 import { errorMessage } from '../../../api/http';
 import { DataTable, SearchBox, type Column } from '../../../components/DataTable';
@@ -25,15 +25,15 @@ import { firstIssue, PAGE_SIZE, useListParams } from '../listParams';
 
 const t = esCatalog.rooms;
 
-const ownerName = (o: AdminParty['owner']) => (o.alias ? `${o.alias} (${o.username})` : o.username);
+const ownerName = (o: AdminRoom['owner']) => (o.alias ? `${o.alias} (${o.username})` : o.username);
 
 /** `/manager/dashboard/partys`: every customer's rooms; detail with members; delete with a reason. */
-export function ManagerPartys() {
+export function ManagerRooms() {
   const { q, page, onSearch, onPage } = useListParams();
-  const partys = useQuery(adminPartysQuery({ q, page, page_size: PAGE_SIZE }));
-  const [open, setOpen] = useState<AdminParty | null>(null);
+  const rooms = useQuery(adminRoomsQuery({ q, page, page_size: PAGE_SIZE }));
+  const [open, setOpen] = useState<AdminRoom | null>(null);
 
-  const columns: Column<AdminParty>[] = [
+  const columns: Column<AdminRoom>[] = [
     {
       key: 'name',
       header: t.columns.name,
@@ -56,7 +56,7 @@ export function ManagerPartys() {
         <SearchBox value={q} onSearch={onSearch} placeholder={t.searchPlaceholder} label={esCatalog.search} />
       </div>
       <ListView
-        query={partys}
+        query={rooms}
         page={page}
         onPage={onPage}
         label={t.tableLabel}
@@ -65,21 +65,21 @@ export function ManagerPartys() {
         empty={q ? t.emptySearch : t.empty}
         onRowClick={setOpen}
       />
-      {open && <PartyDetail party={open} onClose={() => setOpen(null)} />}
+      {open && <RoomDetail room={open} onClose={() => setOpen(null)} />}
     </section>
   );
 }
 
-function PartyDetail({ party, onClose }: { party: AdminParty; onClose: () => void }) {
+function RoomDetail({ room, onClose }: { room: AdminRoom; onClose: () => void }) {
   const queryClient = useQueryClient();
   const canWrite = useCan('rooms.write');
-  const detail = useQuery(adminPartyQuery(party.id));
+  const detail = useQuery(adminRoomQuery(room.id));
   const [deleting, setDeleting] = useState(false);
   return (
     <Modal
       open
       onOpenChange={(o) => (o ? undefined : onClose())}
-      title={t.detailTitle(party.name)}
+      title={t.detailTitle(room.name)}
       size="max-w-3xl"
     >
       <QueryView query={detail}>
@@ -88,7 +88,7 @@ function PartyDetail({ party, onClose }: { party: AdminParty; onClose: () => voi
             <p className="text-sm text-slate-300">
               {t.columns.owner}: <span className="text-white">{ownerName(data.owner)}</span>
             </p>
-            <Members party={data} />
+            <Members room={data} />
             {canWrite && (
               <button type="button" className={ui.buttonSecondary} onClick={() => setDeleting(true)}>
                 {t.delete}
@@ -98,14 +98,14 @@ function PartyDetail({ party, onClose }: { party: AdminParty; onClose: () => voi
         )}
       </QueryView>
       {deleting && (
-        <DeletePartyDialog
-          party={party}
+        <DeleteRoomDialog
+          room={room}
           onClose={() => setDeleting(false)}
           onDeleted={() => {
             setDeleting(false);
             onClose();
-            toast.success(t.deleted(party.name));
-            void queryClient.invalidateQueries({ queryKey: catalogKeys.partys });
+            toast.success(t.deleted(room.name));
+            void queryClient.invalidateQueries({ queryKey: catalogKeys.rooms });
           }}
         />
       )}
@@ -113,12 +113,12 @@ function PartyDetail({ party, onClose }: { party: AdminParty; onClose: () => voi
   );
 }
 
-function Members({ party }: { party: AdminPartyDetail }) {
+function Members({ room }: { room: AdminRoomDetail }) {
   const m = t.member;
   return (
     <DataTable
       label={t.membersLabel}
-      rows={party.peers}
+      rows={room.peers}
       rowKey={(p) => p.peer.id}
       empty={t.noMembers}
       columns={[
@@ -136,19 +136,19 @@ function Members({ party }: { party: AdminPartyDetail }) {
   );
 }
 
-function DeletePartyDialog({
-  party,
+function DeleteRoomDialog({
+  room,
   onClose,
   onDeleted,
 }: {
-  party: AdminParty;
+  room: AdminRoom;
   onClose: () => void;
   onDeleted: () => void;
 }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
   const remove = useMutation({
-    mutationFn: () => deleteParty(party.id, reason.trim()),
+    mutationFn: () => deleteRoom(room.id, reason.trim()),
     onSuccess: onDeleted,
     onError: (err) => setError(errorMessage(err, esManager.requestError)),
   });
@@ -157,7 +157,7 @@ function DeletePartyDialog({
       open
       onOpenChange={(o) => (o ? undefined : onClose())}
       title={t.delete}
-      description={t.deleteDescription(party.name)}
+      description={t.deleteDescription(room.name)}
       submitLabel={t.delete}
       busy={remove.isPending}
       error={error}

@@ -1,20 +1,21 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import type { Party, PartyLists, Peer } from '@vpn/contracts';
+import type { Peer } from '@vpn/contracts';
+import type { Room, RoomLists } from '../../../api/roomTypes';
 import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, sampleUser } from '../../../test/api';
 import type { Handler, Reply } from '../../../test/api';
-import { ALIAS, consola, guestParty, ownedParty, roomPeers } from '../../../test/partys';
+import { ALIAS, consola, guestRoom, ownedRoom, roomPeers } from '../../../test/rooms';
 import { laptop, samplePeer } from '../../../test/peers';
 import { renderApp } from '../../../test/render';
 import { setViewportWidth } from '../../../test/viewport';
 import { FakeWebSocket } from '../../../test/websocket';
 
-const PARTYS = 'GET /api/client/network/partys';
+const ROOMS = 'GET /api/client/network/partys';
 const PEERS = 'GET /api/client/accounts/peers';
 
 interface OpenOptions {
-  lists?: PartyLists;
+  lists?: RoomLists;
   peers?: Peer[];
   alias?: string | null;
   width?: number;
@@ -22,14 +23,14 @@ interface OpenOptions {
   routes?: Record<string, Handler>;
 }
 
-const lists = (owned: Party[] = [], guest: Party[] = []): PartyLists => ({
+const lists = (owned: Room[] = [], guest: Room[] = []): RoomLists => ({
   owned_partys: owned,
   guest_partys: guest,
 });
 
 /** Signs in, opens /dashboard/partys, waits for the page and accepts the push socket. */
-async function openPartys({
-  lists: rooms = lists([ownedParty()], [guestParty()]),
+async function openRooms({
+  lists: rooms = lists([ownedRoom()], [guestRoom()]),
   peers = roomPeers(),
   alias = ALIAS,
   width = 1280,
@@ -41,7 +42,7 @@ async function openPartys({
   setViewportWidth(width);
   const api = fakeApi({
     'GET /api/client/verify-token': { body: { ...sampleUser, alias } },
-    [PARTYS]: { body: rooms },
+    [ROOMS]: { body: rooms },
     [PEERS]: { body: peers },
     ...routes,
   });
@@ -52,7 +53,7 @@ async function openPartys({
   const socket = FakeWebSocket.latest()!;
   socket.accept();
   // The accepted socket reads the lists again (pushes may have been missed): let that settle first.
-  await waitFor(() => expect(api.callsTo(PARTYS).length).toBeGreaterThanOrEqual(2));
+  await waitFor(() => expect(api.callsTo(ROOMS).length).toBeGreaterThanOrEqual(2));
   await waitFor(() => expect(app.queryClient.isFetching()).toBe(0));
   return { api, app, socket };
 }
@@ -85,12 +86,12 @@ describe('Salas: states', () => {
     const pending = deferred<Reply>();
     fakeApi({
       'GET /api/client/verify-token': { body: { ...sampleUser, alias: ALIAS } },
-      [PARTYS]: () => pending.promise,
+      [ROOMS]: () => pending.promise,
       [PEERS]: { body: roomPeers() },
     });
     renderApp('/dashboard/partys');
     expect(await screen.findByText('Cargando información...')).toBeInTheDocument();
-    pending.resolve({ body: lists([ownedParty()]) });
+    pending.resolve({ body: lists([ownedRoom()]) });
     expect(await screen.findByRole('article', { name: 'LAN Viernes' })).toBeInTheDocument();
   });
 
@@ -99,7 +100,7 @@ describe('Salas: states', () => {
     let calls = 0;
     fakeApi({
       'GET /api/client/verify-token': { body: { ...sampleUser, alias: ALIAS } },
-      [PARTYS]: () => (++calls === 1 ? { status: 500, body: {} } : { body: lists([ownedParty()]) }),
+      [ROOMS]: () => (++calls === 1 ? { status: 500, body: {} } : { body: lists([ownedRoom()]) }),
       [PEERS]: { body: roomPeers() },
     });
     renderApp('/dashboard/partys');
@@ -110,7 +111,7 @@ describe('Salas: states', () => {
   });
 
   it('shows the error panel when the peers (the free-peer list) fail to load', async () => {
-    await openPartys({ routes: { [PEERS]: { status: 500, body: {} } } });
+    await openRooms({ routes: { [PEERS]: { status: 500, body: {} } } });
     expect(screen.getByRole('alert')).toHaveTextContent('Hubo un error al cargar los datos de la sección');
   });
 });
@@ -129,7 +130,7 @@ describe('Salas: rooms turned off', () => {
         },
       }),
       'POST /api/refresh-token': { body: { access: 'a2', refresh: 'r2' } },
-      [PARTYS]: { status: 403, body: { message: 'Las salas no están habilitadas' } },
+      [ROOMS]: { status: 403, body: { message: 'Las salas no están habilitadas' } },
       [PEERS]: { body: roomPeers() },
     });
     const app = renderApp('/dashboard/partys');
@@ -141,7 +142,7 @@ describe('Salas: rooms turned off', () => {
 
 describe('Salas: list', () => {
   it('lists owned rooms (Administrador) and guest rooms (Invitado) with peers, date and owner', async () => {
-    await openPartys();
+    await openRooms();
     const owned = within(screen.getByRole('list', { name: 'Salas que administras' })).getAllByRole('article');
     expect(owned).toHaveLength(1);
     const mine = card('LAN Viernes');
@@ -163,13 +164,13 @@ describe('Salas: list', () => {
   });
 
   it('shows the in-progress indicator of a room its servers are still applying', async () => {
-    await openPartys({ lists: lists([ownedParty({ processing: true })]) });
+    await openRooms({ lists: lists([ownedRoom({ processing: true })]) });
     expect(within(card('LAN Viernes')).getByRole('status')).toHaveTextContent('Aplicando cambios...');
   });
 
   it('hides the create button at 5 owned rooms and says why; joining stays possible', async () => {
-    const five = [1, 2, 3, 4, 5].map((n) => ownedParty({ id: n, name: `Sala ${n}` }));
-    await openPartys({ lists: lists(five) });
+    const five = [1, 2, 3, 4, 5].map((n) => ownedRoom({ id: n, name: `Sala ${n}` }));
+    await openRooms({ lists: lists(five) });
     expect(screen.getByText('5 de 5')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Crear sala' })).not.toBeInTheDocument();
     expect(screen.getByText(/Has alcanzado el máximo de 5 salas propias/)).toBeInTheDocument();
@@ -177,13 +178,13 @@ describe('Salas: list', () => {
   });
 
   it('offers create and join while under the limit', async () => {
-    await openPartys({ lists: lists([1, 2, 3, 4].map((n) => ownedParty({ id: n, name: `Sala ${n}` }))) });
+    await openRooms({ lists: lists([1, 2, 3, 4].map((n) => ownedRoom({ id: n, name: `Sala ${n}` }))) });
     expect(screen.getByRole('button', { name: 'Crear sala' })).toBeEnabled();
     expect(screen.getByRole('button', { name: 'Unirse a una sala' })).toBeEnabled();
   });
 
   it('keeps the buttons but disables them, saying why, when no peer is free', async () => {
-    await openPartys({ peers: roomPeers().filter((p) => p.name !== 'consola') });
+    await openRooms({ peers: roomPeers().filter((p) => p.name !== 'consola') });
     const create = screen.getByRole('button', { name: 'Crear sala' });
     expect(create).toBeDisabled();
     expect(create).toHaveAccessibleDescription(/necesitas un peer libre/);
@@ -193,7 +194,7 @@ describe('Salas: list', () => {
 
 describe('Salas: guidance', () => {
   it('asks for an alias first, linking to the account settings', async () => {
-    const { app } = await openPartys({ alias: null, lists: lists() });
+    const { app } = await openRooms({ alias: null, lists: lists() });
     const guide = screen.getByRole('region', { name: 'Configura tu alias para usar las salas' });
     expect(screen.queryByRole('button', { name: 'Crear sala' })).not.toBeInTheDocument();
     await userEvent.click(within(guide).getByRole('link', { name: 'Configurar alias' }));
@@ -201,7 +202,7 @@ describe('Salas: guidance', () => {
   });
 
   it('still lists the rooms under the alias card', async () => {
-    await openPartys({ alias: null });
+    await openRooms({ alias: null });
     expect(
       screen.getByRole('region', { name: 'Configura tu alias para usar las salas' }),
     ).toBeInTheDocument();
@@ -209,7 +210,7 @@ describe('Salas: guidance', () => {
   });
 
   it('says a peer must be acquired first when there are no rooms and no free peers', async () => {
-    const { app } = await openPartys({ lists: lists(), peers: [] });
+    const { app } = await openRooms({ lists: lists(), peers: [] });
     const guide = screen.getByRole('region', { name: 'Necesitas un peer para usar las salas' });
     expect(guide).toHaveTextContent(/primero debes adquirir un peer/);
     expect(screen.queryByText('Aún no tienes salas.')).not.toBeInTheDocument();
@@ -218,7 +219,7 @@ describe('Salas: guidance', () => {
   });
 
   it('counts disabled peers and peers already in a room as not free', async () => {
-    await openPartys({
+    await openRooms({
       lists: lists(),
       peers: [samplePeer({ active: false }), consola({ party: { id: 99, name: 'otra' } })],
     });
@@ -226,7 +227,7 @@ describe('Salas: guidance', () => {
   });
 
   it('points to Peers when the only free peers sit on servers without rooms', async () => {
-    await openPartys({ lists: lists(), peers: [laptop()] });
+    await openRooms({ lists: lists(), peers: [laptop()] });
     const guide = screen.getByRole('region', { name: 'Tus peers no pueden entrar en una sala' });
     expect(within(guide).getByRole('link', { name: 'Ir a Peers' })).toHaveAttribute(
       'href',
@@ -239,7 +240,7 @@ describe('Salas: guidance', () => {
   });
 
   it('offers creating (or joining) a room when there is none yet', async () => {
-    await openPartys({ lists: lists(), peers: [consola()] });
+    await openRooms({ lists: lists(), peers: [consola()] });
     expect(screen.getByText('Aún no tienes salas.')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Crear sala' }));
     expect(await screen.findByRole('dialog', { name: 'Crear sala' })).toBeInTheDocument();
@@ -248,7 +249,7 @@ describe('Salas: guidance', () => {
 
 describe('Salas: create room dialog', () => {
   async function openCreate(options: OpenOptions = {}) {
-    const ctx = await openPartys({
+    const ctx = await openRooms({
       peers: [...roomPeers(), consola({ id: 15, name: 'pc-casa' })],
       ...options,
     });
@@ -282,7 +283,7 @@ describe('Salas: create room dialog', () => {
   });
 
   it('creates the room, toasts it and opens it', async () => {
-    const created = ownedParty({
+    const created = ownedRoom({
       id: 22,
       name: 'Torneo',
       password: 'nuevaClave9',
@@ -330,10 +331,10 @@ describe('Salas: create room dialog', () => {
   });
 
   it("refuses with 'No se pueden crear más de 5 salas' when a fifth room appeared meanwhile", async () => {
-    const four = [1, 2, 3, 4].map((n) => ownedParty({ id: n, name: `Sala ${n}` }));
+    const four = [1, 2, 3, 4].map((n) => ownedRoom({ id: n, name: `Sala ${n}` }));
     const { api, dialog, socket } = await openCreate({ lists: lists(four) });
     // Another tab created the fifth room while this dialog was open.
-    socket.push({ type: 'updated_owner_party', party: ownedParty({ id: 5, name: 'Sala 5' }) });
+    socket.push({ type: 'updated_owner_party', party: ownedRoom({ id: 5, name: 'Sala 5' }) });
     await screen.findByText('5 de 5');
     await userEvent.type(within(dialog).getByLabelText('Nombre de la sala'), 'Sexta');
     await userEvent.selectOptions(within(dialog).getByLabelText('Peer inicial'), 'consola — Madrid, España');
@@ -343,7 +344,7 @@ describe('Salas: create room dialog', () => {
   });
 
   it('preselects the only free peer', async () => {
-    await openPartys();
+    await openRooms();
     await userEvent.click(screen.getByRole('button', { name: 'Crear sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Crear sala' });
     expect(within(dialog).getByLabelText('Peer inicial')).toHaveValue('13');
@@ -352,7 +353,7 @@ describe('Salas: create room dialog', () => {
 
 describe('Salas: join room dialog', () => {
   async function openJoin(options: OpenOptions = {}) {
-    const ctx = await openPartys({ lists: lists([ownedParty()]), ...options });
+    const ctx = await openRooms({ lists: lists([ownedRoom()]), ...options });
     await userEvent.click(screen.getByRole('button', { name: 'Unirse a una sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
     return { ...ctx, dialog };
@@ -374,8 +375,8 @@ describe('Salas: join room dialog', () => {
   });
 
   it('joins with name, password and peer, toasts it and opens the room as Invitado', async () => {
-    const joined = guestParty({
-      peers: [...guestParty().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
+    const joined = guestRoom({
+      peers: [...guestRoom().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
     });
     const { api, dialog } = await openJoin({
       routes: { 'PATCH /api/client/network/partys': { body: joined } },
@@ -424,7 +425,7 @@ describe('Salas: join room dialog', () => {
 
 describe('Salas: detail as Administrador', () => {
   const withGuest = () =>
-    ownedParty({
+    ownedRoom({
       peers: [
         { id: 11, name: 'movil', user: ALIAS, private_ip: '10.8.0.2' },
         { id: 40, name: 'pc-pedro', user: 'pedro', private_ip: '10.8.0.9' },
@@ -432,7 +433,7 @@ describe('Salas: detail as Administrador', () => {
     });
 
   it('shows owner, creation date, role, and the peers with their private IP and owner', async () => {
-    await openPartys({ lists: lists([withGuest()]) });
+    await openRooms({ lists: lists([withGuest()]) });
     await openRoom('LAN Viernes');
     const info = screen.getByRole('region', { name: 'LAN Viernes' });
     expect(within(info).getByText('Fecha de creación').nextSibling).toHaveTextContent('5 de marzo de 2025');
@@ -450,7 +451,7 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it('hides the password until asked, and copies it', async () => {
-    await openPartys({ lists: lists([withGuest()]) });
+    await openRooms({ lists: lists([withGuest()]) });
     await openRoom('LAN Viernes');
     const output = screen.getByRole('status', { name: 'Contraseña de la sala' });
     expect(output).not.toHaveTextContent('abcDEF2345');
@@ -461,7 +462,7 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it('regenerates the password after confirming, shows the new one and toasts it', async () => {
-    const { api } = await openPartys({
+    const { api } = await openRooms({
       lists: lists([withGuest()]),
       routes: { 'PATCH /api/client/network/partys/21': { body: { password: 'otraClave77' } } },
     });
@@ -477,7 +478,7 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("does nothing when the regeneration is cancelled, and falls back to 'Error al regenerar la contraseña'", async () => {
-    const { api } = await openPartys({
+    const { api } = await openRooms({
       lists: lists([withGuest()]),
       routes: { 'PATCH /api/client/network/partys/21': { status: 500, body: {} } },
     });
@@ -493,9 +494,9 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("removes a guest's peer after confirming", async () => {
-    const { api } = await openPartys({
+    const { api } = await openRooms({
       lists: lists([withGuest()]),
-      routes: { 'PATCH /api/client/network/partys/21': { body: ownedParty() } },
+      routes: { 'PATCH /api/client/network/partys/21': { body: ownedRoom() } },
     });
     await openRoom('LAN Viernes');
     await userEvent.click(screen.getByRole('button', { name: 'Remover el peer pc-pedro de la sala' }));
@@ -514,7 +515,7 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("falls back to 'Error al remover el peer de la sala'", async () => {
-    await openPartys({
+    await openRooms({
       lists: lists([withGuest()]),
       routes: { 'PATCH /api/client/network/partys/21': { status: 500, body: {} } },
     });
@@ -525,11 +526,11 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("adds a free peer: 'Por favor, selecciona un peer para añadir' first, then the peer joins", async () => {
-    const added = ownedParty({
-      peers: [...ownedParty().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
+    const added = ownedRoom({
+      peers: [...ownedRoom().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
     });
-    const { api } = await openPartys({
-      lists: lists([ownedParty()]),
+    const { api } = await openRooms({
+      lists: lists([ownedRoom()]),
       peers: [...roomPeers(), consola({ id: 15, name: 'pc-casa' })],
       routes: { 'PATCH /api/client/network/partys/21': { body: added } },
     });
@@ -551,8 +552,8 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("toasts the server's refusal to add a peer", async () => {
-    await openPartys({
-      lists: lists([ownedParty()]),
+    await openRooms({
+      lists: lists([ownedRoom()]),
       routes: {
         'PATCH /api/client/network/partys/21': {
           status: 400,
@@ -570,13 +571,13 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it('hides Add Peer when no peer is free', async () => {
-    await openPartys({ lists: lists([ownedParty()]), peers: roomPeers().filter((p) => p.id !== 13) });
+    await openRooms({ lists: lists([ownedRoom()]), peers: roomPeers().filter((p) => p.id !== 13) });
     await openRoom('LAN Viernes');
     expect(screen.queryByRole('button', { name: 'Añadir peer' })).not.toBeInTheDocument();
   });
 
   it("deletes the room after confirming: one 'Party eliminada' toast, back to the list", async () => {
-    const { api, socket, app } = await openPartys({
+    const { api, socket, app } = await openRooms({
       routes: { 'DELETE /api/client/network/partys/21': { body: { message: 'Party eliminada' } } },
     });
     await openRoom('LAN Viernes');
@@ -596,7 +597,7 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it("falls back to 'Hubo un error al eliminar la sala'", async () => {
-    await openPartys({ routes: { 'DELETE /api/client/network/partys/21': { status: 500, body: {} } } });
+    await openRooms({ routes: { 'DELETE /api/client/network/partys/21': { status: 500, body: {} } } });
     await openRoom('LAN Viernes');
     await userEvent.click(screen.getByRole('button', { name: 'Eliminar sala' }));
     await confirmWith('Eliminar sala');
@@ -605,14 +606,14 @@ describe('Salas: detail as Administrador', () => {
   });
 
   it('goes back to the list with the back button', async () => {
-    await openPartys();
+    await openRooms();
     await openRoom('LAN Viernes');
     await userEvent.click(screen.getByRole('button', { name: 'Volver a las salas' }));
     expect(await screen.findByRole('article', { name: 'LAN Viernes' })).toBeInTheDocument();
   });
 
   it('shows peers as cards with the private IP on phones', async () => {
-    await openPartys({ lists: lists([withGuest()]), width: 390 });
+    await openRooms({ lists: lists([withGuest()]), width: 390 });
     await openRoom('LAN Viernes');
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
     const cards = within(screen.getByRole('list', { name: 'Peers de la sala LAN Viernes' })).getAllByRole(
@@ -626,7 +627,7 @@ describe('Salas: detail as Administrador', () => {
 
 describe('Salas: detail as Invitado', () => {
   it('shows no password, no add, no delete, and lets me take out only my own peer', async () => {
-    await openPartys();
+    await openRooms();
     await openRoom('Clan Norte');
     expect(screen.queryByText('Contraseña de la sala')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Regenerar contraseña' })).not.toBeInTheDocument();
@@ -644,7 +645,7 @@ describe('Salas: detail as Invitado', () => {
   });
 
   it("leaves the room: 'Haz salido de una sala' and back to the list", async () => {
-    const { api, app } = await openPartys({
+    const { api, app } = await openRooms({
       routes: { 'PATCH /api/client/network/partys/31': { body: { message: 'Haz salido de una sala' } } },
     });
     await openRoom('Clan Norte');
@@ -663,12 +664,12 @@ describe('Salas: detail as Invitado', () => {
   });
 
   it('stays in the room when another of my peers is still in it', async () => {
-    const two = guestParty({
-      peers: [...guestParty().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
+    const two = guestRoom({
+      peers: [...guestRoom().peers, { id: 13, name: 'consola', user: ALIAS, private_ip: '10.8.0.4' }],
     });
-    await openPartys({
+    await openRooms({
       lists: lists([], [two]),
-      routes: { 'PATCH /api/client/network/partys/31': { body: guestParty() } },
+      routes: { 'PATCH /api/client/network/partys/31': { body: guestRoom() } },
     });
     await openRoom('Clan Norte');
     await userEvent.click(screen.getByRole('button', { name: 'Sacar mi peer consola de la sala' }));
@@ -679,7 +680,7 @@ describe('Salas: detail as Invitado', () => {
   });
 
   it("falls back to 'Error al abandonar la sala'", async () => {
-    await openPartys({ routes: { 'PATCH /api/client/network/partys/31': { status: 500, body: {} } } });
+    await openRooms({ routes: { 'PATCH /api/client/network/partys/31': { status: 500, body: {} } } });
     await openRoom('Clan Norte');
     await userEvent.click(screen.getByRole('button', { name: 'Sacar mi peer tablet de la sala' }));
     await confirmWith('Abandonar');
@@ -689,7 +690,7 @@ describe('Salas: detail as Invitado', () => {
 
 describe('Salas: push messages', () => {
   it('marks a room in progress on new_party_operation and clears it on stop_party_operation', async () => {
-    const { socket } = await openPartys();
+    const { socket } = await openRooms();
     socket.push({ type: 'new_party_operation', party_id: 31 });
     expect(await within(card('Clan Norte')).findByRole('status')).toHaveTextContent('Aplicando cambios...');
     expect(card('Clan Norte')).toHaveAttribute('aria-busy', 'true');
@@ -699,7 +700,7 @@ describe('Salas: push messages', () => {
   });
 
   it('shows the in-progress state in the open room too', async () => {
-    const { socket } = await openPartys();
+    const { socket } = await openRooms();
     await openRoom('LAN Viernes');
     socket.push({ type: 'new_party_operation', party_id: 21 });
     expect(await screen.findByText('Aplicando cambios en los servidores...')).toBeInTheDocument();
@@ -710,13 +711,13 @@ describe('Salas: push messages', () => {
   });
 
   it("shows a guest's peer live in the open room on updated_owner_party, and reloads the free peers", async () => {
-    const { socket, api } = await openPartys();
+    const { socket, api } = await openRooms();
     await openRoom('LAN Viernes');
     const peersBefore = api.callsTo(PEERS).length;
     socket.push({
       type: 'updated_owner_party',
-      party: ownedParty({
-        peers: [...ownedParty().peers, { id: 77, name: 'pc-ana', user: 'ana', private_ip: '10.8.0.30' }],
+      party: ownedRoom({
+        peers: [...ownedRoom().peers, { id: 77, name: 'pc-ana', user: 'ana', private_ip: '10.8.0.30' }],
       }),
     });
     await screen.findByRole('rowheader', { name: /^pc-ana/ });
@@ -726,21 +727,21 @@ describe('Salas: push messages', () => {
   });
 
   it('adds a room I was just let into on updated_guest_party', async () => {
-    const { socket } = await openPartys({ lists: lists([ownedParty()]) });
-    socket.push({ type: 'updated_guest_party', party: guestParty({ id: 32, name: 'Amigos' }) });
+    const { socket } = await openRooms({ lists: lists([ownedRoom()]) });
+    socket.push({ type: 'updated_guest_party', party: guestRoom({ id: 32, name: 'Amigos' }) });
     expect(
       within(await screen.findByRole('article', { name: 'Amigos' })).getByText('Invitado'),
     ).toBeInTheDocument();
   });
 
   it('ignores a room push that is not a room', async () => {
-    const { socket } = await openPartys();
+    const { socket } = await openRooms();
     socket.push({ type: 'updated_owner_party', party: { id: 21 } });
     expect(within(card('LAN Viernes')).getByText('1 peer')).toBeInTheDocument();
   });
 
   it("on deleted_owner_party toasts 'Party eliminada' and returns from the room to the list", async () => {
-    const { socket, app } = await openPartys({ path: '/dashboard/partys?sala=21' });
+    const { socket, app } = await openRooms({ path: '/dashboard/partys?sala=21' });
     expect(screen.getByRole('heading', { name: 'LAN Viernes', level: 2 })).toBeInTheDocument();
     socket.push({ type: 'deleted_owner_party', party_id: 21 });
     expect(await toast('Party eliminada')).toBeInTheDocument();
@@ -750,7 +751,7 @@ describe('Salas: push messages', () => {
   });
 
   it("on deleted_guest_party toasts 'Haz salido de una sala' and drops the room", async () => {
-    const { socket, api } = await openPartys();
+    const { socket, api } = await openRooms();
     const peersBefore = api.callsTo(PEERS).length;
     socket.push({ type: 'deleted_guest_party', party_id: 31 });
     expect(await toast('Haz salido de una sala')).toBeInTheDocument();
@@ -759,12 +760,12 @@ describe('Salas: push messages', () => {
   });
 
   it('reads the rooms again when the socket is (re)accepted', async () => {
-    const { api } = await openPartys();
-    await waitFor(() => expect(api.callsTo(PARTYS).length).toBeGreaterThanOrEqual(2));
+    const { api } = await openRooms();
+    await waitFor(() => expect(api.callsTo(ROOMS).length).toBeGreaterThanOrEqual(2));
   });
 
   it('opens a room named in the address, and sends an unknown one back to the list', async () => {
-    const { app } = await openPartys({ path: '/dashboard/partys?sala=999' });
+    const { app } = await openRooms({ path: '/dashboard/partys?sala=999' });
     await waitFor(() => expect(app.router.state.location.search).toBe(''));
     expect(card('LAN Viernes')).toBeInTheDocument();
   });

@@ -4,24 +4,24 @@ import { useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
 import { ApiError, errorMessage } from '../../api/http';
-import { MAX_OWNED_PARTIES, freePeers } from '../../api/partys';
-import type { Party, PartyPeer, PartyRole } from '../../api/partys';
-import { partysQuery, peersQuery, queryKeys } from '../../api/queries';
+import { MAX_OWNED_ROOMS, freePeers } from '../../api/rooms';
+import type { Room, RoomPeer, RoomRole } from '../../api/rooms';
+import { roomsQuery, peersQuery, queryKeys } from '../../api/queries';
 import type { CurrentUser } from '../../api/types';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorPanel } from '../../components/ErrorPanel';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { ui } from '../../components/ui';
-import { esPartys } from '../../i18n/es.partys';
+import { esRooms } from '../../i18n/es.rooms';
 import { useCurrentUser } from './DashboardLayout';
 import { PageHeader } from './PageHeader';
-import { AliasCard, NoPeersCard, NoRoomsState } from './partys/Guidance';
-import { AddPeerDialog, CreatePartyDialog, JoinPartyDialog } from './partys/PartyDialogs';
-import { PartyDetail } from './partys/PartyDetail';
-import { PartyList } from './partys/PartyList';
-import { usePartyActions } from './partys/usePartyActions';
+import { AliasCard, NoPeersCard, NoRoomsState } from './rooms/Guidance';
+import { AddPeerDialog, CreateRoomDialog, JoinRoomDialog } from './rooms/RoomDialogs';
+import { RoomDetail } from './rooms/RoomDetail';
+import { RoomList } from './rooms/RoomList';
+import { useRoomActions } from './rooms/useRoomActions';
 
-const t = esPartys;
+const t = esRooms;
 
 /** The query parameter naming the open room (`/dashboard/partys?sala=12`), so Back returns to the list. */
 export const ROOM_PARAM = 'sala';
@@ -30,14 +30,14 @@ type DialogName = 'create' | 'join' | 'add';
 
 /** The question the page asks before an action on a room. */
 type Confirmation =
-  | { kind: 'delete' | 'regenerate'; partyId: number }
-  | { kind: 'removePeer'; partyId: number; peer: PartyPeer; leave: boolean };
+  | { kind: 'delete' | 'regenerate'; roomId: number }
+  | { kind: 'removePeer'; roomId: number; peer: RoomPeer; leave: boolean };
 
 /** `/dashboard/partys` (Salas): only where the site allows rooms. */
-export function Partys() {
+export function Rooms() {
   const user = useCurrentUser();
   if (!user.web_settings.allow_partys) return <Navigate to="/dashboard/home" replace />;
-  return <PartysPage user={user} />;
+  return <RoomsPage user={user} />;
 }
 
 /**
@@ -47,23 +47,23 @@ export function Partys() {
  * push websocket keeps live (`api/realtime.ts`): a room that disappears while open (deleted, or my
  * last peer taken out) sends the page back to the list.
  */
-function PartysPage({ user }: { user: CurrentUser }) {
+function RoomsPage({ user }: { user: CurrentUser }) {
   const queryClient = useQueryClient();
-  const partys = useQuery(partysQuery());
+  const rooms = useQuery(roomsQuery());
   const peers = useQuery(peersQuery());
   // 403 'Las salas no están habilitadas': the site turned rooms off since the user data was read.
   // Reading it again hides 'Salas' from the nav and sends this page home.
-  const roomsOff = partys.error instanceof ApiError && partys.error.status === 403;
+  const roomsOff = rooms.error instanceof ApiError && rooms.error.status === 403;
   useEffect(() => {
     if (roomsOff) void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
   }, [roomsOff, queryClient]);
-  const actions = usePartyActions();
+  const actions = useRoomActions();
   const [searchParams, setSearchParams] = useSearchParams();
   const [dialog, setDialog] = useState<DialogName | null>(null);
   const [confirm, setConfirm] = useState<Confirmation | null>(null);
 
   const selectedId = Number(searchParams.get(ROOM_PARAM)) || null;
-  const openRoom = (party: Party) => setSearchParams({ [ROOM_PARAM]: String(party.id) });
+  const openRoom = (room: Room) => setSearchParams({ [ROOM_PARAM]: String(room.id) });
   const backToList = () => setSearchParams({});
   const closeDialog = () => setDialog(null);
 
@@ -73,41 +73,41 @@ function PartysPage({ user }: { user: CurrentUser }) {
     </PageHeader>
   );
 
-  if (partys.isPending || peers.isPending)
+  if (rooms.isPending || peers.isPending)
     return (
       <>
         {header()}
         <LoadingBlock label={t.loading} />
       </>
     );
-  if ((partys.isError && !partys.data) || (peers.isError && !peers.data))
+  if ((rooms.isError && !rooms.data) || (peers.isError && !peers.data))
     return (
       <>
         {header()}
         <ErrorPanel
-          message={roomsOff ? errorMessage(partys.error, t.loadError) : t.loadError}
+          message={roomsOff ? errorMessage(rooms.error, t.loadError) : t.loadError}
           retryLabel={t.retry}
           onRetry={() => {
-            if (partys.isError) void partys.refetch();
+            if (rooms.isError) void rooms.refetch();
             if (peers.isError) void peers.refetch();
           }}
         />
       </>
     );
 
-  const owned = partys.data.owned_partys;
-  const guest = partys.data.guest_partys;
+  const owned = rooms.data.owned_partys;
+  const guest = rooms.data.guest_partys;
   const free = freePeers(peers.data);
   const hasAlias = Boolean(user.alias);
-  const atLimit = owned.length >= MAX_OWNED_PARTIES;
+  const atLimit = owned.length >= MAX_OWNED_ROOMS;
   const noRooms = owned.length + guest.length === 0;
   const canEnter = free.usable.length > 0;
 
   const find = (id: number | null) =>
     id === null ? null : (owned.find((p) => p.id === id) ?? guest.find((p) => p.id === id) ?? null);
-  const roleOf = (party: Party): PartyRole => (owned.some((p) => p.id === party.id) ? 'owned' : 'guest');
+  const roleOf = (room: Room): RoomRole => (owned.some((p) => p.id === room.id) ? 'owned' : 'guest');
   const myPeerIds = new Set(peers.data.map((p) => p.id));
-  const isMine = (peer: PartyPeer) =>
+  const isMine = (peer: RoomPeer) =>
     myPeerIds.has(peer.id) || (user.alias !== null && peer.user === user.alias);
   const busy = actions.regenerate.isPending || actions.removePeer.isPending || actions.remove.isPending;
 
@@ -118,27 +118,27 @@ function PartysPage({ user }: { user: CurrentUser }) {
   const dialogs = (
     <>
       {dialog === 'create' && (
-        <CreatePartyDialog
+        <CreateRoomDialog
           free={free}
           ownedCount={owned.length}
           onClose={closeDialog}
-          onCreated={(party) => {
+          onCreated={(room) => {
             closeDialog();
-            openRoom(party);
+            openRoom(room);
           }}
         />
       )}
       {dialog === 'join' && (
-        <JoinPartyDialog
+        <JoinRoomDialog
           free={free}
           onClose={closeDialog}
-          onJoined={(party) => {
+          onJoined={(room) => {
             closeDialog();
-            openRoom(party);
+            openRoom(room);
           }}
         />
       )}
-      {dialog === 'add' && selected && <AddPeerDialog free={free} party={selected} onClose={closeDialog} />}
+      {dialog === 'add' && selected && <AddPeerDialog free={free} room={selected} onClose={closeDialog} />}
       {confirmationDialog()}
     </>
   );
@@ -147,26 +147,24 @@ function PartysPage({ user }: { user: CurrentUser }) {
     return (
       <>
         {header()}
-        <PartyDetail
-          party={selected}
+        <RoomDetail
+          room={selected}
           role={roleOf(selected)}
           isMine={isMine}
           canAddPeer={canEnter}
           busy={busy}
           onBack={backToList}
           onAddPeer={() => setDialog('add')}
-          onRegeneratePassword={() => setConfirm({ kind: 'regenerate', partyId: selected.id })}
-          onDelete={() => setConfirm({ kind: 'delete', partyId: selected.id })}
-          onRemovePeer={(peer, leave) =>
-            setConfirm({ kind: 'removePeer', partyId: selected.id, peer, leave })
-          }
+          onRegeneratePassword={() => setConfirm({ kind: 'regenerate', roomId: selected.id })}
+          onDelete={() => setConfirm({ kind: 'delete', roomId: selected.id })}
+          onRemovePeer={(peer, leave) => setConfirm({ kind: 'removePeer', roomId: selected.id, peer, leave })}
         />
         {dialogs}
       </>
     );
   }
 
-  const noFreePeerHint = 'partys-no-free-peer';
+  const noFreePeerHint = 'rooms-no-free-peer';
   const createButton = (
     <button
       type="button"
@@ -228,15 +226,15 @@ function PartysPage({ user }: { user: CurrentUser }) {
             }
           />
         )}
-        {!noRooms && <PartyList owned={owned} guest={guest} onOpen={openRoom} />}
+        {!noRooms && <RoomList owned={owned} guest={guest} onOpen={openRoom} />}
       </div>
       {dialogs}
     </>
   );
 
   function confirmationDialog() {
-    const party = confirm ? find(confirm.partyId) : null;
-    const question = confirm && party ? confirmation(confirm, party) : null;
+    const room = confirm ? find(confirm.roomId) : null;
+    const question = confirm && room ? confirmation(confirm, room) : null;
     return (
       <ConfirmDialog
         open={question !== null}
@@ -249,23 +247,23 @@ function PartysPage({ user }: { user: CurrentUser }) {
     );
   }
 
-  function confirmation(c: Confirmation, party: Party) {
+  function confirmation(c: Confirmation, room: Room) {
     const q = t.confirm;
     switch (c.kind) {
       case 'delete':
-        return { ...q.delete, text: q.delete.text(party.name), run: () => actions.remove.mutate(party) };
+        return { ...q.delete, text: q.delete.text(room.name), run: () => actions.remove.mutate(room) };
       case 'regenerate':
         return {
           ...q.regenerate,
-          text: q.regenerate.text(party.name),
-          run: () => actions.regenerate.mutate(party),
+          text: q.regenerate.text(room.name),
+          run: () => actions.regenerate.mutate(room),
         };
       case 'removePeer': {
         const words = c.leave ? q.leave : q.remove;
         return {
           ...words,
-          text: words.text(c.peer.name, party.name),
-          run: () => actions.removePeer.mutate({ party, peer: c.peer, leave: c.leave }),
+          text: words.text(c.peer.name, room.name),
+          run: () => actions.removePeer.mutate({ room, peer: c.peer, leave: c.leave }),
         };
       }
     }

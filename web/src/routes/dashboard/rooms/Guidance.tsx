@@ -4,9 +4,9 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { EmptyState } from '../../../components/EmptyState';
 import { ui } from '../../../components/ui';
-import { esPartys } from '../../../i18n/es.partys';
+import { esRooms } from '../../../i18n/es.rooms';
 
-const t = esPartys.guidance;
+const t = esRooms.guidance;
 
 function GuidanceCard({
   id,

@@ -3,39 +3,39 @@ import type { QueryClient } from '@tanstack/react-query';
 import toast from 'react-hot-toast';
 import { errorMessage } from '../../../api/http';
 import {
-  deleteParty,
-  isParty,
-  leaveParty,
-  regeneratePartyPassword,
-  removeCachedParty,
-  removePartyPeer,
-  updateCachedParty,
-  upsertCachedParty,
-} from '../../../api/partys';
-import type { Party, PartyPeer, PartyRole } from '../../../api/partys';
+  deleteRoom,
+  isRoom,
+  leaveRoom,
+  regenerateRoomPassword,
+  removeCachedRoom,
+  removeRoomPeer,
+  updateCachedRoom,
+  upsertCachedRoom,
+} from '../../../api/rooms';
+import type { Room, RoomPeer, RoomRole } from '../../../api/rooms';
 import { queryKeys } from '../../../api/queries';
-import { toastPartyDeleted, toastPartyLeft } from '../../../api/RealtimeProvider';
-import { esPartys } from '../../../i18n/es.partys';
+import { toastRoomDeleted, toastRoomLeft } from '../../../api/RealtimeProvider';
+import { esRooms } from '../../../i18n/es.rooms';
 
-const t = esPartys;
+const t = esRooms;
 
 /** A room as the server answered it: only its owner gets the password, so that tells the list. */
-export function roleOf(party: Party): PartyRole {
-  return party.password !== null ? 'owned' : 'guest';
+export function roleOf(room: Room): RoomRole {
+  return room.password !== null ? 'owned' : 'guest';
 }
 
 /**
  * Writes a room the server just answered into the cached lists and reads the peers again (which
  * are free changed). Used by every call that answers a room.
  */
-export function applyPartyAnswer(queryClient: QueryClient, party: Party): void {
-  upsertCachedParty(queryClient, roleOf(party), party);
+export function applyRoomAnswer(queryClient: QueryClient, room: Room): void {
+  upsertCachedRoom(queryClient, roleOf(room), room);
   void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
 }
 
 export interface PeerRemoval {
-  party: Party;
-  peer: PartyPeer;
+  room: Room;
+  peer: RoomPeer;
   /** A guest taking their own peer out ('leave'); otherwise the owner removes it ('remove_peer'). */
   leave: boolean;
 }
@@ -46,31 +46,31 @@ export interface PeerRemoval {
  * writes its answer into the cache and toasts the result; failures toast the server's message or the
  * spec's fallback.
  */
-export function usePartyActions() {
+export function useRoomActions() {
   const queryClient = useQueryClient();
   const freePeersChanged = () => void queryClient.invalidateQueries({ queryKey: queryKeys.peers });
 
   const regenerate = useMutation({
-    mutationFn: (party: Party) => regeneratePartyPassword(party.id),
-    onSuccess: (password, party) => {
-      updateCachedParty(queryClient, party.id, (p) => ({ ...p, password }));
+    mutationFn: (room: Room) => regenerateRoomPassword(room.id),
+    onSuccess: (password, room) => {
+      updateCachedRoom(queryClient, room.id, (p) => ({ ...p, password }));
       toast.success(t.toasts.passwordRegenerated);
     },
     onError: (error) => void toast.error(errorMessage(error, t.errors.regenerate)),
   });
 
   const removePeer = useMutation({
-    mutationFn: ({ party, peer, leave }: PeerRemoval) =>
-      leave ? leaveParty(party.id, peer.id) : removePartyPeer(party.id, peer.id),
-    onSuccess: (answer, { party }) => {
-      if (isParty(answer)) {
-        applyPartyAnswer(queryClient, answer);
+    mutationFn: ({ room, peer, leave }: PeerRemoval) =>
+      leave ? leaveRoom(room.id, peer.id) : removeRoomPeer(room.id, peer.id),
+    onSuccess: (answer, { room }) => {
+      if (isRoom(answer)) {
+        applyRoomAnswer(queryClient, answer);
         toast.success(t.toasts.peerRemoved);
       } else {
         // The server no longer shows me the room: my last peer left it.
-        removeCachedParty(queryClient, party.id);
+        removeCachedRoom(queryClient, room.id);
         freePeersChanged();
-        toastPartyLeft(party.id);
+        toastRoomLeft(room.id);
       }
     },
     onError: (error, { leave }) =>
@@ -78,11 +78,11 @@ export function usePartyActions() {
   });
 
   const remove = useMutation({
-    mutationFn: (party: Party) => deleteParty(party.id),
-    onSuccess: (_answer, party) => {
-      removeCachedParty(queryClient, party.id);
+    mutationFn: (room: Room) => deleteRoom(room.id),
+    onSuccess: (_answer, room) => {
+      removeCachedRoom(queryClient, room.id);
       freePeersChanged();
-      toastPartyDeleted(party.id);
+      toastRoomDeleted(room.id);
     },
     onError: (error) => void toast.error(errorMessage(error, t.errors.delete)),
   });
@@ -90,4 +90,4 @@ export function usePartyActions() {
   return { regenerate, removePeer, remove };
 }
 
-export type PartyActions = ReturnType<typeof usePartyActions>;
+export type RoomActions = ReturnType<typeof useRoomActions>;

@@ -1,38 +1,41 @@
 /**
  * Rooms (Salas): the calls of the rooms page and the helpers that keep the cached room lists current.
  *
- * The cached `{owned_partys, guest_partys}` (`queryKeys.partys`) is the one source of truth the page
+ * The cached `{owned_partys, guest_partys}` (`queryKeys.rooms`) is the one source of truth the page
  * renders: the page's own calls write their answers into it, and the push websocket writes the
  * server's changes (see `realtime.ts`): a room marked `processing` by `new_party_operation` shows
  * its in-progress indicator until `stop_party_operation` or the updated room arrives.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { MessageBody, Party } from '@vpn/contracts';
-import type { PartyLists, Peer } from '@vpn/contracts';
+import { MessageBody } from '@vpn/contracts';
+import type { Peer } from '@vpn/contracts';
 import type { Schema } from './http';
 import { queryKeys } from './queries';
 import { authRequest } from './session';
 
-export type { Party, PartyLists, PartyPeer } from '@vpn/contracts';
-export { MAX_OWNED_PARTIES } from '@vpn/contracts';
+import { Room } from './roomTypes';
+import type { RoomLists } from './roomTypes';
+
+export type { RoomLists, RoomPeer } from './roomTypes';
+export { MAX_OWNED_ROOMS, Room } from './roomTypes';
 
 /** Which of the two lists a room belongs to, from the signed-in customer's point of view. */
-export type PartyRole = 'owned' | 'guest';
+export type RoomRole = 'owned' | 'guest';
 
 const BASE = '/api/client/network/partys';
 
 /** `POST /api/client/network/partys`: a new room with one of my free peers in it. */
-export function createParty(body: { name: string; peer: number }): Promise<Party> {
-  return authRequest('client', BASE, { method: 'POST', body }, Party);
+export function createRoom(body: { name: string; peer: number }): Promise<Room> {
+  return authRequest('client', BASE, { method: 'POST', body }, Room);
 }
 
 /** `PATCH /api/client/network/partys` (join): enters someone's room with one of my free peers. */
-export function joinParty(body: { name: string; password: string; peer: number }): Promise<Party> {
-  return authRequest('client', BASE, { method: 'PATCH', body: { operation: 'join', ...body } }, Party);
+export function joinRoom(body: { name: string; password: string; peer: number }): Promise<Room> {
+  return authRequest('client', BASE, { method: 'PATCH', body: { operation: 'join', ...body } }, Room);
 }
 
 /** `PATCH …/partys/{id}` regenerate_password (owner): the room's new password. */
-export async function regeneratePartyPassword(id: number): Promise<string> {
+export async function regenerateRoomPassword(id: number): Promise<string> {
   const schema: Schema<{ password: string }> = {
     safeParse: (value) =>
       value && typeof value === 'object' && typeof (value as { password?: unknown }).password === 'string'
@@ -49,49 +52,49 @@ export async function regeneratePartyPassword(id: number): Promise<string> {
 }
 
 /** A room, or the server's `{message}` when the caller no longer sees the room (they left it). */
-const PartyOrMessage: Schema<Party | MessageBody> = {
+const RoomOrMessage: Schema<Room | MessageBody> = {
   safeParse(value) {
-    const party = Party.safeParse(value);
-    return party.success ? party : MessageBody.safeParse(value);
+    const room = Room.safeParse(value);
+    return room.success ? room : MessageBody.safeParse(value);
   },
 };
 
 /** `PATCH …/partys/{id}` leave (a guest takes one of their own peers out). */
-export function leaveParty(id: number, peer: number): Promise<Party | MessageBody> {
+export function leaveRoom(id: number, peer: number): Promise<Room | MessageBody> {
   return authRequest(
     'client',
     `${BASE}/${id}`,
     { method: 'PATCH', body: { operation: 'leave', peer } },
-    PartyOrMessage,
+    RoomOrMessage,
   );
 }
 
 /** `PATCH …/partys/{id}` remove_peer (the owner takes any peer out). */
-export function removePartyPeer(id: number, peer: number): Promise<Party | MessageBody> {
+export function removeRoomPeer(id: number, peer: number): Promise<Room | MessageBody> {
   return authRequest(
     'client',
     `${BASE}/${id}`,
     { method: 'PATCH', body: { operation: 'remove_peer', peer } },
-    PartyOrMessage,
+    RoomOrMessage,
   );
 }
 
 /** `PATCH …/partys/{id}` add_peer (the owner adds one of their own free peers). */
-export function addPartyPeer(id: number, peer: number): Promise<Party> {
+export function addRoomPeer(id: number, peer: number): Promise<Room> {
   return authRequest(
     'client',
     `${BASE}/${id}`,
     { method: 'PATCH', body: { operation: 'add_peer', peer } },
-    Party,
+    Room,
   );
 }
 
 /** `DELETE …/partys/{id}` (owner): answers `{message: 'Party eliminada'}`. */
-export function deleteParty(id: number): Promise<MessageBody> {
+export function deleteRoom(id: number): Promise<MessageBody> {
   return authRequest('client', `${BASE}/${id}`, { method: 'DELETE' }, MessageBody);
 }
 
-export function isParty(value: Party | MessageBody): value is Party {
+export function isRoom(value: Room | MessageBody): value is Room {
   return 'id' in value;
 }
 
@@ -116,26 +119,26 @@ export function freePeers(peers: Peer[] | undefined): FreePeers {
 // ---------------------------------------------------------------------------------------------
 // Cache helpers (used by the page's calls and by the push websocket)
 
-const listKey: Record<PartyRole, keyof PartyLists> = { owned: 'owned_partys', guest: 'guest_partys' };
+const listKey: Record<RoomRole, keyof RoomLists> = { owned: 'owned_partys', guest: 'guest_partys' };
 
-function update(queryClient: QueryClient, change: (lists: PartyLists) => PartyLists): void {
-  queryClient.setQueryData<PartyLists>(queryKeys.partys, (lists) => (lists ? change(lists) : lists));
+function update(queryClient: QueryClient, change: (lists: RoomLists) => RoomLists): void {
+  queryClient.setQueryData<RoomLists>(queryKeys.rooms, (lists) => (lists ? change(lists) : lists));
 }
 
 /** Writes a room into its list (replacing it, or adding it in id order); drops it from the other. */
-export function upsertCachedParty(queryClient: QueryClient, role: PartyRole, party: Party): void {
+export function upsertCachedRoom(queryClient: QueryClient, role: RoomRole, room: Room): void {
   update(queryClient, (lists) => {
     const key = listKey[role];
     const other = listKey[role === 'owned' ? 'guest' : 'owned'];
-    const list = lists[key].filter((p) => p.id !== party.id);
-    list.push(party);
+    const list = lists[key].filter((p) => p.id !== room.id);
+    list.push(room);
     list.sort((a, b) => a.id - b.id);
-    return { ...lists, [key]: list, [other]: lists[other].filter((p) => p.id !== party.id) };
+    return { ...lists, [key]: list, [other]: lists[other].filter((p) => p.id !== room.id) };
   });
 }
 
 /** Drops a room from both lists. */
-export function removeCachedParty(queryClient: QueryClient, id: number): void {
+export function removeCachedRoom(queryClient: QueryClient, id: number): void {
   update(queryClient, (lists) => ({
     owned_partys: lists.owned_partys.filter((p) => p.id !== id),
     guest_partys: lists.guest_partys.filter((p) => p.id !== id),
@@ -143,11 +146,7 @@ export function removeCachedParty(queryClient: QueryClient, id: number): void {
 }
 
 /** Changes one cached room in place, wherever it is. */
-export function updateCachedParty(
-  queryClient: QueryClient,
-  id: number,
-  change: (party: Party) => Party,
-): void {
+export function updateCachedRoom(queryClient: QueryClient, id: number, change: (room: Room) => Room): void {
   update(queryClient, (lists) => ({
     owned_partys: lists.owned_partys.map((p) => (p.id === id ? change(p) : p)),
     guest_partys: lists.guest_partys.map((p) => (p.id === id ? change(p) : p)),
@@ -155,6 +154,6 @@ export function updateCachedParty(
 }
 
 /** Marks a room busy (servers applying a membership change) or not. */
-export function setCachedPartyProcessing(queryClient: QueryClient, id: number, processing: boolean): void {
-  updateCachedParty(queryClient, id, (p) => (p.processing === processing ? p : { ...p, processing }));
+export function setCachedRoomProcessing(queryClient: QueryClient, id: number, processing: boolean): void {
+  updateCachedRoom(queryClient, id, (p) => (p.processing === processing ? p : { ...p, processing }));
 }

@@ -2,16 +2,16 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import toast from 'react-hot-toast';
 import { errorMessage } from '../../../api/http';
-import { MAX_OWNED_PARTIES, addPartyPeer, createParty, joinParty } from '../../../api/partys';
-import type { FreePeers, Party } from '../../../api/partys';
+import { MAX_OWNED_ROOMS, addRoomPeer, createRoom, joinRoom } from '../../../api/rooms';
+import type { FreePeers, Room } from '../../../api/rooms';
 import { PasswordField, TextField } from '../../../components/Field';
 import { FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
-import { esPartys } from '../../../i18n/es.partys';
-import { applyPartyAnswer } from './usePartyActions';
+import { esRooms } from '../../../i18n/es.rooms';
+import { applyRoomAnswer } from './useRoomActions';
 
-const t = esPartys.dialogs;
-const v = esPartys.validation;
+const t = esRooms.dialogs;
+const v = esRooms.validation;
 
 /** The longest room name the server takes. */
 const NAME_MAX = 40;
@@ -79,28 +79,28 @@ interface DialogProps {
  * 'Crear sala': a name and the first peer. Checks, in order, the 5-room limit, the name and the peer
  * (spec §5), then asks the server; a success toasts 'Sala creada correctamente' and opens the room.
  */
-export function CreatePartyDialog({
+export function CreateRoomDialog({
   free,
   ownedCount,
   onClose,
   onCreated,
-}: DialogProps & { ownedCount: number; onCreated: (party: Party) => void }) {
+}: DialogProps & { ownedCount: number; onCreated: (room: Room) => void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [peer, setPeer] = useState(() => initialPeer(free));
   const [error, setError] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: createParty,
-    onSuccess: (party) => {
-      applyPartyAnswer(queryClient, party);
-      toast.success(esPartys.toasts.created);
-      onCreated(party);
+    mutationFn: createRoom,
+    onSuccess: (room) => {
+      applyRoomAnswer(queryClient, room);
+      toast.success(esRooms.toasts.created);
+      onCreated(room);
     },
-    onError: (e) => void toast.error(errorMessage(e, esPartys.errors.create)),
+    onError: (e) => void toast.error(errorMessage(e, esRooms.errors.create)),
   });
 
   function submit() {
-    if (ownedCount >= MAX_OWNED_PARTIES) return setError(v.limit);
+    if (ownedCount >= MAX_OWNED_ROOMS) return setError(v.limit);
     if (!name.trim()) return setError(v.nameRequired);
     if (!peer) return setError(v.peerRequired);
     setError(null);
@@ -143,24 +143,24 @@ export function CreatePartyDialog({
  * 'Unirse a una sala': the room's name and password and one of my free peers, all required
  * ('Por favor, complete todos los campos'). A success toasts 'Te has unido a la sala' and opens it.
  */
-export function JoinPartyDialog({
+export function JoinRoomDialog({
   free,
   onClose,
   onJoined,
-}: DialogProps & { onJoined: (party: Party) => void }) {
+}: DialogProps & { onJoined: (room: Room) => void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [peer, setPeer] = useState(() => initialPeer(free));
   const [error, setError] = useState<string | null>(null);
   const join = useMutation({
-    mutationFn: joinParty,
-    onSuccess: (party) => {
-      applyPartyAnswer(queryClient, party);
-      toast.success(esPartys.toasts.joined);
-      onJoined(party);
+    mutationFn: joinRoom,
+    onSuccess: (room) => {
+      applyRoomAnswer(queryClient, room);
+      toast.success(esRooms.toasts.joined);
+      onJoined(room);
     },
-    onError: (e) => void toast.error(errorMessage(e, esPartys.errors.join)),
+    onError: (e) => void toast.error(errorMessage(e, esRooms.errors.join)),
   });
 
   function submit() {
@@ -207,18 +207,18 @@ export function JoinPartyDialog({
  * 'Añadir peer' (the room's owner): one of my free peers ('Por favor, selecciona un peer para
  * añadir' when none is chosen). A success toasts 'Peer añadido a la sala'.
  */
-export function AddPeerDialog({ free, party, onClose }: DialogProps & { party: Party }) {
+export function AddPeerDialog({ free, room, onClose }: DialogProps & { room: Room }) {
   const queryClient = useQueryClient();
   const [peer, setPeer] = useState(() => initialPeer(free));
   const [error, setError] = useState<string | null>(null);
   const add = useMutation({
-    mutationFn: (peerId: number) => addPartyPeer(party.id, peerId),
+    mutationFn: (peerId: number) => addRoomPeer(room.id, peerId),
     onSuccess: (answer) => {
-      applyPartyAnswer(queryClient, answer);
-      toast.success(esPartys.toasts.peerAdded);
+      applyRoomAnswer(queryClient, answer);
+      toast.success(esRooms.toasts.peerAdded);
       onClose();
     },
-    onError: (e) => void toast.error(errorMessage(e, esPartys.errors.add)),
+    onError: (e) => void toast.error(errorMessage(e, esRooms.errors.add)),
   });
 
   function submit() {
@@ -232,7 +232,7 @@ export function AddPeerDialog({ free, party, onClose }: DialogProps & { party: P
       open
       onOpenChange={(open) => !open && onClose()}
       title={t.add.title}
-      description={t.add.description(party.name)}
+      description={t.add.description(room.name)}
       submitLabel={t.add.submit}
       onSubmit={submit}
       busy={add.isPending}

@@ -1,33 +1,33 @@
-import type { PartyLists } from '@vpn/contracts';
+import type { RoomLists } from './roomTypes';
 import { describe, expect, it } from 'vitest';
-import { consola, guestParty, ownedParty } from '../test/partys';
+import { consola, guestRoom, ownedRoom } from '../test/rooms';
 import { laptop, samplePeer } from '../test/peers';
 import { testQueryClient } from '../test/render';
-import { freePeers, removeCachedParty, upsertCachedParty } from './partys';
+import { freePeers, removeCachedRoom, upsertCachedRoom } from './rooms';
 import { queryKeys } from './queries';
 import { applyPushToCache } from './realtime';
 
-function cached(lists: PartyLists = { owned_partys: [ownedParty()], guest_partys: [guestParty()] }) {
+function cached(lists: RoomLists = { owned_partys: [ownedRoom()], guest_partys: [guestRoom()] }) {
   const queryClient = testQueryClient();
-  queryClient.setQueryData(queryKeys.partys, lists);
-  const read = () => queryClient.getQueryData<PartyLists>(queryKeys.partys)!;
+  queryClient.setQueryData(queryKeys.rooms, lists);
+  const read = () => queryClient.getQueryData<RoomLists>(queryKeys.rooms)!;
   return { queryClient, read };
 }
 
 describe('rooms cache', () => {
   it('writes an updated room in place, adds a new one in id order, and drops deleted ones', () => {
     const { queryClient, read } = cached();
-    upsertCachedParty(queryClient, 'owned', ownedParty({ id: 5, name: 'Primera' }));
-    upsertCachedParty(queryClient, 'owned', ownedParty({ name: 'Renombrada' }));
+    upsertCachedRoom(queryClient, 'owned', ownedRoom({ id: 5, name: 'Primera' }));
+    upsertCachedRoom(queryClient, 'owned', ownedRoom({ name: 'Renombrada' }));
     expect(read().owned_partys.map((p) => p.name)).toEqual(['Primera', 'Renombrada']);
-    removeCachedParty(queryClient, 31);
+    removeCachedRoom(queryClient, 31);
     expect(read().guest_partys).toEqual([]);
   });
 
   it('does nothing while no lists are cached', () => {
     const queryClient = testQueryClient();
-    upsertCachedParty(queryClient, 'owned', ownedParty());
-    expect(queryClient.getQueryData(queryKeys.partys)).toBeUndefined();
+    upsertCachedRoom(queryClient, 'owned', ownedRoom());
+    expect(queryClient.getQueryData(queryKeys.rooms)).toBeUndefined();
   });
 
   it('applies the party pushes: processing on and off, updated rooms to their list, deletions', () => {
@@ -38,12 +38,12 @@ describe('rooms cache', () => {
     expect(read().owned_partys[0]!.processing).toBe(false);
     applyPushToCache(queryClient, {
       type: 'updated_guest_party',
-      party: guestParty({ id: 40, name: 'Nueva' }),
+      party: guestRoom({ id: 40, name: 'Nueva' }),
     });
     expect(read().guest_partys.map((p) => p.name)).toEqual(['Clan Norte', 'Nueva']);
     applyPushToCache(queryClient, { type: 'deleted_owner_party', party_id: 21 });
     applyPushToCache(queryClient, { type: 'deleted_guest_party', party_id: 31 });
-    expect(read()).toEqual({ owned_partys: [], guest_partys: [guestParty({ id: 40, name: 'Nueva' })] });
+    expect(read()).toEqual({ owned_partys: [], guest_partys: [guestRoom({ id: 40, name: 'Nueva' })] });
   });
 
   it('ignores an updated room that does not match the contract', () => {

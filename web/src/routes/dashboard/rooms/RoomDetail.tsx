@@ -12,21 +12,21 @@ import {
 } from 'lucide-react';
 import { useState } from 'react';
 import type { ReactNode } from 'react';
-import type { Party, PartyPeer, PartyRole } from '../../../api/partys';
+import type { Room, RoomPeer, RoomRole } from '../../../api/rooms';
 import { CopyButton } from '../../../components/CopyButton';
 import { DataTable, type Column } from '../../../components/DataTable';
 import { ui } from '../../../components/ui';
-import { esPartys } from '../../../i18n/es.partys';
+import { esRooms } from '../../../i18n/es.rooms';
 import { formatDate } from '../../../lib/format';
-import { ProcessingIndicator, RoleBadge } from './PartyList';
+import { ProcessingIndicator, RoleBadge } from './RoomList';
 
-const t = esPartys.detail;
+const t = esRooms.detail;
 
-export interface PartyDetailProps {
-  party: Party;
-  role: PartyRole;
+export interface RoomDetailProps {
+  room: Room;
+  role: RoomRole;
   /** Whether a peer of the room is one of mine (a guest may take out only those). */
-  isMine: (peer: PartyPeer) => boolean;
+  isMine: (peer: RoomPeer) => boolean;
   /** The owner has free peers to add. */
   canAddPeer: boolean;
   /** A call on this room is under way (its buttons wait). */
@@ -36,7 +36,7 @@ export interface PartyDetailProps {
   onRegeneratePassword: () => void;
   onDelete: () => void;
   /** Take a peer out: `leave` for a guest's own peer, otherwise the owner removes it. */
-  onRemovePeer: (peer: PartyPeer, leave: boolean) => void;
+  onRemovePeer: (peer: RoomPeer, leave: boolean) => void;
 }
 
 /**
@@ -45,8 +45,8 @@ export interface PartyDetailProps {
  * gamers type in, shown large with a copy button — and the actions each role may take: the owner
  * removes any peer, adds free ones and deletes the room; a guest takes out only their own peers.
  */
-export function PartyDetail(props: PartyDetailProps) {
-  const { party, role, canAddPeer, busy, onBack, onAddPeer, onDelete } = props;
+export function RoomDetail(props: RoomDetailProps) {
+  const { room, role, canAddPeer, busy, onBack, onAddPeer, onDelete } = props;
   const owner = role === 'owned';
   return (
     <div className="space-y-6">
@@ -55,34 +55,34 @@ export function PartyDetail(props: PartyDetailProps) {
         {t.back}
       </button>
 
-      <section aria-labelledby="party-title" aria-busy={party.processing} className={`${ui.card} p-6`}>
+      <section aria-labelledby="room-title" aria-busy={room.processing} className={`${ui.card} p-6`}>
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div className="flex min-w-0 flex-col gap-1.5">
-            <h2 id="party-title" className="text-2xl font-bold break-words text-white">
-              {party.name}
+            <h2 id="room-title" className="text-2xl font-bold break-words text-white">
+              {room.name}
             </h2>
-            <ProcessingIndicator party={party} label={t.processing} />
+            <ProcessingIndicator room={room} label={t.processing} />
           </div>
           <RoleBadge role={role} />
         </div>
         <dl className="mt-5 grid gap-4 text-sm sm:grid-cols-3">
           <Info label={t.owner} icon={<Crown className="size-4" aria-hidden="true" />}>
-            {party.user}
+            {room.user}
           </Info>
           <Info label={t.created} icon={<CalendarDays className="size-4" aria-hidden="true" />}>
-            {formatDate(party.created)}
+            {formatDate(room.created)}
           </Info>
-          <Info label={t.role}>{owner ? esPartys.roles.owner : esPartys.roles.guest}</Info>
+          <Info label={t.role}>{owner ? esRooms.roles.owner : esRooms.roles.guest}</Info>
         </dl>
-        {owner && party.password !== null && (
-          <PasswordBlock password={party.password} busy={busy} onRegenerate={props.onRegeneratePassword} />
+        {owner && room.password !== null && (
+          <PasswordBlock password={room.password} busy={busy} onRegenerate={props.onRegeneratePassword} />
         )}
       </section>
 
-      <section aria-labelledby="party-peers-title" className="space-y-4">
+      <section aria-labelledby="room-peers-title" className="space-y-4">
         <div className="flex flex-wrap items-end justify-between gap-3">
           <div>
-            <h3 id="party-peers-title" className="text-xl font-semibold text-white">
+            <h3 id="room-peers-title" className="text-xl font-semibold text-white">
               {t.peersTitle}
             </h3>
             <p className="mt-1 max-w-2xl text-sm text-slate-400">{t.ipHint}</p>
@@ -94,7 +94,7 @@ export function PartyDetail(props: PartyDetailProps) {
             </button>
           )}
         </div>
-        <PeersOfParty {...props} />
+        <PeersOfRoom {...props} />
       </section>
 
       {owner && (
@@ -138,12 +138,12 @@ function PasswordBlock({
   const [visible, setVisible] = useState(false);
   return (
     <div className="mt-6 rounded-xl border border-slate-800 bg-navy-950/50 p-4">
-      <p id="party-password-label" className="text-sm text-slate-400">
+      <p id="room-password-label" className="text-sm text-slate-400">
         {t.password}
       </p>
       <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-3">
         <output
-          aria-labelledby="party-password-label"
+          aria-labelledby="room-password-label"
           className="min-w-40 font-mono text-lg tracking-wider text-white"
         >
           {visible ? password : t.hiddenPassword}
@@ -187,7 +187,7 @@ function PasswordBlock({
   );
 }
 
-function PrivateIp({ peer }: { peer: PartyPeer }) {
+function PrivateIp({ peer }: { peer: RoomPeer }) {
   return (
     <div className="flex flex-wrap items-center gap-2">
       <span className="font-mono text-base font-semibold text-emerald-300">{peer.private_ip}</span>
@@ -204,7 +204,7 @@ function PrivateIp({ peer }: { peer: PartyPeer }) {
   );
 }
 
-function PeerAction({ peer, role, isMine, busy, onRemovePeer }: PartyDetailProps & { peer: PartyPeer }) {
+function PeerAction({ peer, role, isMine, busy, onRemovePeer }: RoomDetailProps & { peer: RoomPeer }) {
   const small = 'px-3 py-1.5 text-sm';
   if (role === 'owned') {
     return (
@@ -244,10 +244,10 @@ function MineBadge() {
 }
 
 /** The room's peers through the product's one table: rows from 768 px, this page's cards below. */
-function PeersOfParty(props: PartyDetailProps) {
-  const { party, isMine } = props;
+function PeersOfRoom(props: RoomDetailProps) {
+  const { room, isMine } = props;
   const c = t.columns;
-  const columns: Column<PartyPeer>[] = [
+  const columns: Column<RoomPeer>[] = [
     {
       key: 'name',
       header: c.name,
@@ -265,16 +265,16 @@ function PeersOfParty(props: PartyDetailProps) {
   ];
   return (
     <DataTable
-      label={t.peersLabel(party.name)}
+      label={t.peersLabel(room.name)}
       columns={columns}
-      rows={party.peers}
+      rows={room.peers}
       rowKey={(peer) => peer.id}
       empty={<span className="text-slate-400">{t.noPeers}</span>}
       rowHeader
       card={(peer) => (
-        <article aria-labelledby={`party-peer-${peer.id}`} className={`${ui.card} space-y-3 p-5`}>
+        <article aria-labelledby={`room-peer-${peer.id}`} className={`${ui.card} space-y-3 p-5`}>
           <div className="flex items-center justify-between gap-3">
-            <h4 id={`party-peer-${peer.id}`} className="text-lg font-semibold text-white">
+            <h4 id={`room-peer-${peer.id}`} className="text-lg font-semibold text-white">
               {peer.name}
             </h4>
             {isMine(peer) && <MineBadge />}
