@@ -7,13 +7,17 @@ import { Spinner } from './Spinner';
 import { ui } from './ui';
 
 interface FormDialogProps {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
+  /** Whether it shows (default: shown; most dialogs are mounted only while open). */
+  open?: boolean;
+  /** Escape, the × and 'Cancelar' close it (never while busy). */
+  onClose: () => void;
   title: string;
   description?: ReactNode;
   /** The fields. */
   children: ReactNode;
   submitLabel: string;
+  /** An icon before the submit label (replaced by the spinner while busy). */
+  submitIcon?: ReactNode;
   onSubmit: () => void;
   /** While true the controls are disabled, the button reads 'Procesando...' and the dialog stays open. */
   busy: boolean;
@@ -27,12 +31,13 @@ interface FormDialogProps {
  * ones the customer reads.
  */
 export function FormDialog({
-  open,
-  onOpenChange,
+  open = true,
+  onClose,
   title,
   description,
   children,
   submitLabel,
+  submitIcon,
   onSubmit,
   busy,
   error,
@@ -42,7 +47,7 @@ export function FormDialog({
     if (!busy) onSubmit();
   }
   return (
-    <Dialog.Root open={open} onOpenChange={(next) => (busy ? undefined : onOpenChange(next))}>
+    <Dialog.Root open={open} onOpenChange={(next) => (next || busy ? undefined : onClose())}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/60 backdrop-blur-sm" />
         <Dialog.Content
@@ -74,7 +79,7 @@ export function FormDialog({
                 {es.common.cancel}
               </Dialog.Close>
               <button type="submit" className={ui.buttonPrimary} disabled={busy}>
-                {busy && <Spinner className="size-4" />}
+                {busy ? <Spinner className="size-4" /> : submitIcon}
                 {busy ? es.auth.processing : submitLabel}
               </button>
             </div>

@@ -6,17 +6,14 @@
  * leaves the call refused, with the server's message.
  */
 import { ShieldCheck } from 'lucide-react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { confirmReauth } from '../api/adminManagers';
 import { errorMessage } from '../api/http';
 import { rememberReauth, setReauthPrompt } from '../api/session';
 import { es } from '../i18n/es';
 import { esManagers } from '../i18n/es.manager.managers';
 import { PasswordField, TextField } from './Field';
-import { FormError } from './FormError';
-import { Modal } from './Modal';
-import { Spinner } from './Spinner';
-import { ui } from './ui';
+import { FormDialog } from './FormDialog';
 
 export function ReauthDialog() {
   const t = esManagers.reauth;
@@ -49,9 +46,8 @@ export function ReauthDialog() {
     setOpen(false);
   };
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (busy || !password) return;
+  async function submit() {
+    if (!password) return setError(t.passwordRequired);
     setBusy(true);
     setError(null);
     try {
@@ -66,44 +62,37 @@ export function ReauthDialog() {
   }
 
   return (
-    <Modal
+    <FormDialog
       open={open}
-      onOpenChange={(next) => !next && finish(null)}
+      onClose={() => finish(null)}
       title={t.title}
       description={t.description}
+      submitLabel={t.submit}
+      submitIcon={<ShieldCheck className="size-4" aria-hidden="true" />}
+      onSubmit={() => void submit()}
+      busy={busy}
+      error={error}
     >
-      <form onSubmit={(e) => void submit(e)} className="space-y-4 p-6">
-        <FormError message={error} />
-        <PasswordField
-          label={t.password}
-          name="password"
-          autoComplete="current-password"
-          required
-          autoFocus
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          disabled={busy}
-        />
-        <TextField
-          label={t.code}
-          name="code"
-          autoComplete="one-time-code"
-          inputMode="numeric"
-          maxLength={20}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-          disabled={busy}
-        />
-        <div className="flex justify-end gap-3">
-          <button type="button" className={ui.buttonSecondary} onClick={() => finish(null)} disabled={busy}>
-            {t.cancel}
-          </button>
-          <button type="submit" className={ui.buttonPrimary} disabled={busy}>
-            {busy ? <Spinner className="size-4" /> : <ShieldCheck className="size-4" aria-hidden="true" />}
-            {busy ? es.auth.processing : t.submit}
-          </button>
-        </div>
-      </form>
-    </Modal>
+      <PasswordField
+        label={t.password}
+        name="password"
+        autoComplete="current-password"
+        required
+        autoFocus
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        disabled={busy}
+      />
+      <TextField
+        label={t.code}
+        name="code"
+        autoComplete="one-time-code"
+        inputMode="numeric"
+        maxLength={20}
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        disabled={busy}
+      />
+    </FormDialog>
   );
 }

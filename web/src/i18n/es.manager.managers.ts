@@ -149,8 +149,8 @@ export const esManagers = {
       'Esta operación es sensible: indique de nuevo su contraseña y, si tiene activada la verificación en dos pasos, un código de su aplicación.',
     password: 'Contraseña',
     code: 'Código de verificación (si la tiene activada)',
+    passwordRequired: 'Indique su contraseña.',
     submit: 'Confirmar',
-    cancel: 'Cancelar',
   },
 
   login: {

@@ -212,8 +212,7 @@ function AliasDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={user.alias ? t.changeAlias : t.configureAlias}
       description={t.aliasDialogText}
       submitLabel={t.save}
@@ -253,8 +252,7 @@ function EmailDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={user.email ? t.changeEmail : t.addEmail}
       description={t.emailDialogText}
       submitLabel={t.save}
@@ -304,8 +302,7 @@ function PasswordDialog({ onClose }: DialogProps) {
   const busy = change.isPending;
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={t.changePassword}
       description={t.passwordDialogText}
       submitLabel={t.save}

@@ -251,8 +251,7 @@ function ManagerDialog({
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={current ? t.form.editTitle(current.username) : t.form.createTitle}
       description={current ? t.form.editDescription : t.form.createDescription}
       submitLabel={current ? t.form.editSubmit : t.form.createSubmit}

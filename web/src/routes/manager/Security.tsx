@@ -214,8 +214,7 @@ function DisableDialog({ onClose, onDisabled }: { onClose: () => void; onDisable
   });
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={t.disableTitle}
       description={t.disableDescription}
       submitLabel={t.disableSubmit}

@@ -131,9 +131,9 @@ export function NewServerDialog({
   return (
     <FormDialog
       open={open}
-      onOpenChange={(next) => {
-        if (!next) setError(null);
-        onOpenChange(next);
+      onClose={() => {
+        setError(null);
+        onOpenChange(false);
       }}
       title={f.title}
       description={f.description}
@@ -245,8 +245,7 @@ function EditForm({
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => (open ? undefined : onClose())}
+      onClose={onClose}
       title={t.title}
       description={t.description}
       submitLabel={t.submit}

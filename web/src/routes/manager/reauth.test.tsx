@@ -42,6 +42,8 @@ describe('fresh confirmation of sensitive operations', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Activar verificación en dos pasos' }));
     const dialog = await screen.findByRole('dialog', { name: 'Confirme que es usted' });
     expect(dialog).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Confirmar' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Indique su contraseña.');
     await userEvent.type(screen.getByLabelText('Contraseña'), 'clave-mala');
     await userEvent.click(screen.getByRole('button', { name: 'Confirmar' }));
     expect(await screen.findByText('La contraseña no es correcta')).toBeInTheDocument();

@@ -147,8 +147,7 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => (open ? undefined : onClose())}
+      onClose={onClose}
       title={fixedPlan ? t.title(fixedPlan.name) : t.renewTitle(renewed?.name ?? '')}
       description={plan ? t.description(plan.name, formatPrice(plan.price)) : t.renewDescription}
       submitLabel={t.submit}

@@ -67,6 +67,27 @@ function PeerSelect({ label, free, value, onChange, disabled }: PeerSelectProps)
   );
 }
 
+/** The room's name (create and join): the server takes up to {@link NAME_MAX} characters. */
+function NameField(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  disabled: boolean;
+}) {
+  return (
+    <TextField
+      label={props.label}
+      name="name"
+      autoComplete="off"
+      autoFocus
+      maxLength={NAME_MAX}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      disabled={props.disabled}
+    />
+  );
+}
+
 /** With exactly one free peer there is nothing to choose: it comes selected. */
 const initialPeer = (free: FreePeers) => (free.usable.length === 1 ? String(free.usable[0]!.id) : '');
 
@@ -109,8 +130,7 @@ export function CreateRoomDialog({
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={t.create.title}
       description={t.create.description}
       submitLabel={t.create.submit}
@@ -118,16 +138,7 @@ export function CreateRoomDialog({
       busy={create.isPending}
       error={error}
     >
-      <TextField
-        label={t.create.name}
-        name="name"
-        autoComplete="off"
-        autoFocus
-        maxLength={NAME_MAX}
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        disabled={create.isPending}
-      />
+      <NameField label={t.create.name} value={name} onChange={setName} disabled={create.isPending} />
       <PeerSelect
         label={t.create.peer}
         free={free}
@@ -171,8 +182,7 @@ export function JoinRoomDialog({
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={t.join.title}
       description={t.join.description}
       submitLabel={t.join.submit}
@@ -180,16 +190,7 @@ export function JoinRoomDialog({
       busy={join.isPending}
       error={error}
     >
-      <TextField
-        label={t.join.name}
-        name="name"
-        autoComplete="off"
-        autoFocus
-        maxLength={NAME_MAX}
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        disabled={join.isPending}
-      />
+      <NameField label={t.join.name} value={name} onChange={setName} disabled={join.isPending} />
       <PasswordField
         label={t.join.password}
         name="password"
@@ -229,8 +230,7 @@ export function AddPeerDialog({ free, room, onClose }: DialogProps & { room: Roo
 
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => !open && onClose()}
+      onClose={onClose}
       title={t.add.title}
       description={t.add.description(room.name)}
       submitLabel={t.add.submit}

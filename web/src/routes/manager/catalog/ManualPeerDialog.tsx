@@ -51,8 +51,7 @@ export function ManualPeerDialog({ onClose }: { onClose: () => void }) {
   const busy = create.isPending;
   return (
     <FormDialog
-      open
-      onOpenChange={(o) => (o ? undefined : onClose())}
+      onClose={onClose}
       title={t.title}
       description={t.description}
       submitLabel={t.submit}

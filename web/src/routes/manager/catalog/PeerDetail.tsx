@@ -289,8 +289,7 @@ function ActionDialog({
     </div>
   );
   const common = {
-    open: true,
-    onOpenChange: (o: boolean) => (o ? undefined : onClose()),
+    onClose,
     onSubmit: submit,
     busy,
     error,

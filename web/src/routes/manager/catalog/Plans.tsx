@@ -203,8 +203,7 @@ function PlanDialog({
   const busy = save.isPending;
   return (
     <FormDialog
-      open
-      onOpenChange={(open) => (open ? undefined : onClose())}
+      onClose={onClose}
       title={plan ? f.editTitle(plan.name) : f.createTitle}
       submitLabel={plan ? f.save : f.create}
       onSubmit={submit}

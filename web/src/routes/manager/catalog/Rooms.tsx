@@ -154,8 +154,7 @@ function DeleteRoomDialog({
   });
   return (
     <FormDialog
-      open
-      onOpenChange={(o) => (o ? undefined : onClose())}
+      onClose={onClose}
       title={t.delete}
       description={t.deleteDescription(room.name)}
       submitLabel={t.delete}

@@ -74,12 +74,10 @@ export function ReasonDialog({
   return (
     <FormDialog
       open={open}
-      onOpenChange={(next) => {
-        if (!next) {
-          setReason('');
-          setLocal(null);
-        }
-        onOpenChange(next);
+      onClose={() => {
+        setReason('');
+        setLocal(null);
+        onOpenChange(false);
       }}
       title={title}
       description={description}
