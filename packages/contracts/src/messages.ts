@@ -56,6 +56,10 @@ export const msg = {
     'El servidor {server} está desconectado: el cambio del peer {name} se aplicará en cuanto vuelva a estar en línea.',
   peerExpired:
     'El peer {name} ha vencido y se ha deshabilitado. Renuévelo para volver a conectarse: no tendrá que importar nada de nuevo.',
+  peerManagerDisabled: 'Un administrador deshabilitó este peer. Contacte con soporte para reactivarlo.',
+  peerManagerDisabledPush:
+    'Un administrador deshabilitó el peer {name}. Contacte con soporte para reactivarlo.',
+  purchaseManagerDisabled: 'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
   peerDataNotice:
     'El peer {name} ha usado el 80 % de los datos de su plan. Añada un plan para ampliarlos antes de que se agoten.',
   peerDataExhausted:

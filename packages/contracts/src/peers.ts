@@ -42,6 +42,11 @@ export const Peer = z.object({
   name: z.string(),
   /** Shown Activo / Deshabilitado. */
   active: z.boolean(),
+  /**
+   * A manager switched it off (issue 17, L9): it stays off, even if a plan is added, until a manager
+   * switches it on; the card says so. Added to the spec's shape, like `data` and `online`.
+   */
+  manager_disabled: z.boolean(),
   /** ISO date, or null (shown Indeterminado). */
   expiration_date: z.string().nullable(),
   created: z.string(),

@@ -262,6 +262,12 @@ export const peers = pgTable(
     /** sha256(token): what GET /api/mirror/<token> looks up. */
     mirrorTokenHash: text('mirror_token_hash').notNull(),
     active: boolean('active').notNull().default(true),
+    /**
+     * When a manager switched the peer off (issue 17, L9), null otherwise. While set the peer stays
+     * off: a plan bought or granted meanwhile extends its period but does not switch it back on;
+     * only a manager switching it on lifts it. The owner is shown why.
+     */
+    managerDisabledAt: timestamp('manager_disabled_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     manualPayment: boolean('manual_payment').notNull().default(false),
     partyId: integer('party_id').references(() => parties.id, { onDelete: 'set null' }),

@@ -114,6 +114,7 @@ export class InvoiceService {
       if (typeof body.peer !== 'number') throw badRequest(msg.purchasePeerRequired);
       const peer = await this.deps.peers.getOwned(customerId, body.peer);
       if (peer.manualPayment) throw badRequest(msg.purchaseManualPeer);
+      if (peer.managerDisabledAt) throw badRequest(msg.purchaseManagerDisabled);
       peerId = peer.id;
     } else {
       newPeerName = typeof body.peer === 'string' ? body.peer.trim() : '';

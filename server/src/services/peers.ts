@@ -120,6 +120,7 @@ export class PeerService {
         id: row.id,
         name: row.name,
         active: PeerService.isLive(row),
+        manager_disabled: row.managerDisabledAt !== null,
         expiration_date: row.expiresAt?.toISOString() ?? null,
         data:
           row.dataAllowance === null
@@ -741,7 +742,10 @@ export class PeerService {
       await tx
         .update(peers)
         .set({
-          ...(patch.active !== undefined ? { active: patch.active } : {}),
+          // A manager's switch-off is remembered so a plan bought meanwhile does not undo it (L9).
+          ...(patch.active !== undefined
+            ? { active: patch.active, managerDisabledAt: patch.active ? null : sql`now()` }
+            : {}),
           ...(patch.expiresAt !== undefined ? { expiresAt: patch.expiresAt } : {}),
           updatedAt: sql`now()`,
         })
@@ -754,12 +758,19 @@ export class PeerService {
     // As in provision: the owner's push does not carry the manager's origin.
     const peer = await this.presentOne(peerId);
     await this.push(row.customerId, { type: 'updated_peer', peer });
+    if (patch.active === false && row.managerDisabledAt === null)
+      await this.push(row.customerId, {
+        type: 'info',
+        peer_id: row.id,
+        message: fill(msg.peerManagerDisabledPush, { name: row.name }),
+      });
     return origin ? this.presentOne(peerId, origin) : peer;
   }
 
   /**
    * Adds a plan to a peer — a paid add_plan or a manager's grant, one path: expiry moves from
-   * max(now, current expiry) by the plan's validity, the peer is switched back on, the history gets
+   * max(now, current expiry) by the plan's validity, the peer is switched back on (unless a manager
+   * switched it off: that stays until a manager lifts it), the history gets
    * its row; then its server converges and the owner sees it live. `inTx` runs in the transaction.
    */
   async extendWithPlan(
@@ -791,7 +802,8 @@ export class PeerService {
       .update(peers)
       .set({
         expiresAt: sql`greatest(now(), coalesce(${peers.expiresAt}, now())) + ${plan.validity}::interval`,
-        active: true,
+        // Back on, unless a manager switched it off (issue 17, L9): only a manager lifts that.
+        active: sql`${peers.managerDisabledAt} is null`,
         // A plan applied starts a new period: its allowance, nothing used (a top-up or a renewal).
         ...newPeriod(plan.dataGb),
         updatedAt: sql`now()`,

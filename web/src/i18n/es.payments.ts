@@ -27,7 +27,8 @@ export const esPayments = {
     peerLabel: 'Peer',
     selectPeer: 'Selecciona un peer',
     noEligiblePeers: 'No tienes peers que se puedan renovar desde aquí: el plan será para un peer nuevo.',
-    manualNote: 'Los peers con pago manual no aparecen: contacta con soporte para renovarlos.',
+    manualNote:
+      'Los peers con pago manual o deshabilitados por un administrador no aparecen: contacta con soporte para renovarlos.',
     newPeerLabel: 'Nombre del nuevo peer',
     newPeerPlaceholder: 'Ej.: movil',
     submit: 'Proceder al Pago',

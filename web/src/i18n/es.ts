@@ -312,6 +312,7 @@ export const es = {
         expired: (date: string) => `venció el ${date}`,
         renew: 'Renovar',
         manual: 'Pago manual: contacta con soporte para renovarlo.',
+        managerDisabled: 'Deshabilitado por un administrador: contacta con soporte.',
       },
       data: {
         title: 'Datos casi agotados',
@@ -348,6 +349,8 @@ export const es = {
       },
       active: 'Activo',
       disabled: 'Deshabilitado',
+      managerDisabled: 'Por un administrador',
+      managerDisabledHelp: 'Un administrador deshabilitó este peer. Contacta con soporte para reactivarlo.',
       serverActive: 'Activo',
       serverInactive: 'Inactivo',
       yes: 'Sí',

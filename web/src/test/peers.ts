@@ -6,6 +6,7 @@ export function samplePeer(overrides: Partial<Peer> = {}): Peer {
     id: 11,
     name: 'movil',
     active: true,
+    manager_disabled: false,
     expiration_date: '2025-04-05T10:00:00.000Z',
     created: '2025-03-05T10:00:00.000Z',
     address: '10.8.0.2',

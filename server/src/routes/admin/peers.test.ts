@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
-import { auditLog, peers, plans } from '../../db/schema.ts';
+import { auditLog, invoices, peers, plans, servers } from '../../db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -11,6 +12,7 @@ import {
   managerToken,
   type TestApp,
 } from '../../../test/helpers.ts';
+import { customerPayments } from '../../../test/payments.ts';
 import { ProtocolAgent, PushClient } from '../../../test/protocolAgent.ts';
 
 // Each test signs in several customers (memory-hard password hashing): slow on a busy machine.
@@ -57,7 +59,7 @@ async function customerWithPeer(peerName: string, serverId = s1.id, username?: s
 const ids = (res: { json(): { results: { id: number }[] } }) => res.json().results.map((p) => p.id);
 
 beforeAll(async () => {
-  t = await createTestApp({ scheduler: false });
+  t = await createTestApp({ scheduler: false, env: { PAYMENTS_SANDBOX: 'true' } });
   base = await listen(t);
   owner = await managerToken(t);
   const [plan] = await t.ctx.db
@@ -151,7 +153,9 @@ describe('GET /api/admin/peers', () => {
 describe('PATCH /api/admin/peers/{id}', () => {
   it('grants a plan like a paid add_plan: expiry extended, switched on, manual history, owner told live', async () => {
     const { peer, push } = await customerWithPeer('Regalo');
-    await api('PATCH', `/api/admin/peers/${peer.id}`, owner, { active: false });
+    // Off because its data ran out (a manager's switch-off is another matter: see below).
+    await t.ctx.db.update(peers).set({ dataAllowance: 1000, dataUsed: 1000 }).where(eq(peers.id, peer.id));
+    expect(await t.ctx.peers.disableExhausted()).toBeGreaterThanOrEqual(1);
     await a1.until(() => !a1.peers.has(peer.publicKey));
     const expiry = peer.expiresAt!.getTime();
 
@@ -263,6 +267,95 @@ describe('PATCH /api/admin/peers/{id}', () => {
       reason: 'Fraude con la tarjeta',
       changes: { enabled: { before: true, after: false } },
     });
+  });
+
+  it("keeps a manager's switch-off through a plan bought meanwhile, tells the owner why, and lifts it only when a manager switches the peer on", async () => {
+    const { customer, access, peer, push } = await customerWithPeer('Apagado');
+    await a1.until(() => a1.peers.has(peer.publicKey));
+    const pay = customerPayments(() => t);
+    // A peer the customer pays for (the console's new peers are manual-payment ones).
+    await t.ctx.db.update(peers).set({ manualPayment: false }).where(eq(peers.id, peer.id));
+    // An add_plan invoice opened before the switch-off (its payment arrives afterwards).
+    const opened = await pay.put(access, { operation: 'add_plan', peer: peer.id, plan: planId });
+    expect(opened.statusCode).toBe(200);
+
+    const off = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, { active: false, reason: 'Abuso' });
+    expect(off.json()).toMatchObject({ active: false, enabled: false });
+    await a1.until(() => !a1.peers.has(peer.publicKey));
+    const told = await push.waitFor('info', (m) => m.peer_id === peer.id);
+    expect(told.message).toBe(
+      'Un administrador deshabilitó el peer Apagado. Contacte con soporte para reactivarlo.',
+    );
+    const mine = async () =>
+      (
+        (await pay.myPeers(access)) as {
+          id: number;
+          active: boolean;
+          manager_disabled: boolean;
+          expiration_date: string;
+        }[]
+      ).find((p) => p.id === peer.id)!;
+    expect(await mine()).toMatchObject({ active: false, manager_disabled: true });
+
+    // A new purchase for it is refused, with the reason, and opens no invoice.
+    const before = await t.ctx.db.select().from(invoices).where(eq(invoices.customerId, customer.id));
+    const refused = await pay.put(access, { operation: 'add_plan', peer: peer.id, plan: planId });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toBe(
+      'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
+    );
+    const after = await t.ctx.db.select().from(invoices).where(eq(invoices.customerId, customer.id));
+    expect(after).toHaveLength(before.length);
+
+    // The invoice opened earlier is paid: the period is added, the peer stays off.
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `/api/payments/sandbox/${opened.json().id}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(paid.statusCode).toBe(303);
+    const extended = await mine();
+    expect(new Date(extended.expiration_date).getTime() - peer.expiresAt!.getTime()).toBe(30 * 86_400_000);
+    expect(extended).toMatchObject({ active: false, manager_disabled: true });
+    const [server] = await t.ctx.db.select().from(servers).where(eq(servers.id, s1.id));
+    await a1.until(() => a1.revision >= server!.revision);
+    expect(a1.peers.has(peer.publicKey)).toBe(false);
+
+    // Only a manager lifts it.
+    const on = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, { active: true });
+    expect(on.json()).toMatchObject({ active: true, enabled: true });
+    await a1.until(() => a1.peers.has(peer.publicKey));
+    expect(await mine()).toMatchObject({ active: true, manager_disabled: false });
+  });
+
+  it('migration 0022 keeps the switch-offs managers made before it, and only those', async () => {
+    const switchedOff = await customerWithPeer('Antes apagado');
+    const relit = await customerWithPeer('Antes reencendido');
+    const expired = await customerWithPeer('Antes vencido');
+    await api('PATCH', `/api/admin/peers/${switchedOff.peer.id}`, owner, { active: false });
+    await api('PATCH', `/api/admin/peers/${relit.peer.id}`, owner, { active: false });
+    await api('PATCH', `/api/admin/peers/${relit.peer.id}`, owner, { active: true });
+    await t.ctx.db
+      .update(peers)
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
+      .where(eq(peers.id, expired.peer.id));
+    await t.ctx.peers.disableExpired();
+    const three = [switchedOff.peer.id, relit.peer.id, expired.peer.id];
+    // The rows as they were before the migration: no column to remember a switch-off.
+    await t.ctx.db.update(peers).set({ managerDisabledAt: null }).where(inArray(peers.id, three));
+    const migration = readFileSync(
+      new URL('../../../drizzle/0022_manager_switch_off.sql', import.meta.url),
+      'utf8',
+    );
+    const update = migration.split('--> statement-breakpoint').find((st) => st.includes('UPDATE "peers"'))!;
+    await t.ctx.db.execute(sql.raw(update));
+    const rows = await t.ctx.db
+      .select({ id: peers.id, active: peers.active, marked: peers.managerDisabledAt })
+      .from(peers)
+      .where(inArray(peers.id, three));
+    const marked = new Map(rows.map((r) => [r.id, r.marked !== null]));
+    expect([...three].map((id) => marked.get(id))).toEqual([true, false, false]);
   });
 
   it('lets support read peers but not change them; finance cannot even read them', async () => {

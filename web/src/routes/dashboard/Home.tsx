@@ -205,8 +205,10 @@ function PeerNotice(props: {
               <strong className="font-semibold text-white">{peer.name}</strong>{' '}
               <span className="text-sm">{detail}</span>
             </span>
-            {peer.manual_payment ? (
-              <span className="text-sm text-amber-100/80">{t.expiring.manual}</span>
+            {peer.manual_payment || peer.manager_disabled ? (
+              <span className="text-sm text-amber-100/80">
+                {peer.manager_disabled ? t.expiring.managerDisabled : t.expiring.manual}
+              </span>
             ) : (
               <button
                 type="button"

@@ -53,6 +53,11 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
     >
       {peer && (
         <div className="space-y-6">
+          {peer.manager_disabled && (
+            <p role="note" className="rounded-lg bg-amber-500/10 px-3 py-2 text-sm text-amber-100">
+              {es.dashboard.peers.managerDisabledHelp}
+            </p>
+          )}
           <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
             <Item label={es.dashboard.peers.columns.state}>
               <PeerStateBadge peer={peer} />

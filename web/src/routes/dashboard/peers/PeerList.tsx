@@ -55,8 +55,16 @@ function Badge({ ok, children }: { ok: boolean; children: ReactNode }) {
   );
 }
 
+/** Activo / Deshabilitado (spec); a manager's switch-off says so, since buying a plan does not lift it. */
 export function PeerStateBadge({ peer }: { peer: Peer }) {
-  return <Badge ok={peer.active}>{peer.active ? t.active : t.disabled}</Badge>;
+  const badge = <Badge ok={peer.active}>{peer.active ? t.active : t.disabled}</Badge>;
+  if (!peer.manager_disabled) return badge;
+  return (
+    <span className="inline-flex flex-col items-start gap-1" title={t.managerDisabledHelp}>
+      {badge}
+      <span className="text-xs text-amber-300">{t.managerDisabled}</span>
+    </span>
+  );
 }
 
 export function ServerStateBadge({ active }: { active: boolean }) {

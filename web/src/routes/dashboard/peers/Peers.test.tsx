@@ -149,6 +149,18 @@ describe('Peers page: layout', () => {
     expect(downloadButton('movil')).toBeEnabled();
   });
 
+  it('says a peer was switched off by a manager, in its row, its card and its details', async () => {
+    await openPeers([samplePeer(), laptop({ active: false, manager_disabled: true })]);
+    const state = within(rowOf('portatil')).getAllByRole('cell')[0]!;
+    expect(state).toHaveTextContent('DeshabilitadoPor un administrador');
+    expect(within(rowOf('movil')).getAllByRole('cell')[0]).toHaveTextContent(/^Activo$/);
+    await choose('portatil', 'Detalles');
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('note')).toHaveTextContent(
+      'Un administrador deshabilitó este peer. Contacta con soporte para reactivarlo.',
+    );
+  });
+
   it('hides the rooms column when rooms are not allowed', async () => {
     await openPeers([samplePeer()], { allowRooms: false });
     expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();

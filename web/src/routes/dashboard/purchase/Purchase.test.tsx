@@ -114,10 +114,11 @@ describe('Purchase dialog', () => {
     );
   });
 
-  it('lists only peers without manual payment and buys for the chosen one (add_plan)', async () => {
+  it('lists only peers without manual payment and not switched off by a manager, and buys for the chosen one (add_plan)', async () => {
     const { api } = await openPlans([
       samplePeer({ manual_payment: true }),
       laptop({ manual_payment: false }),
+      laptop({ id: 13, name: 'router', manual_payment: false, active: false, manager_disabled: true }),
     ]);
     const dialog = await selectPlan('Trimestral');
     const select = await within(dialog).findByRole('combobox', { name: 'Peer' });
@@ -126,7 +127,9 @@ describe('Purchase dialog', () => {
       .getAllByRole('option')
       .map((o) => o.textContent);
     expect(options).toEqual(['Selecciona un peer', 'portatil']);
-    expect(within(dialog).getByText(/pago manual no aparecen/)).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(/pago manual o deshabilitados por un administrador no aparecen/),
+    ).toBeInTheDocument();
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
     expect(within(dialog).getByRole('alert')).toHaveTextContent(

@@ -22,9 +22,12 @@ export type PurchaseMode = 'existing' | 'new';
 const GATEWAYS = ['qvapay', 'remesita'] as const;
 export type GatewayName = (typeof GATEWAYS)[number];
 
-/** The peers a plan can be bought for from here: peers paid manually are renewed through support. */
+/**
+ * The peers a plan can be bought for from here: peers paid manually are renewed through support,
+ * and a peer a manager switched off stays off whatever is bought (the server refuses it too).
+ */
 export function eligiblePeers(peers: readonly Peer[]): Peer[] {
-  return peers.filter((p) => !p.manual_payment);
+  return peers.filter((p) => !p.manual_payment && !p.manager_disabled);
 }
 
 /**
