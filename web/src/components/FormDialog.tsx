@@ -15,9 +15,8 @@ interface FormDialogProps {
   description?: ReactNode;
   /** The fields. */
   children: ReactNode;
-  submitLabel: string;
-  /** An icon before the submit label (replaced by the spinner while busy). */
-  submitIcon?: ReactNode;
+  /** The submit button's text (and icon); while busy it reads 'Procesando...'. */
+  submitLabel: ReactNode;
   onSubmit: () => void;
   /** While true the controls are disabled, the button reads 'Procesando...' and the dialog stays open. */
   busy: boolean;
@@ -37,7 +36,6 @@ export function FormDialog({
   description,
   children,
   submitLabel,
-  submitIcon,
   onSubmit,
   busy,
   error,
@@ -79,7 +77,7 @@ export function FormDialog({
                 {es.common.cancel}
               </Dialog.Close>
               <button type="submit" className={ui.buttonPrimary} disabled={busy}>
-                {busy ? <Spinner className="size-4" /> : submitIcon}
+                {busy && <Spinner className="size-4" />}
                 {busy ? es.auth.processing : submitLabel}
               </button>
             </div>

@@ -67,8 +67,12 @@ export function ReauthDialog() {
       onClose={() => finish(null)}
       title={t.title}
       description={t.description}
-      submitLabel={t.submit}
-      submitIcon={<ShieldCheck className="size-4" aria-hidden="true" />}
+      submitLabel={
+        <>
+          <ShieldCheck className="size-4" aria-hidden="true" />
+          {t.submit}
+        </>
+      }
       onSubmit={() => void submit()}
       busy={busy}
       error={error}

@@ -67,26 +67,8 @@ function PeerSelect({ label, free, value, onChange, disabled }: PeerSelectProps)
   );
 }
 
-/** The room's name (create and join): the server takes up to {@link NAME_MAX} characters. */
-function NameField(props: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  disabled: boolean;
-}) {
-  return (
-    <TextField
-      label={props.label}
-      name="name"
-      autoComplete="off"
-      autoFocus
-      maxLength={NAME_MAX}
-      value={props.value}
-      onChange={(e) => props.onChange(e.target.value)}
-      disabled={props.disabled}
-    />
-  );
-}
+/** The room's name input of 'Crear sala' and 'Unirse a una sala'. */
+const nameInput = { name: 'name', autoComplete: 'off', autoFocus: true, maxLength: NAME_MAX } as const;
 
 /** With exactly one free peer there is nothing to choose: it comes selected. */
 const initialPeer = (free: FreePeers) => (free.usable.length === 1 ? String(free.usable[0]!.id) : '');
@@ -138,7 +120,13 @@ export function CreateRoomDialog({
       busy={create.isPending}
       error={error}
     >
-      <NameField label={t.create.name} value={name} onChange={setName} disabled={create.isPending} />
+      <TextField
+        label={t.create.name}
+        {...nameInput}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        disabled={create.isPending}
+      />
       <PeerSelect
         label={t.create.peer}
         free={free}
@@ -190,7 +178,13 @@ export function JoinRoomDialog({
       busy={join.isPending}
       error={error}
     >
-      <NameField label={t.join.name} value={name} onChange={setName} disabled={join.isPending} />
+      <TextField
+        label={t.join.name}
+        {...nameInput}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        disabled={join.isPending}
+      />
       <PasswordField
         label={t.join.password}
         name="password"
