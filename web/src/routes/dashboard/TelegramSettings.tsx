@@ -5,7 +5,6 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Send } from 'lucide-react';
-import { useState } from 'react';
 import toast from 'react-hot-toast';
 import { errorMessage } from '../../api/http';
 import {
@@ -15,8 +14,8 @@ import {
   customerTelegramUnlink,
   telegramKeys,
   type TelegramPrefs,
-  type TelegramStatus,
 } from '../../api/telegram';
+import { useTelegramLink } from '../../components/TelegramLink';
 import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
 import { esTelegram } from '../../i18n/es.telegram';
@@ -30,31 +29,18 @@ export default function TelegramSettings() {
     queryKey: telegramKeys.customer,
     queryFn: ({ signal }) => customerTelegram(signal),
   });
-  const [link, setLink] = useState<string | null>(null);
-  const set = (answer: TelegramStatus) => queryClient.setQueryData(telegramKeys.customer, answer);
   const onError = (error: unknown) => void toast.error(errorMessage(error, es.common.requestError));
-
-  const start = useMutation({
-    mutationFn: customerTelegramLink,
-    onSuccess: ({ url }) => {
-      setLink(url);
-      window.open(url, '_blank', 'noopener');
-    },
-    onError,
-  });
-  const unlink = useMutation({
-    mutationFn: customerTelegramUnlink,
-    onSuccess: (answer) => {
-      set(answer);
-      setLink(null);
-      toast.success(t.unlinked);
-    },
+  const linking = useTelegramLink({
+    status,
+    key: telegramKeys.customer,
+    link: customerTelegramLink,
+    unlink: customerTelegramUnlink,
     onError,
   });
   const prefs = useMutation({
     mutationFn: customerTelegramPrefs,
     onSuccess: (answer) => {
-      set(answer);
+      queryClient.setQueryData(telegramKeys.customer, answer);
       toast.success(t.saved);
     },
     onError,
@@ -73,42 +59,9 @@ export default function TelegramSettings() {
           <p className="mt-0.5 text-slate-100">
             {!s.available && !s.linked ? t.unavailable : s.linked ? t.hintOn : t.hintOff}
           </p>
-          {link && !s.linked && (
-            <p role="status" className="mt-1 text-xs text-slate-400">
-              {t.opened}{' '}
-              <a className={ui.link} href={link} target="_blank" rel="noopener noreferrer">
-                {t.openAgain}
-              </a>
-            </p>
-          )}
+          {linking.opened('mt-1 text-xs text-slate-400')}
         </div>
-        <div className="flex flex-wrap items-center gap-2">
-          {s.linked ? (
-            <button
-              type="button"
-              className={ui.buttonSecondary}
-              disabled={unlink.isPending}
-              onClick={() => unlink.mutate()}
-            >
-              {t.unlink}
-            </button>
-          ) : link ? (
-            <button type="button" className={ui.buttonSecondary} onClick={() => void status.refetch()}>
-              {t.refresh}
-            </button>
-          ) : (
-            s.available && (
-              <button
-                type="button"
-                className={ui.buttonPrimary}
-                disabled={start.isPending}
-                onClick={() => start.mutate()}
-              >
-                {t.link}
-              </button>
-            )
-          )}
-        </div>
+        <div className="flex flex-wrap items-center gap-2">{linking.button}</div>
       </div>
       {s.linked && s.prefs && (
         <fieldset className="mt-4 border-t border-slate-800 pt-4">

@@ -17,6 +17,7 @@ import {
   telegramKeys,
 } from '../../api/telegram';
 import { TextField } from '../../components/Field';
+import { useTelegramLink } from '../../components/TelegramLink';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { esTelegram } from '../../i18n/es.telegram';
@@ -28,28 +29,17 @@ const onError = (error: unknown) => void toast.error(errorMessage(error, esManag
 export function SecurityTelegram({ totpEnabled }: { totpEnabled: boolean }) {
   const t = esTelegramManager.manager;
   const c = esTelegram.customer;
-  const queryClient = useQueryClient();
   const status = useQuery({
     queryKey: telegramKeys.manager,
     queryFn: ({ signal }) => managerTelegram(signal),
   });
-  const [link, setLink] = useState<string | null>(null);
-  const start = useMutation({
-    mutationFn: managerTelegramLink,
-    onSuccess: ({ url }) => {
-      setLink(url);
-      window.open(url, '_blank', 'noopener');
-    },
+  const linking = useTelegramLink({
+    status,
+    key: telegramKeys.manager,
+    link: managerTelegramLink,
+    unlink: managerTelegramUnlink,
     onError,
-  });
-  const unlink = useMutation({
-    mutationFn: managerTelegramUnlink,
-    onSuccess: (answer) => {
-      queryClient.setQueryData(telegramKeys.manager, answer);
-      setLink(null);
-      toast.success(c.unlinked);
-    },
-    onError,
+    canLink: totpEnabled,
   });
   return (
     <div className={`${ui.card} mt-6 max-w-2xl p-6`}>
@@ -65,41 +55,8 @@ export function SecurityTelegram({ totpEnabled }: { totpEnabled: boolean }) {
               {!s.available && !s.linked ? c.unavailable : s.linked ? t.linked : t.notLinked}
             </p>
             {!totpEnabled && !s.linked && <p className="text-sm text-amber-300">{t.needsTotp}</p>}
-            {link && !s.linked && (
-              <p role="status" className="text-sm text-slate-400">
-                {c.opened}{' '}
-                <a className={ui.link} href={link} target="_blank" rel="noopener noreferrer">
-                  {c.openAgain}
-                </a>
-              </p>
-            )}
-            <div className="flex flex-wrap gap-2">
-              {s.linked ? (
-                <button
-                  type="button"
-                  className={ui.buttonSecondary}
-                  disabled={unlink.isPending}
-                  onClick={() => unlink.mutate()}
-                >
-                  {c.unlink}
-                </button>
-              ) : link ? (
-                <button type="button" className={ui.buttonSecondary} onClick={() => void status.refetch()}>
-                  {c.refresh}
-                </button>
-              ) : (
-                s.available && (
-                  <button
-                    type="button"
-                    className={ui.buttonPrimary}
-                    disabled={start.isPending || !totpEnabled}
-                    onClick={() => start.mutate()}
-                  >
-                    {c.link}
-                  </button>
-                )
-              )}
-            </div>
+            {linking.opened('text-sm text-slate-400')}
+            <div className="flex flex-wrap gap-2">{linking.button}</div>
           </div>
         )}
       </QueryView>
