@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { POOL_CIDR } from './services/addresses.ts';
-import type { Limit, RateLimitPolicy } from './services/rateLimit.ts';
+import { POOL_CIDR } from './services/fleet/addresses.ts';
+import type { Limit, RateLimitPolicy } from './services/identity/rateLimit.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -88,7 +88,7 @@ const rateLimit = z
     return { max, windowSeconds: Math.max(1, windowSeconds) };
   });
 
-/** RATE_LIMIT_<NAME> → the policy key it sets (services/rateLimit.ts has the defaults and meanings). */
+/** RATE_LIMIT_<NAME> → the policy key it sets (services/identity/rateLimit.ts has the defaults and meanings). */
 export const RATE_LIMIT_VARS = [
   ['RATE_LIMIT_LOGIN_FAILURES_PER_IP', 'loginFailuresPerIp'],
   ['RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT', 'loginFailuresPerAccount'],
@@ -234,7 +234,7 @@ export interface Config {
   seedDemo: boolean;
   webDist: string;
   payments: {
-    /** From the environment; credentials saved in Ajustes take precedence (services/gatewayCredentials.ts). */
+    /** From the environment; credentials saved in Ajustes take precedence (services/billing/gatewayCredentials.ts). */
     qvapay: { appId: string; appSecret: string; apiUrl: string } | null;
     qvapayApiUrl: string;
     remesita: { apiKey: string; apiSecret: string; businessId: string } | null;

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import { can, type AdminPush, type PushMessage } from '@vpn/contracts';
-import type { Principal } from '../services/sessions.ts';
+import type { Principal } from '../services/identity/sessions.ts';
 import type { Bus, BusEvent } from './bus.ts';
 
 type Key = `${'customer' | 'manager'}:${number}`;

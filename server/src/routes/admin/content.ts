@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { publishAnnouncement, publishClientVersion, withdrawAnnouncement } from '../../services/content.ts';
+import {
+  publishAnnouncement,
+  publishClientVersion,
+  withdrawAnnouncement,
+} from '../../services/site/content.ts';
 
 /** What managers publish to customers: announcements and client-app releases. */
 export const adminContentRoutes =
