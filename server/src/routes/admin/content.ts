@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
+import { queueBroadcast } from '../../services/telegram/index.ts';
 import {
   publishAnnouncement,
   publishClientVersion,
@@ -33,7 +34,15 @@ export const adminContentRoutes =
         },
       },
       async (request, reply) => {
-        return reply.status(201).send(await publishAnnouncement(ctx, actorOf(request), request.body));
+        return reply
+          .status(201)
+          .send(
+            await publishAnnouncement(
+              { db: ctx.db, bus: ctx.bus, queueBroadcast },
+              actorOf(request),
+              request.body,
+            ),
+          );
       },
     );
 

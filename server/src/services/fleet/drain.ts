@@ -6,7 +6,6 @@ import { peers, serverDrains, servers } from '../../db/schema.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { auditedTransaction, type Actor } from '../site/audit.ts';
-import type { PeerService } from '../peers/peers.ts';
 import { peerCountOfServer, type ServerRow } from './servers.ts';
 
 /** Peers moved per transaction. */
@@ -28,10 +27,18 @@ export const presentDrain = (d: DrainRow): DrainProgress => ({
   error: d.error,
 });
 
+/**
+ * How a drain moves peers (PeerService.moveMany): named here, not imported, because fleet is a
+ * lower domain than peers (docs/decisions.md, issue 18). Answers the ids of the peers it moved.
+ */
+export interface PeerMover {
+  moveMany(fromServerId: number, peerIds: number[], target: ServerRow): Promise<number[]>;
+}
+
 export interface DrainDeps {
   db: Db;
   bus: Bus;
-  peers: PeerService;
+  peers: PeerMover;
   log: FastifyBaseLogger;
   /** Tests shorten the wait for busy peers. */
   busyRetryMs?: number;

@@ -10,6 +10,8 @@ import {
   type ListQuery,
   type Paged,
   type ServerPatch,
+  type Peer,
+  type PushMessage,
   type ServerPeer,
 } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
@@ -22,7 +24,6 @@ import type { Bus } from '../../realtime/bus.ts';
 import { auditedTransaction, diffFields, type Actor } from '../site/audit.ts';
 import { recordChanges, type Revision } from './desiredState.ts';
 import { containsPattern, lowerContains, pageOf } from '../../db/listing.ts';
-import type { PeerService } from '../peers/peers.ts';
 import {
   agentOnline,
   createServer,
@@ -82,10 +83,19 @@ function presentUpgrade(s: ServerRow): AdminServer['agent_upgrade'] {
   };
 }
 
+/**
+ * What the server console needs of peers (PeerService has it): fleet is a lower domain than
+ * peers, so it names the two methods instead of importing the class (docs/decisions.md, issue 18).
+ */
+export interface PeerPresenter {
+  present(rows: (typeof peers.$inferSelect)[]): Promise<Peer[]>;
+  push(customerId: number, message: PushMessage): Promise<void>;
+}
+
 export interface AdminServerDeps {
   db: Db;
   bus: Bus;
-  peers: PeerService;
+  peers: PeerPresenter;
   encryptionKey: Buffer;
   /** The agent file this panel serves: "desactualizado" and "Actualizar agente" compare with it. */
   release?: AgentRelease;

@@ -7,8 +7,9 @@ import {
   type TotpEnrolment,
   type TotpStatus,
 } from '@vpn/contracts';
-import type { AppContext } from '../../context.ts';
+import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
+import type { Keys } from '../../lib/crypto.ts';
 import { managers } from '../../db/schema.ts';
 import { decrypt, encrypt, sha256, verifyPassword } from '../../lib/crypto.ts';
 import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
@@ -25,7 +26,7 @@ export interface TwoFactorDeps {
 }
 
 /** The service built from the app's context. */
-export const twoFactorOf = (ctx: Pick<AppContext, 'db' | 'bus' | 'keys' | 'config'>) =>
+export const twoFactorOf = (ctx: { db: Db; bus: Bus; keys: Keys; config: Pick<Config, 'companyName'> }) =>
   new TwoFactorService({
     db: ctx.db,
     bus: ctx.bus,

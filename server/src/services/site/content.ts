@@ -5,12 +5,17 @@ import { announcements, clientVersions } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { auditedTransaction, diffFields, type Actor } from './audit.ts';
-import { queueBroadcast } from '../telegram/index.ts';
 
 export interface ContentDeps {
   db: Db;
   bus: Bus;
 }
+
+/**
+ * Queues a message for every linked Telegram chat, in the caller's transaction (services/telegram's
+ * queueBroadcast): handed in by the route, because site is a lower domain than telegram.
+ */
+export type QueueBroadcast = (tx: Db, name: string, message: string) => Promise<void>;
 
 type AnnouncementRow = typeof announcements.$inferSelect;
 
@@ -43,7 +48,7 @@ export async function latestClientVersion(db: Db): Promise<ClientVersion> {
 
 /** What managers publish to customers (announcements, client-app releases), each change audited with it. */
 export async function publishAnnouncement(
-  deps: ContentDeps,
+  deps: ContentDeps & { queueBroadcast: QueueBroadcast },
   actor: Actor,
   body: { name: string; message: string; telegram?: boolean },
 ): Promise<Advertisement> {
@@ -53,7 +58,7 @@ export async function publishAnnouncement(
       .values({ name: body.name, message: body.message })
       .returning();
     // "Enviar por Telegram": queued with the announcement, sent by the bot to every linked chat.
-    if (body.telegram) await queueBroadcast(tx, row!.name, row!.message);
+    if (body.telegram) await deps.queueBroadcast(tx, row!.name, row!.message);
     await audit({
       action: 'announcement.create',
       targetType: 'announcement',
