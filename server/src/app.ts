@@ -48,7 +48,7 @@ import { createCaptchaService, type CaptchaService } from './services/identity/c
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/identity/rateLimit.ts';
 import { SessionService } from './services/identity/sessions.ts';
 import { LoginThrottle } from './services/identity/loginThrottle.ts';
-import { TelegramService } from './services/telegram/index.ts';
+import { TelegramService } from './services/telegram/service.ts';
 import { telegramRoutes } from './routes/telegram.ts';
 import { isDatabaseUnavailable } from './lib/errors.ts';
 

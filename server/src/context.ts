@@ -18,7 +18,7 @@ import type { AllowanceService } from './services/peers/allowance.ts';
 import type { AgentRelease } from './services/fleet/agentRelease.ts';
 import type { ConcurrentUseService } from './services/peers/concurrentUse.ts';
 import type { ReminderService } from './services/billing/reminders.ts';
-import type { TelegramService } from './services/telegram/index.ts';
+import type { TelegramService } from './services/telegram/service.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
 export interface AppContext {

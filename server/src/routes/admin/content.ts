@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { queueBroadcast } from '../../services/telegram/index.ts';
+import { queueBroadcast } from '../../services/telegram/service.ts';
 import {
   publishAnnouncement,
   publishClientVersion,
