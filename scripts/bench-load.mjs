@@ -138,7 +138,7 @@ for (const username of usernames)
 
 // The bulk data set, in batches of 10,000 rows: customers, then peers spread over them.
 if (BULK_CUSTOMERS > 0) {
-  const { ipv4FromIndex } = await import(join(ROOT, 'server/dist/services/addresses.js'));
+  const { ipv4FromIndex } = await import(join(ROOT, 'server/dist/services/fleet/addresses.js'));
   const { rows: model } = await db.query(
     `select server_id, private_key_enc, preshared_key_enc from peers order by id limit 1`,
   );

@@ -18,8 +18,8 @@ import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openDatabase } from '../src/db/client.ts';
 import { managers } from '../src/db/schema.ts';
 import { hashPassword } from '../src/lib/crypto.ts';
-import { seedDemoContent } from '../src/services/seed.ts';
-import { createServer } from '../src/services/servers.ts';
+import { seedDemoContent } from '../src/services/site/seed.ts';
+import { createServer } from '../src/services/fleet/servers.ts';
 
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 50_000);
 const PEERS = Number(process.env.BENCH_PEERS ?? 100_000);

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openDatabase } from '../src/db/client.ts';
 import { customers } from '../src/db/schema.ts';
 import { hashPassword, verifyPassword } from '../src/lib/crypto.ts';
-import { seedDemoContent } from '../src/services/seed.ts';
+import { seedDemoContent } from '../src/services/site/seed.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);

@@ -20,9 +20,9 @@ import {
   hashPassword,
   randomToken,
 } from '../src/lib/crypto.ts';
-import { ipv4FromIndex, FIRST_PEER_INDEX } from '../src/services/addresses.ts';
-import { createServer } from '../src/services/servers.ts';
-import { newMirrorToken } from '../src/services/mirrorTokens.ts';
+import { ipv4FromIndex, FIRST_PEER_INDEX } from '../src/services/fleet/addresses.ts';
+import { createServer } from '../src/services/fleet/servers.ts';
+import { newMirrorToken } from '../src/services/peers/mirrorTokens.ts';
 import { PushClient } from '../test/protocolAgent.ts';
 
 const PEERS = Number(process.env.BENCH_PEERS ?? 10_000);

@@ -22,7 +22,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { AgentPeerStats } from '@vpn/contracts';
 import { migrateDatabase, openDatabase, type Database } from '../src/db/client.ts';
-import { compactUsage, recordStats } from '../src/services/usage.ts';
+import { compactUsage, recordStats } from '../src/services/peers/usage.ts';
 
 const PEERS = Number(process.env.USAGE_BENCH_PEERS ?? 50_000);
 const SERVERS = Number(process.env.USAGE_BENCH_SERVERS ?? 10);

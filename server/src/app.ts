@@ -20,7 +20,6 @@ import { registerInputGuards } from './plugins/input.ts';
 import { security } from './plugins/security.ts';
 import { web } from './plugins/web.ts';
 import { prometheus } from './plugins/prometheus.ts';
-import { Telemetry } from './services/telemetry.ts';
 import { sessionRoutes } from './routes/session/index.ts';
 import { adminArea } from './routes/admin/index.ts';
 import { clientArea } from './routes/client/index.ts';
@@ -29,27 +28,21 @@ import { backupRoutes } from './routes/backup.ts';
 import { BROWSER_WS_MAX_PAYLOAD, limitWebsocketPayloads, realtimeRoutes } from './routes/realtime.ts';
 import { AgentHub } from './agents/hub.ts';
 import { agentReleaseRoutes } from './routes/agentRelease.ts';
-import { AgentRelease } from './services/agentRelease.ts';
 import { createBus, type Bus } from './realtime/bus.ts';
 import { SocketRegistry } from './realtime/sockets.ts';
-import { PeerService } from './services/peers.ts';
-import { startScheduler } from './services/scheduler.ts';
-import { ConcurrentUseService } from './services/concurrentUse.ts';
-import { AllowanceService } from './services/allowance.ts';
-import { AccountService } from './services/account.ts';
-import { Mailer } from './services/mailer.ts';
-import { ReminderService } from './services/reminders.ts';
-import { PartyService } from './services/parties.ts';
-import { InvoiceService } from './services/invoices.ts';
-import { QvaPayGateway, RemesitaGateway, SandboxGateway } from './services/gateways.ts';
-import { GatewayCredentials } from './services/gatewayCredentials.ts';
+import { startScheduler } from './scheduler.ts';
 import { paymentRoutes } from './routes/payments.ts';
-import { createCaptchaService, type CaptchaService } from './services/captcha.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from './services/rateLimit.ts';
-import { SessionService } from './services/sessions.ts';
-import { LoginThrottle } from './services/loginThrottle.ts';
-import { TelegramService } from './services/telegram/index.ts';
 import { telegramRoutes } from './routes/telegram.ts';
+import type { Mailer } from './services/site/mailer.ts';
+import type { CaptchaService } from './services/identity/captcha.ts';
+import type { RateLimitPolicy } from './services/identity/rateLimit.ts';
+import { createSite } from './services/site/index.ts';
+import { createIdentity } from './services/identity/index.ts';
+import { createFleet } from './services/fleet/index.ts';
+import { createPeers } from './services/peers/index.ts';
+import { createRooms } from './services/rooms/index.ts';
+import { createBilling } from './services/billing/index.ts';
+import { createTelegram } from './services/telegram/index.ts';
 import { isDatabaseUnavailable } from './lib/errors.ts';
 
 export interface AppOptions {
@@ -87,13 +80,6 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   const keys = deriveKeys(config.secretKey);
   const ownBus = !opts.bus;
   const bus = opts.bus ?? (await createBus(database));
-  const peers = new PeerService({
-    db: database.db,
-    encryptionKey: keys.encryption,
-    bus,
-    publicUrl: config.publicUrl,
-  });
-
   const app = Fastify({
     logger:
       opts.logger === false
@@ -118,51 +104,49 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     pluginTimeout: 120_000,
   }).withTypeProvider<ZodTypeProvider>();
 
-  const sessions = new SessionService(database.db, keys.jwt);
-  const telemetry = new Telemetry();
-  const mailer = opts.mailer ?? new Mailer(config.mail, app.log);
-  mailer.onResult = (sent) => (sent ? telemetry.mailsSent : telemetry.mailsFailed).inc();
-  const captcha = opts.captcha ?? createCaptchaService(database.db, config.captcha, keys.captcha);
-  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...config.rateLimits, ...opts.rateLimits };
-  const gatewayCredentials = new GatewayCredentials({
-    db: database.db,
-    bus,
-    encryptionKey: keys.encryption,
-    env: { qvapay: config.payments.qvapay, remesita: config.payments.remesita },
+  // One entry point per domain, lowest first (docs/architecture.md): each builds its services.
+  const db = database.db;
+  const log = app.log;
+  const { telemetry, mailer } = createSite({ config, log, mailer: opts.mailer });
+  const identity = createIdentity({
+    config,
+    db,
+    keys,
+    mailer,
+    captcha: opts.captcha,
+    rateLimits: opts.rateLimits,
   });
-  const agentRelease = new AgentRelease(opts.agentFile);
-  const concurrentUse = new ConcurrentUseService({ db: database.db, bus, peers, log: app.log });
+  const { agentRelease } = createFleet({ agentFile: opts.agentFile });
+  const { peers, allowances, concurrentUse } = createPeers({ config, db, bus, keys, mailer, log });
+  const { parties } = createRooms({ db, bus, keys, peers });
+  const billing = createBilling({ config, db, bus, keys, mailer, peers, log });
+  const { telegram } = createTelegram({
+    config,
+    db,
+    keys,
+    peers,
+    invoices: billing.invoices,
+    log,
+    notices: opts.scheduler !== false,
+  });
+  const { sessions } = identity;
   const ctx: AppContext = {
     config,
     agentRelease,
     concurrentUse,
     database,
-    db: database.db,
+    db,
     keys,
-    sessions,
-    captcha,
-    rateLimits,
-    loginThrottle: new LoginThrottle(database.db, captcha, {
-      prefix: 'login',
-      perIp: rateLimits.loginFailuresPerIp,
-      perAccount: rateLimits.loginFailuresPerAccount,
-      ipFull: 'captcha',
-    }),
-    managerLoginThrottle: new LoginThrottle(database.db, captcha, {
-      prefix: 'admin-login',
-      perIp: rateLimits.loginPerIp,
-      perAccount: rateLimits.loginPerUsername,
-      ipFull: 'wait',
-    }),
+    ...identity,
     bus,
     peers,
     agents: new AgentHub({
-      db: database.db,
+      db,
       bus,
       encryptionKey: keys.encryption,
       meshKey: keys.mesh,
       peers,
-      log: app.log,
+      log,
       catchupMs: config.agentCatchupMs,
       snapshotChunkPeers: opts.snapshotChunkPeers,
       statsIntervalMs: opts.statsIntervalMs,
@@ -176,63 +160,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       ),
     ),
     mailer,
-    account: new AccountService({
-      db: database.db,
-      sessions,
-      mailer,
-      companyName: config.companyName,
-      rateLimits,
-    }),
-    parties: new PartyService({ db: database.db, encryptionKey: keys.encryption, bus, peers }),
-    invoices: new InvoiceService({
-      db: database.db,
-      bus,
-      peers,
-      // Built per use from the credentials in force, so a change in Ajustes applies at once.
-      qvapay: async () => {
-        const creds = await gatewayCredentials.qvapay();
-        return creds ? new QvaPayGateway({ ...creds, apiUrl: config.payments.qvapayApiUrl }) : null;
-      },
-      // Remesita is handed our notification URL: it needs PUBLIC_URL (never the request's Host).
-      remesita: async () => {
-        const creds = await gatewayCredentials.remesita();
-        if (!creds || !config.publicUrl) return null;
-        return new RemesitaGateway({
-          ...creds,
-          baseUrl: creds.baseUrl ?? config.payments.remesitaBaseUrl,
-          publicUrl: config.publicUrl,
-          sandbox: config.payments.remesitaSandbox,
-        });
-      },
-      sandbox: config.payments.sandbox ? new SandboxGateway(config.publicUrl) : null,
-      log: app.log,
-    }),
-    gatewayCredentials,
-    reminders: new ReminderService({
-      db: database.db,
-      mailer,
-      companyName: config.companyName,
-      log: app.log,
-    }),
-    allowances: new AllowanceService({
-      db: database.db,
-      mailer,
-      companyName: config.companyName,
-      log: app.log,
-      peers,
-    }),
-    telegram: new TelegramService({
-      db: database.db,
-      encryptionKey: keys.encryption,
-      telegram: config.telegram,
-      publicUrl: config.publicUrl,
-      companyName: config.companyName,
-      supportUrl: config.supportUrl,
-      peers,
-      createInvoice: (customerId, body) => ctx.invoices.create(customerId, body),
-      log: app.log,
-      notices: opts.scheduler !== false,
-    }),
+    parties,
+    ...billing,
+    allowances,
+    telegram,
   };
   peers.onSettled = () => ctx.parties.settle();
   const stopScheduler =

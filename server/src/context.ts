@@ -4,21 +4,21 @@ import type { Database, Db } from './db/client.ts';
 import type { Keys } from './lib/crypto.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { SocketRegistry } from './realtime/sockets.ts';
-import type { CaptchaService } from './services/captcha.ts';
-import type { PeerService } from './services/peers.ts';
-import type { PartyService } from './services/parties.ts';
-import type { InvoiceService } from './services/invoices.ts';
-import type { LoginThrottle } from './services/loginThrottle.ts';
-import type { RateLimitPolicy } from './services/rateLimit.ts';
-import type { SessionService } from './services/sessions.ts';
-import type { AccountService } from './services/account.ts';
-import type { Mailer } from './services/mailer.ts';
-import type { GatewayCredentials } from './services/gatewayCredentials.ts';
-import type { AllowanceService } from './services/allowance.ts';
-import type { AgentRelease } from './services/agentRelease.ts';
-import type { ConcurrentUseService } from './services/concurrentUse.ts';
-import type { ReminderService } from './services/reminders.ts';
-import type { TelegramService } from './services/telegram/index.ts';
+import type { CaptchaService } from './services/identity/captcha.ts';
+import type { PeerService } from './services/peers/peers.ts';
+import type { PartyService } from './services/rooms/parties.ts';
+import type { InvoiceService } from './services/billing/invoices.ts';
+import type { LoginThrottle } from './services/identity/loginThrottle.ts';
+import type { RateLimitPolicy } from './services/identity/rateLimit.ts';
+import type { SessionService } from './services/identity/sessions.ts';
+import type { AccountService } from './services/identity/account.ts';
+import type { Mailer } from './services/site/mailer.ts';
+import type { GatewayCredentials } from './services/billing/gatewayCredentials.ts';
+import type { AllowanceService } from './services/peers/allowance.ts';
+import type { AgentRelease } from './services/fleet/agentRelease.ts';
+import type { ConcurrentUseService } from './services/peers/concurrentUse.ts';
+import type { ReminderService } from './services/billing/reminders.ts';
+import type { TelegramService } from './services/telegram/service.ts';
 
 /** What route modules and services are built from; app.ts assembles it once. */
 export interface AppContext {

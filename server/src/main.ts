@@ -2,11 +2,11 @@ import { ConfigError, loadConfig } from './config.ts';
 import { migrateDatabase, openDatabase } from './db/client.ts';
 import { buildApp } from './app.ts';
 import { deriveKeys } from './lib/crypto.ts';
-import { bootstrapManager } from './services/managers.ts';
-import { sealClearMirrorTokens } from './services/mirrorTokens.ts';
-import { seedDemoContent } from './services/seed.ts';
-import { startLocalAgent } from './services/localAgent.ts';
-import { markRunning } from './services/backup.ts';
+import { bootstrapManager } from './services/identity/managers.ts';
+import { sealClearMirrorTokens } from './services/peers/mirrorTokens.ts';
+import { seedDemoContent } from './services/site/seed.ts';
+import { startLocalAgent } from './services/fleet/localAgent.ts';
+import { markRunning } from './services/site/backup.ts';
 
 async function main(): Promise<void> {
   let config;

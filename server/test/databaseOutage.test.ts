@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { invalidatePlans } from '../src/services/plans.ts';
-import { invalidateSiteSettings } from '../src/services/settings.ts';
+import { invalidatePlans } from '../src/services/billing/plans.ts';
+import { invalidateSiteSettings } from '../src/services/site/settings.ts';
 import { bearer, createTestApp, createTestDatabase, managerToken, type TestApp } from './helpers.ts';
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connection lost', () => {

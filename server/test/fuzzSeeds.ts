@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { customers, paymentNotices, plans, servers, telegramLinks } from '../src/db/schema.ts';
-import { issueEmailToken } from '../src/services/emailTokens.ts';
-import { updateSiteSettings } from '../src/services/settings.ts';
+import { issueEmailToken } from '../src/services/identity/emailTokens.ts';
+import { updateSiteSettings } from '../src/services/site/settings.ts';
 import { base32Decode, totp } from '../src/lib/totp.ts';
 import { bearer, createCustomer, createManager, solveCaptcha, type TestApp } from './helpers.ts';
 

@@ -11,7 +11,7 @@ import { newPglite, openDatabase, type Database } from '../src/db/client.ts';
 import { eq } from 'drizzle-orm';
 import { customers, managers, peers, plans } from '../src/db/schema.ts';
 import { hashPassword } from '../src/lib/crypto.ts';
-import { updateSiteSettings } from '../src/services/settings.ts';
+import { updateSiteSettings } from '../src/services/site/settings.ts';
 import type { Role, SiteSettings } from '@vpn/contracts';
 
 export const TEST_SECRET = 'test-secret-key-that-is-long-enough-0123456789';

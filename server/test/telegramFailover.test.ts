@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { telegramLease } from '../src/db/schema.ts';
-import { TelegramService } from '../src/services/telegram/index.ts';
+import { TelegramService } from '../src/services/telegram/service.ts';
 import type { Database } from '../src/db/client.ts';
 import { FakeTelegram } from './fakeTelegram.ts';
 import { createTestApp, createTestDatabase, TEST_SECRET, type TestApp } from './helpers.ts';

@@ -8,8 +8,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peers, plans } from '../db/schema.ts';
 import { LISTEN_APPLICATION_NAME } from '../realtime/bus.ts';
-import { recordChanges } from '../services/desiredState.ts';
-import { rotateAgentToken } from '../services/servers.ts';
+import { recordChanges } from '../services/fleet/desiredState.ts';
+import { rotateAgentToken } from '../services/fleet/servers.ts';
 import {
   bearer,
   createCustomer,

@@ -12,13 +12,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
 import { servers } from '../db/schema.ts';
 import type { Bus, BusEvent } from '../realtime/bus.ts';
-import { buildDelta, buildSnapshot, pruneChanges } from '../services/desiredState.ts';
-import type { PeerService } from '../services/peers.ts';
-import type { ServerRow } from '../services/servers.ts';
-import { recordStats } from '../services/usage.ts';
-import type { AgentRelease } from '../services/agentRelease.ts';
-import type { ConcurrentUseService } from '../services/concurrentUse.ts';
-import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/agentUpgrades.ts';
+import { buildDelta, buildSnapshot, pruneChanges } from '../services/fleet/desiredState.ts';
+import type { PeerService } from '../services/peers/peers.ts';
+import type { ServerRow } from '../services/fleet/servers.ts';
+import { recordStats } from '../services/peers/usage.ts';
+import type { AgentRelease } from '../services/fleet/agentRelease.ts';
+import type { ConcurrentUseService } from '../services/peers/concurrentUse.ts';
+import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/fleet/agentUpgrades.ts';
 
 export const STATS_INTERVAL_MS = 10_000;
 /** lastSeenAt is written at most this often per agent (heartbeats come every 15 s). */
@@ -357,7 +357,7 @@ class AgentConnection {
           ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
         });
         await this.sendSnapshot();
-        // A pending "Actualizar agente": done, sent again, or failed (services/agentUpgrades.ts).
+        // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
         const outcome = row ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
         if (outcome === 'done') await setUpgradeState(this.deps.db, this.server.id, null);
         else if (outcome === 'resend') await this.sendUpgrade();
@@ -420,7 +420,7 @@ class AgentConnection {
     }
   }
 
-  /** Adds the report's deltas to hourly rollups (services/usage.ts: counter resets, reconnects). */
+  /** Adds the report's deltas to hourly rollups (services/peers/usage.ts: counter resets, reconnects). */
   private recordStats(stats: AgentPeerStats[]): Promise<void> {
     return recordStats(this.deps.db, this.server.id, stats);
   }

@@ -6,7 +6,13 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
-import { BackupError, backupFromRunning, backupStopped, pgDump, runningServer } from '../services/backup.ts';
+import {
+  BackupError,
+  backupFromRunning,
+  backupStopped,
+  pgDump,
+  runningServer,
+} from '../services/site/backup.ts';
 
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 const cwd = process.env.INIT_CWD ?? process.cwd();

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseEnv } from '../config.ts';
-import { BackupError, pgRestore, restoreStopped } from '../services/backup.ts';
+import { BackupError, pgRestore, restoreStopped } from '../services/site/backup.ts';
 
 const cwd = process.env.INIT_CWD ?? process.cwd();
 

@@ -2,7 +2,7 @@
 import { loadConfig } from '../config.ts';
 import { migrateDatabase, openDatabase } from '../db/client.ts';
 import { deriveKeys } from '../lib/crypto.ts';
-import { seedDemoContent } from '../services/seed.ts';
+import { seedDemoContent } from '../services/site/seed.ts';
 
 const config = loadConfig();
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });

@@ -276,21 +276,21 @@ export const peers = pgTable(
     pendingRevision: jsonb('pending_revision'),
     /**
      * When the renewal reminders went out; each counts for the expiry it was sent for (at or after
-     * expiresAt - 72 h / 24 h), so a renewal arms it again (see services/reminders.ts).
+     * expiresAt - 72 h / 24 h), so a renewal arms it again (see services/billing/reminders.ts).
      */
     reminded72hAt: timestamp('reminded_72h_at', { withTimezone: true }),
     reminded24hAt: timestamp('reminded_24h_at', { withTimezone: true }),
     /**
      * The data allowance of the current period in bytes (from the last plan applied), null when
      * unlimited; the period's traffic (both directions) counted against it; when the owner was told
-     * of 80%, and when it ran out (the peer is then off until a plan is applied). See services/allowance.ts.
+     * of 80%, and when it ran out (the peer is then off until a plan is applied). See services/peers/allowance.ts.
      */
     dataAllowance: bigint('data_allowance', { mode: 'number' }),
     dataUsed: bigint('data_used', { mode: 'number' }).notNull().default(0),
     dataNoticeAt: timestamp('data_notice_at', { withTimezone: true }),
     dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
     /**
-     * In use on more than one device (issue 19, services/concurrentUse.ts): first seen in this
+     * In use on more than one device (issue 19, services/peers/concurrentUse.ts): first seen in this
      * episode, last report, distinct addresses, the last two truncated to /24 or /48, and the
      * reports of the last 24 h (the policy counts them). All null when not flagged.
      */
@@ -577,7 +577,7 @@ export const emailTokens = pgTable(
 );
 
 /**
- * Rate limits as GCRA states (services/rateLimit.ts): per key, the theoretical arrival time that
+ * Rate limits as GCRA states (services/identity/rateLimit.ts): per key, the theoretical arrival time that
  * each counted hit pushes forward, and the last hit's time. In the database so every instance shares them.
  */
 export const rateLimits = pgTable(

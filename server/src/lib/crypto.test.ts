@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { meshPresharedKey } from '../services/desiredState.ts';
+import { meshPresharedKey } from '../services/fleet/desiredState.ts';
 import { deriveKeys, hashPassword, needsRehash, verifyPassword } from './crypto.ts';
 
 const SECRET = 'una-clave-secreta-de-prueba-suficientemente-larga-0123';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { can, msg, ROLE_LABELS, type Permission, type Role } from '@vpn/contracts';
 import { forbidden, unauthorized, unavailable } from '../lib/errors.ts';
-import type { Principal, Realm, SessionService } from '../services/sessions.ts';
-import type { Actor } from '../services/audit.ts';
+import type { Principal, Realm, SessionService } from '../services/identity/sessions.ts';
+import type { Actor } from '../services/site/audit.ts';
 import type { Db } from '../db/client.ts';
-import { getSiteSettings } from '../services/settings.ts';
+import { getSiteSettings } from '../services/site/settings.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { invoices, plans } from '../db/schema.ts';
-import { invalidatePlans } from '../services/plans.ts';
+import { invalidatePlans } from '../services/billing/plans.ts';
 import {
   bearer,
   createCustomer,

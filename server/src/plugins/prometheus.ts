@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.ts';
 import { notFound, unauthorized } from '../lib/errors.ts';
-import type { Telemetry } from '../services/telemetry.ts';
+import type { Telemetry } from '../services/site/telemetry.ts';
 import { bearerToken } from './auth.ts';
 
 /** Label of requests no route matched (SPA pages, unknown paths): one series, not one per URL. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { plans } from '../db/schema.ts';
-import { invalidatePlans } from '../services/plans.ts';
+import { invalidatePlans } from '../services/billing/plans.ts';
 import { createTestApp, setSettings, type TestApp } from '../../test/helpers.ts';
 
 const ASSET = `console.log(${JSON.stringify('x'.repeat(4000))});`;

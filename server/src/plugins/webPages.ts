@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plan, PublicSettings, RuntimeConfig } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
-import { listActivePlans } from '../services/plans.ts';
-import { getSiteSettings, toPublicSettings } from '../services/settings.ts';
+import { listActivePlans } from '../services/billing/plans.ts';
+import { getSiteSettings, toPublicSettings } from '../services/site/settings.ts';
 
 type Variant = { redirect: string } | { file: string };
 

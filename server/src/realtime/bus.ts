@@ -57,7 +57,7 @@ export class LocalBus implements Bus {
 
 /**
  * The database channel events travel on. Besides the bus's own publishes, a transaction may
- * `pg_notify` on it (services/audit.ts does, for the audit tail): PostgreSQL and PGlite deliver a
+ * `pg_notify` on it (services/site/audit.ts does, for the audit tail): PostgreSQL and PGlite deliver a
  * notification only when its transaction commits, so a rolled-back change is never announced.
  */
 export const BUS_CHANNEL = 'vpn_events';

@@ -1,9 +1,18 @@
 import type { WebSocket } from 'ws';
 import { can, type AdminPush, type PushMessage } from '@vpn/contracts';
-import type { Principal } from '../services/sessions.ts';
 import type { Bus, BusEvent } from './bus.ts';
 
 type Key = `${'customer' | 'manager'}:${number}`;
+
+/** What a socket is admitted for (services/identity/sessions.ts' Principal has these fields). */
+export interface SocketPrincipal {
+  realm: 'customer' | 'manager';
+  id: number;
+  role?: string;
+  session?: string;
+  /** When the access token expires (ms since the epoch): the socket closes then. */
+  expiresAt?: number;
+}
 
 /** A socket is admitted with a token and lives no longer than it: until it expires or is revoked. */
 const CLOSE_TOKEN_OVER = 4401;
@@ -18,7 +27,7 @@ export class SocketRegistry {
   /** The session each socket's token belongs to (logout closes only that session's sockets). */
   private readonly sessions = new Map<WebSocket, string>();
   /** The token each socket was admitted with, checked again when revocations may have been missed. */
-  private readonly tokens = new Map<WebSocket, { realm: Principal['realm']; token: string }>();
+  private readonly tokens = new Map<WebSocket, { realm: SocketPrincipal['realm']; token: string }>();
   /**
    * Revocations of the last minute, by user: a socket's token is checked (a database read) before
    * it is registered, and a revocation delivered during that read would otherwise miss the socket.
@@ -29,8 +38,10 @@ export class SocketRegistry {
   constructor(
     bus: Bus,
     /** Whether a token still opens a session (SessionService.verifyAccess). */
-    private readonly stillValid: (token: string, realm: Principal['realm']) => Promise<boolean> = async () =>
-      true,
+    private readonly stillValid: (
+      token: string,
+      realm: SocketPrincipal['realm'],
+    ) => Promise<boolean> = async () => true,
   ) {
     this.unsubscribe = bus.subscribe((e) => this.deliver(e));
   }
@@ -41,7 +52,7 @@ export class SocketRegistry {
    * delivered since `checkedAt`, when its token began to be checked: then the socket is not
    * registered and `false` is returned (the caller refuses it like an invalid token).
    */
-  add(principal: Principal, socket: WebSocket, token: string, checkedAt = Date.now()): boolean {
+  add(principal: SocketPrincipal, socket: WebSocket, token: string, checkedAt = Date.now()): boolean {
     const { realm, id } = principal;
     const key: Key = `${realm}:${id}`;
     const missed = this.recentRevocations

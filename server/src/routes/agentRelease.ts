@@ -3,12 +3,12 @@ import { AGENT_FILE_PATH, AGENT_INSTALL_PATH, AGENT_MIN_NODE, agentMsg } from '@
 import type { AppContext } from '../context.ts';
 import { HttpError, unauthorized } from '../lib/errors.ts';
 import { bearerToken } from '../plugins/auth.ts';
-import { installScript } from '../services/agentInstallScript.ts';
-import { findServerByAgentToken } from '../services/servers.ts';
+import { installScript } from '../services/fleet/agentInstallScript.ts';
+import { findServerByAgentToken } from '../services/fleet/servers.ts';
 import { originOf } from './origin.ts';
 
 /**
- * What VPN servers download from the panel (services/agentRelease.ts):
+ * What VPN servers download from the panel (services/fleet/agentRelease.ts):
  * - `GET /api/agent/install.sh`: the install script, with this panel's URL, the agent's version and
  *   SHA-256 written in (public: it holds no secret; the token comes from the operator's line);
  * - `GET /api/agent/vpn-agent.mjs`: the agent file itself, for a server's agent token only (the

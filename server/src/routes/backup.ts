@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { unauthorized } from '../lib/errors.ts';
 import { bearerToken } from '../plugins/auth.ts';
-import { checkBackupToken, dumpPglite } from '../services/backup.ts';
+import { checkBackupToken, dumpPglite } from '../services/site/backup.ts';
 
 /**
  * `POST /internal/backup`: the embedded database's backup, for `npm run backup` while the service

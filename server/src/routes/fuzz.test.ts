@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../db/schema.ts';
-import { readSiteSettings, updateSiteSettings } from '../services/settings.ts';
+import { readSiteSettings, updateSiteSettings } from '../services/site/settings.ts';
 import { ENGLISH, operationsOf, request, type FuzzRequest, type Operation } from '../../test/fuzz.ts';
 import { CALLERS, NO_2XX, SEEDS, makeFixtures, tokenOf, type Caller } from '../../test/fuzzSeeds.ts';
 import {

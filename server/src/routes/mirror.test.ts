@@ -9,9 +9,9 @@ import {
   managerToken,
   type TestApp,
 } from '../../test/helpers.ts';
-import { recordStats } from '../services/usage.ts';
+import { recordStats } from '../services/peers/usage.ts';
 import { profileTitle } from './mirror.ts';
-import { openMirrorToken } from '../services/mirrorTokens.ts';
+import { openMirrorToken } from '../services/peers/mirrorTokens.ts';
 
 let t: TestApp;
 let owner: string;

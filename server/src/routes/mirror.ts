@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { consume } from '../services/rateLimit.ts';
-import { periodUsage } from '../services/usage.ts';
+import { consume } from '../services/identity/rateLimit.ts';
+import { periodUsage } from '../services/peers/usage.ts';
 import { HttpError } from '../lib/errors.ts';
 
 /** Hours between refreshes that subscription-aware clients are asked for (profile-update-interval). */

@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peers } from '../db/schema.ts';
 import { randomToken } from '../lib/crypto.ts';
-import { sealClearMirrorTokens } from '../services/mirrorTokens.ts';
+import { sealClearMirrorTokens } from '../services/peers/mirrorTokens.ts';
 import {
   bearer,
   createCustomer,

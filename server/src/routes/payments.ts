@@ -34,7 +34,7 @@ export const paymentRoutes =
     );
 
     // Remesita's IPN: JSON posted to the URL given with the payment link, which carries the invoice
-    // and its secret (services/remesitaIpn.ts checks everything). Always 200: a notice that credits
+    // and its secret (services/billing/remesitaIpn.ts checks everything). Always 200: a notice that credits
     // nothing is logged (and, if money arrived, listed for the operator); a retry would change nothing.
     const ipn = async (request: FastifyRequest) => {
       const { id, secret } = request.params as { id: string; secret: string };

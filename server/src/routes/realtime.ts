@@ -4,9 +4,9 @@ import type { WebSocketServer } from 'ws';
 import { AGENT_MAX_MESSAGE_BYTES, type PushMessage } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { bearerToken } from '../plugins/auth.ts';
-import { findServerByAgentToken, type ServerRow } from '../services/servers.ts';
+import { findServerByAgentToken, type ServerRow } from '../services/fleet/servers.ts';
 import { unauthorized } from '../lib/errors.ts';
-import type { Principal } from '../services/sessions.ts';
+import type { Principal } from '../services/identity/sessions.ts';
 
 const PING_MS = 30_000;
 

@@ -21,7 +21,7 @@ import {
 import { customerPayments } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 import { FakeRemesita, type Ipn } from '../../test/fakeRemesita.ts';
-import { RemesitaGateway } from '../services/gateways.ts';
+import { RemesitaGateway } from '../services/billing/gateways.ts';
 
 let t: TestApp;
 let remesita: FakeRemesita;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Update } from 'grammy/types';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../lib/errors.ts';
-import { WEBHOOK_PATH } from '../services/telegram/index.ts';
+import { WEBHOOK_PATH } from '../services/telegram/service.ts';
 
 /**
  * Telegram's webhook (TELEGRAM_WEBHOOK=true): every instance answers it; Telegram proves itself with

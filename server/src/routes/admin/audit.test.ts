@@ -10,7 +10,7 @@ import {
   type TestApp,
 } from '../../../test/helpers.ts';
 import { PushClient } from '../../../test/protocolAgent.ts';
-import { auditedTransaction } from '../../services/audit.ts';
+import { auditedTransaction } from '../../services/site/audit.ts';
 
 let t: TestApp;
 let ana: { id: number; token: string };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AuditEntry, AuditQuery, ErrorBody, paged } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
-import { listAudit } from '../../services/audit.ts';
+import { listAudit } from '../../services/site/audit.ts';
 
 /** The audit log: who did what to which record, with every changed field's before and after. */
 export const adminAuditRoutes =

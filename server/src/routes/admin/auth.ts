@@ -2,8 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CurrentManager, ErrorBody, ManagerLoginBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { authenticateManager, getCurrentManager, throttledManagerLogin } from '../../services/managers.ts';
-import { twoFactorOf } from '../../services/twoFactor.ts';
+import {
+  authenticateManager,
+  getCurrentManager,
+  throttledManagerLogin,
+} from '../../services/identity/managers.ts';
+import { twoFactorOf } from '../../services/identity/twoFactor.ts';
 import { badRequest } from '../../lib/errors.ts';
 
 /** Manager login: a separate realm from customers. */

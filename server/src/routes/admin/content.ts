@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { publishAnnouncement, publishClientVersion, withdrawAnnouncement } from '../../services/content.ts';
+import { queueBroadcast } from '../../services/telegram/service.ts';
+import {
+  publishAnnouncement,
+  publishClientVersion,
+  withdrawAnnouncement,
+} from '../../services/site/content.ts';
 
 /** What managers publish to customers: announcements and client-app releases. */
 export const adminContentRoutes =
@@ -29,7 +34,15 @@ export const adminContentRoutes =
         },
       },
       async (request, reply) => {
-        return reply.status(201).send(await publishAnnouncement(ctx, actorOf(request), request.body));
+        return reply
+          .status(201)
+          .send(
+            await publishAnnouncement(
+              { db: ctx.db, bus: ctx.bus, queueBroadcast },
+              actorOf(request),
+              request.body,
+            ),
+          );
       },
     );
 

@@ -2,7 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, customers, invoices, parties, peers, plans } from '../../db/schema.ts';
 import { encrypt } from '../../lib/crypto.ts';
-import { invalidatePlans } from '../../services/plans.ts';
+import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
   createCustomer,
@@ -15,7 +15,7 @@ import {
 import WebSocket from 'ws';
 import { ProtocolAgent, PushClient } from '../../../test/protocolAgent.ts';
 import { TestSmtp, tokenFrom } from '../../../test/smtp.ts';
-import { openMirrorToken } from '../../services/mirrorTokens.ts';
+import { openMirrorToken } from '../../services/peers/mirrorTokens.ts';
 
 let t: TestApp;
 let smtp: TestSmtp;

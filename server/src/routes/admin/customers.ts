@@ -10,7 +10,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { CustomerAdminService } from '../../services/adminCustomers.ts';
+import { CustomerAdminService } from '../../services/identity/customerConsole.ts';
 
 /** Clientes: search, detail, disable / enable, password-reset mail. */
 export default (ctx: AppContext): FastifyPluginAsyncZod =>

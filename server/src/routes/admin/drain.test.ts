@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, parties, peers, servers } from '../../db/schema.ts';
 import { encrypt } from '../../lib/crypto.ts';
-import { invalidatePlans } from '../../services/plans.ts';
+import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
   createCustomer,

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, invoices, peers, plans } from '../../db/schema.ts';
-import { invalidatePlans } from '../../services/plans.ts';
+import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
   createCustomer,

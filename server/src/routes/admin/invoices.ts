@@ -17,9 +17,14 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { InvoiceAdminService } from '../../services/adminInvoices.ts';
-import { invoicesCsv, resolveUnmatched, revenueTable, unmatchedPayments } from '../../services/finance.ts';
-import { RefundService } from '../../services/refunds.ts';
+import { InvoiceAdminService } from '../../services/billing/invoiceConsole.ts';
+import {
+  invoicesCsv,
+  resolveUnmatched,
+  revenueTable,
+  unmatchedPayments,
+} from '../../services/billing/finance.ts';
+import { RefundService } from '../../services/billing/refunds.ts';
 
 /**
  * Facturas: list, detail, mark paid (a payment received outside the gateway), refunds; and for owner

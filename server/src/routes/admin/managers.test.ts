@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /**
  * Access tokens carry their issue time in whole seconds and a revocation voids tokens issued before
- * its second (services/sessions.ts): a token minted in the very second of the revocation survives
+ * its second (services/identity/sessions.ts): a token minted in the very second of the revocation survives
  * it. Tests that revoke a token they just minted start the revocation in the next second.
  */
 const nextSecond = () => new Promise((r) => setTimeout(r, 1001 - (Date.now() % 1000)));

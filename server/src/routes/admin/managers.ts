@@ -19,9 +19,9 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
-import { ManagerAdminService } from '../../services/managerAdmin.ts';
-import { twoFactorOf } from '../../services/twoFactor.ts';
-import { codeHash, ReauthService } from '../../services/reauth.ts';
+import { ManagerAdminService } from '../../services/identity/managerConsole.ts';
+import { twoFactorOf } from '../../services/identity/twoFactor.ts';
+import { codeHash, ReauthService } from '../../plugins/reauth.ts';
 
 const admin = { tags: ['admin'], security: [{ bearer: [] }] };
 

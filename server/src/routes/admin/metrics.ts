@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorBody, MetricsRange, MetricsSeries, can } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { managerRoleOf } from '../../plugins/auth.ts';
-import { metricsSeries, resolveRange } from '../../services/metrics.ts';
+import { metricsSeries, resolveRange } from '../../services/fleet/metrics.ts';
 
 /** The Resumen charts' daily series (revenue only for roles that may see revenue). */
 export const adminMetricsRoutes =

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AdminMetrics, can } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { managerRoleOf } from '../../plugins/auth.ts';
-import { headlineMetrics } from '../../services/metrics.ts';
+import { headlineMetrics } from '../../services/fleet/metrics.ts';
 
 /** The manager area's headline numbers. */
 export const adminOverviewRoutes =

@@ -11,7 +11,7 @@ import {
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { deleteParty, getParty, listParties } from '../../services/adminParties.ts';
+import { deleteParty, getParty, listParties } from '../../services/rooms/partyConsole.ts';
 
 /** Rooms (Salas) of every customer: list, detail, delete (members are told live). */
 export const adminPartyRoutes =

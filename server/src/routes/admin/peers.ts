@@ -13,7 +13,7 @@ import {
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { createManualPeer, getPeer, listPeers, patchPeer } from '../../services/adminPeers.ts';
+import { createManualPeer, getPeer, listPeers, patchPeer } from '../../services/peers/peerConsole.ts';
 import { originOf } from '../origin.ts';
 
 const text = (max: number) =>

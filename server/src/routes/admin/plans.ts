@@ -12,7 +12,13 @@ import {
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { createPlan, deletePlan, getPlan, listPlans, updatePlan } from '../../services/adminPlans.ts';
+import {
+  createPlan,
+  deletePlan,
+  getPlan,
+  listPlans,
+  updatePlan,
+} from '../../services/billing/planConsole.ts';
 
 /** Plans (Planes): what is sold, at what price and for how long; `hidden` plans are not offered. */
 export const adminPlanRoutes =

@@ -19,8 +19,8 @@ import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { originOf } from '../origin.ts';
 import { badRequest } from '../../lib/errors.ts';
-import { AdminServerService } from '../../services/adminServers.ts';
-import { DrainService } from '../../services/drain.ts';
+import { AdminServerService } from '../../services/fleet/serverConsole.ts';
+import { DrainService } from '../../services/fleet/drain.ts';
 
 const text = (max: number) =>
   z.preprocess((v) => (v === undefined || v === null ? '' : v), z.string().max(max));

@@ -4,8 +4,8 @@ import { ErrorBody, GatewayPatch, GatewaySettings, SiteSettings, fleetMsg } from
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { readSiteSettings, savePublicSwitches } from '../../services/settings.ts';
-import { ReauthService } from '../../services/reauth.ts';
+import { readSiteSettings, savePublicSwitches } from '../../services/site/settings.ts';
+import { ReauthService } from '../../plugins/reauth.ts';
 
 /** The switches `settings.public` may change; gateway switches are not among them. */
 const PublicSwitchesPatch = z

@@ -8,7 +8,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
-import { ReauthService } from '../../services/reauth.ts';
+import { ReauthService } from '../../plugins/reauth.ts';
 
 const schema = { tags: ['admin'], security: [{ bearer: [] }] };
 

@@ -14,9 +14,9 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { badRequest, forbidden, HttpError } from '../../lib/errors.ts';
-import { consume, hit, peek } from '../../services/rateLimit.ts';
-import { getSiteSettings } from '../../services/settings.ts';
-import { latestClientVersion, listAnnouncements } from '../../services/content.ts';
+import { consume, hit, peek } from '../../services/identity/rateLimit.ts';
+import { getSiteSettings } from '../../services/site/settings.ts';
+import { latestClientVersion, listAnnouncements } from '../../services/site/content.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CurrentUser, ErrorBody, LoginBody, MessageBody, RegisterBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/accounts.ts';
-import { consume } from '../../services/rateLimit.ts';
+import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/identity/accounts.ts';
+import { consume } from '../../services/identity/rateLimit.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
 import { passwordLane } from '../../lib/crypto.ts';
 

@@ -13,7 +13,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { notFound } from '../../lib/errors.ts';
-import { getSiteSettings } from '../../services/settings.ts';
+import { getSiteSettings } from '../../services/site/settings.ts';
 
 const IdParams = z.object({
   id: z.coerce

@@ -2,7 +2,7 @@ import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peerUsageHourly, peers, plans, rateLimits } from '../../db/schema.ts';
-import { invalidatePlans } from '../../services/plans.ts';
+import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
   createCustomer,

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { AvailableServerList, ErrorBody, Peer, PeerList, PeerPatchBody, PeerUsage } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
-import { listAvailableServers } from '../../services/servers.ts';
-import { peerUsage } from '../../services/usage.ts';
-import { safeName } from '../../services/wgconfig.ts';
-import { consume } from '../../services/rateLimit.ts';
+import { listAvailableServers } from '../../services/fleet/servers.ts';
+import { peerUsage } from '../../services/peers/usage.ts';
+import { safeName } from '../../services/peers/wgconfig.ts';
+import { consume } from '../../services/identity/rateLimit.ts';
 import { originOf } from '../origin.ts';
 
 const IdParams = z.object({

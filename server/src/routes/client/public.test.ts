@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { plans } from '../../db/schema.ts';
-import { invalidatePlans } from '../../services/plans.ts';
+import { invalidatePlans } from '../../services/billing/plans.ts';
 import { createTestApp, setSettings, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;

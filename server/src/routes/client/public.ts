@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { PlanList, PublicSettings, ServiceStatus } from '@vpn/contracts';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { listActivePlans } from '../../services/plans.ts';
-import { getSiteSettings, toPublicSettings } from '../../services/settings.ts';
+import { listActivePlans } from '../../services/billing/plans.ts';
+import { getSiteSettings, toPublicSettings } from '../../services/site/settings.ts';
 
 /** Calls every visitor makes: public settings, service status, captcha challenge, plans. */
 export const publicRoutes =

@@ -10,7 +10,7 @@ import {
   managerToken,
   type TestApp,
 } from '../../../test/helpers.ts';
-import { recordStats } from '../../services/usage.ts';
+import { recordStats } from '../../services/peers/usage.ts';
 
 let t: TestApp;
 let owner: string;

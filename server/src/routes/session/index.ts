@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorBody, MessageBody, RefreshBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
-import { consume } from '../../services/rateLimit.ts';
+import { consume } from '../../services/identity/rateLimit.ts';
 import { unauthorized } from '../../lib/errors.ts';
 
 /** Token refresh and logout, shared by both realms (the refresh token knows its realm). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm';
 import { rateLimits, refreshTokens } from '../../db/schema.ts';
-import { REFRESH_REUSE_GRACE_MS } from '../../services/sessions.ts';
+import { REFRESH_REUSE_GRACE_MS } from '../../services/identity/sessions.ts';
 import {
   bearer,
   createCustomer,

@@ -13,8 +13,8 @@ import {
   telegramLinks,
 } from '../../db/schema.ts';
 import { concurrentMsg } from '@vpn/contracts';
-import { formatBytes } from '../allowance.ts';
-import { agentOnline } from '../servers.ts';
+import { formatBytes } from '../peers/allowance.ts';
+import { agentOnline } from '../fleet/servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
 import { t } from './texts.ts';
 

@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { settings } from '../../db/schema.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
-import { auditedTransaction, type Actor } from '../audit.ts';
+import { auditedTransaction, type Actor } from '../site/audit.ts';
 
 /**
  * The bot token saved in Ajustes (owner only): one settings row holding it as AES-256-GCM
- * ciphertext, like the gateway credentials (services/gatewayCredentials.ts), never sent back.
+ * ciphertext, like the gateway credentials (services/billing/gatewayCredentials.ts), never sent back.
  * A saved token wins over TELEGRAM_BOT_TOKEN; forgetting it falls back to the environment's.
  */
 const ROW = 'telegram.bot';

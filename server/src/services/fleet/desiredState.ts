@@ -1,0 +1,222 @@
+import { createHmac } from 'node:crypto';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
+import type { AgentPeer, ServerDelta, ServerSnapshot } from '@vpn/contracts';
+import type { Db } from '../../db/client.ts';
+import { customers, peers, serverChanges, servers } from '../../db/schema.ts';
+import { decrypt } from '../../lib/crypto.ts';
+import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
+import type { ServerRow } from './servers.ts';
+
+/**
+ * Desired state, not commands (architecture decision 3): a request changes rows and records here,
+ * per server, which peers to re-send and which keys to drop. Agents get a snapshot on connect and
+ * these changes as deltas after it.
+ */
+export interface Change {
+  serverId: number;
+  upsertPeerIds?: number[];
+  removeKeys?: string[];
+  /** Rooms changed on this server: send a full snapshot (room pairs and mesh links recomputed). */
+  full?: boolean;
+}
+
+export interface Revision {
+  serverId: number;
+  revision: number;
+}
+
+/** Records changes inside the caller's transaction; returns the new revision of each server. */
+export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision[]> {
+  const out: Revision[] = [];
+  // Same order for every caller, so two transactions never lock two servers crosswise.
+  for (const change of [...changes].sort((a, b) => a.serverId - b.serverId)) {
+    const [row] = await tx
+      .update(servers)
+      .set({ revision: sql`${servers.revision} + 1` })
+      .where(eq(servers.id, change.serverId))
+      .returning({ revision: servers.revision });
+    if (!row) continue;
+    await tx.insert(serverChanges).values({
+      serverId: change.serverId,
+      revision: row.revision,
+      upsertPeerIds: change.upsertPeerIds ?? [],
+      removeKeys: change.removeKeys ?? [],
+      full: change.full ?? false,
+    });
+    out.push({ serverId: change.serverId, revision: row.revision });
+  }
+  return out;
+}
+
+/**
+ * A peer belongs on its server's interface while it is active, not expired, within its data
+ * allowance, and its owner's account
+ * is not disabled (a manager's `PATCH /api/admin/customers/{id} {disabled}` takes every peer of the
+ * customer off its server until re-enabled, without touching the peers' own switches).
+ */
+export const peerIsLive = () =>
+  and(
+    eq(peers.active, true),
+    or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)),
+    // Out of data: off like an expired peer until a plan starts a new period (services/peers/allowance.ts).
+    or(isNull(peers.dataAllowance), sql`${peers.dataUsed} < ${peers.dataAllowance}`),
+    sql`${peers.customerId} in (select ${customers.id} from ${customers} where ${customers.active})`,
+  )!;
+
+const liveOnServer = (serverId: number) => and(eq(peers.serverId, serverId), peerIsLive());
+
+type PeerKeys = Pick<typeof peers.$inferSelect, 'publicKey' | 'presharedKeyEnc' | 'address'>;
+
+const toAgentPeer = (key: Buffer, p: PeerKeys): AgentPeer => ({
+  public_key: p.publicKey,
+  preshared_key: decrypt(key, p.presharedKeyEnc),
+  allowed_ips: [`${p.address.replace(/\/\d+$/, '')}/32`],
+});
+
+/**
+ * The whole desired state of one server. The revision is read before the peers, so the peers are
+ * at least that new; a change that lands in between is sent again as a delta (applying is idempotent).
+ */
+/** `key` decrypts keys at rest; `meshKey` derives the mesh links' preshared keys (Keys.mesh). */
+export async function buildSnapshot(
+  db: Db,
+  server: ServerRow,
+  key: Buffer,
+  meshKey: Buffer,
+): Promise<ServerSnapshot> {
+  const [current] = await db
+    .select({ revision: servers.revision })
+    .from(servers)
+    .where(eq(servers.id, server.id));
+  const rows = await db
+    .select({ publicKey: peers.publicKey, presharedKeyEnc: peers.presharedKeyEnc, address: peers.address })
+    .from(peers)
+    .where(liveOnServer(server.id))
+    .orderBy(asc(peers.id));
+  const rooms = await roomsForServer(db, server, meshKey);
+  return {
+    type: 'snapshot',
+    revision: current?.revision ?? server.revision,
+    interface: {
+      name: server.interfaceName,
+      private_key: decrypt(key, server.privateKeyEnc),
+      listen_port: server.port,
+      address: SERVER_TUNNEL_ADDRESS,
+      mtu: server.mtu,
+      nat: true,
+    },
+    peers: [...rows.map((p) => toAgentPeer(key, p)), ...rooms.mesh],
+    room_pairs: rooms.pairs,
+  };
+}
+
+/** The preshared key of the mesh link between two servers: the same on both sides, never stored. */
+export function meshPresharedKey(meshKey: Buffer, a: number, b: number): string {
+  return createHmac('sha256', meshKey)
+    .update(`mesh:${Math.min(a, b)}:${Math.max(a, b)}`)
+    .digest('base64');
+}
+
+/**
+ * Rooms as one server must enforce them: every (local member, room mate) address pair in both
+ * directions, and one mesh link per other server that hosts mates of local members, carrying
+ * exactly those mates' addresses (architecture decision 5).
+ */
+export async function roomsForServer(
+  db: Db,
+  server: ServerRow,
+  meshKey: Buffer,
+): Promise<{ pairs: [string, string][]; mesh: AgentPeer[] }> {
+  const locals = await db
+    .select({ id: peers.id, partyId: peers.partyId, address: peers.address })
+    .from(peers)
+    .where(and(eq(peers.serverId, server.id), isNotNull(peers.partyId)));
+  if (locals.length === 0) return { pairs: [], mesh: [] };
+  const partyIds = [...new Set(locals.map((l) => l.partyId!))];
+  const members = await db
+    .select({ id: peers.id, partyId: peers.partyId, address: peers.address, serverId: peers.serverId })
+    .from(peers)
+    .where(inArray(peers.partyId, partyIds));
+  const host = (a: string) => a.replace(/\/\d+$/, '');
+  const pairs = new Map<string, [string, string]>();
+  const remote = new Map<number, Set<string>>();
+  for (const l of locals) {
+    for (const m of members) {
+      if (m.partyId !== l.partyId || m.id === l.id) continue;
+      const a = host(l.address);
+      const b = host(m.address);
+      pairs.set(`${a}>${b}`, [a, b]);
+      pairs.set(`${b}>${a}`, [b, a]);
+      if (m.serverId !== server.id) {
+        const set = remote.get(m.serverId) ?? new Set<string>();
+        set.add(`${b}/32`);
+        remote.set(m.serverId, set);
+      }
+    }
+  }
+  const others = remote.size
+    ? await db
+        .select()
+        .from(servers)
+        .where(inArray(servers.id, [...remote.keys()]))
+    : [];
+  const mesh = others.map((o) => ({
+    public_key: o.publicKey,
+    preshared_key: meshPresharedKey(meshKey, server.id, o.id),
+    allowed_ips: [...remote.get(o.id)!].sort(),
+    endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
+    persistent_keepalive: 25,
+  }));
+  return { pairs: [...pairs.values()], mesh };
+}
+
+/**
+ * One delta that brings an agent from `after` to the newest recorded revision, or 'resync' when the
+ * log no longer reaches back that far (send a snapshot), or null when there is nothing new.
+ */
+export async function buildDelta(
+  db: Db,
+  serverId: number,
+  after: number,
+  key: Buffer,
+): Promise<ServerDelta | 'resync' | null> {
+  const changes = await db
+    .select()
+    .from(serverChanges)
+    .where(and(eq(serverChanges.serverId, serverId), gt(serverChanges.revision, after)))
+    .orderBy(asc(serverChanges.revision));
+  if (changes.length === 0) return null;
+  if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full)) return 'resync';
+  const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
+  const live = ids.length
+    ? await db
+        .select({
+          id: peers.id,
+          publicKey: peers.publicKey,
+          presharedKeyEnc: peers.presharedKeyEnc,
+          address: peers.address,
+        })
+        .from(peers)
+        .where(and(inArray(peers.id, ids), liveOnServer(serverId)))
+    : [];
+  const upsert = live.map((p) => toAgentPeer(key, p));
+  const kept = new Set(upsert.map((p) => p.public_key));
+  // A peer named for upsert that is no longer live here (disabled, expired, moved) is removed by key.
+  const stale = ids.length
+    ? await db
+        .select({ publicKey: peers.publicKey })
+        .from(peers)
+        .where(and(inArray(peers.id, ids), sql`not (${liveOnServer(serverId)})`))
+    : [];
+  const remove = [
+    ...new Set([...changes.flatMap((c) => c.removeKeys), ...stale.map((s) => s.publicKey)]),
+  ].filter((k) => !kept.has(k));
+  return { type: 'delta', revision: changes.at(-1)!.revision, upsert, remove };
+}
+
+/** Forgets log entries the agent has acknowledged (they are in every later snapshot). */
+export async function pruneChanges(db: Db, serverId: number, acked: number): Promise<void> {
+  await db
+    .delete(serverChanges)
+    .where(and(eq(serverChanges.serverId, serverId), lte(serverChanges.revision, acked)));
+}

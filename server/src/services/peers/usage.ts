@@ -1,0 +1,267 @@
+import { sql } from 'drizzle-orm';
+import type { AgentPeerStats, PeerUsage } from '@vpn/contracts';
+import type { Db } from '../../db/client.ts';
+
+/** Online: a handshake within this window. */
+export const ONLINE_WINDOW = sql`interval '3 minutes'`;
+
+/** Hours stay hourly this long; the scheduler then folds them into days. */
+export const HOURLY_DAYS = 30;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Peers per transaction while recording a report. */
+const BATCH = 5000;
+/** Hourly rows moved per statement while compacting. */
+const COMPACT_BATCH = 20_000;
+
+export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+export const dayOf = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+
+/** Rows of a raw query (node-postgres and PGlite both answer `{ rows }`). */
+async function rowsOf<T>(db: Pick<Db, 'execute'>, query: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+/**
+ * Records an agent's stats report: each listed peer's delta is added to its hour (and its
+ * server's), its counters, handshake and endpoint replace the stored ones (rows that did not
+ * change are not written). A reading's delta, given the last one stored for the peer:
+ * - no reading yet: the peer is new on the interface (its counters started at zero): all of it;
+ * - a reading from another server or under another key: a new peer on that interface: all of it;
+ * - a stored row without counters (migrated from the old scheme): nothing, the reading is a baseline;
+ * - a counter lower than before: the interface restarted (agent, wireguard-go, a peer removed and
+ *   added again): what it counted since, i.e. the new values;
+ * - else the difference.
+ * Stats of peers that are not on this server (any more) are ignored. Reports of one server are
+ * serialized across instances (a replaced connection may still be finishing one), so a delta is
+ * never taken twice. One statement per batch: the readings travel as one JSON parameter.
+ */
+export async function recordStats(
+  db: Db,
+  serverId: number,
+  stats: AgentPeerStats[],
+  now = new Date(),
+): Promise<void> {
+  const hour = hourOf(now).toISOString();
+  const at = now.toISOString();
+  for (let i = 0; i < stats.length; i += BATCH) {
+    const input = JSON.stringify(
+      stats.slice(i, i + BATCH).map((s) => ({
+        k: s.public_key,
+        rx: s.rx_bytes,
+        tx: s.tx_bytes,
+        hs: s.latest_handshake || null,
+        ep: s.endpoint,
+      })),
+    );
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(724101, ${serverId})`);
+      await tx.execute(sql`
+      with input as (
+        select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text)
+      ), cur as (
+        select p.id, p.data_allowance is not null as limited, i.k, i.rx, i.tx,
+          case when i.hs is null then null else to_timestamp(i.hs) end as hs, i.ep,
+          s.peer_id is not null and s.server_id = ${serverId} and s.public_key = i.k as same,
+          s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
+        from input i
+        -- The peer this server carries with that key; else (L4) the peer whose last state this
+        -- server reported under that key: a peer that has just moved away or changed its key,
+        -- whose final counters the agent read before taking it off the interface.
+        join peers p on p.id = coalesce(
+          (select p2.id from peers p2 where p2.public_key = i.k and p2.server_id = ${serverId}),
+          (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k))
+        left join peer_stats s on s.peer_id = p.id
+      ), d as (
+        select *,
+          case when not same then rx when s_rx is null or s_tx is null then 0
+            when rx < s_rx or tx < s_tx then rx else rx - s_rx end as drx,
+          case when not same then tx when s_rx is null or s_tx is null then 0
+            when rx < s_rx or tx < s_tx then tx else tx - s_tx end as dtx
+        from cur
+      ), state as (
+        insert into peer_stats as ps
+          (peer_id, server_id, public_key, rx_counter, tx_counter, latest_handshake, endpoint, reported_at)
+        select id, ${serverId}, k, rx, tx, hs, ep, ${at}::timestamptz from d
+        where not same or s_rx is distinct from rx or s_tx is distinct from tx
+          or s_hs is distinct from hs or s_ep is distinct from ep
+        on conflict (peer_id) do update set server_id = excluded.server_id,
+          public_key = excluded.public_key, rx_counter = excluded.rx_counter,
+          tx_counter = excluded.tx_counter, latest_handshake = excluded.latest_handshake,
+          endpoint = excluded.endpoint, reported_at = excluded.reported_at
+        returning 1
+      ), hourly as (
+        insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
+        select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
+        on conflict (peer_id, hour) do update set server_id = excluded.server_id,
+          rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
+        returning 1
+      ), allowance as (
+        -- Traffic counts against the period's data allowance (services/peers/allowance.ts enforces it).
+        update peers p set data_used = p.data_used + d.drx + d.dtx
+        from d where d.limited and p.id = d.id and (d.drx > 0 or d.dtx > 0)
+        returning 1
+      ), per_server as (
+        insert into server_usage_hourly as su (server_id, hour, rx_bytes, tx_bytes)
+        select ${serverId}, ${hour}::timestamptz, sum(drx), sum(dtx) from d
+        having sum(drx) > 0 or sum(dtx) > 0
+        on conflict (server_id, hour) do update set
+          rx_bytes = su.rx_bytes + excluded.rx_bytes, tx_bytes = su.tx_bytes + excluded.tx_bytes
+        returning 1
+      )
+      select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
+        + (select count(*) from allowance) as n`);
+    });
+  }
+}
+
+/**
+ * Folds hourly rows of days older than HOURLY_DAYS into daily rows, in batches. Each batch is one
+ * statement (delete … returning into an upsert): concurrent runs on several instances cannot move
+ * an hour twice. Returns the hourly rows moved.
+ */
+export async function compactUsage(db: Db, now = new Date()): Promise<number> {
+  const cutoff = dayOf(new Date(now.getTime() - HOURLY_DAYS * DAY_MS));
+  let moved = 0;
+  for (;;) {
+    const [row] = await rowsOf<{ n: number }>(
+      db,
+      sql`
+      with moved as (
+        delete from peer_usage_hourly where (peer_id, hour) in (
+          select peer_id, hour from peer_usage_hourly where hour < ${cutoff.toISOString()}::timestamptz
+          limit ${COMPACT_BATCH}
+        )
+        returning *
+      ), upserted as (
+        insert into peer_usage_daily (peer_id, server_id, day, rx_bytes, tx_bytes)
+        select peer_id, (array_agg(server_id order by hour desc))[1], date_trunc('day', hour, 'UTC'),
+          sum(rx_bytes), sum(tx_bytes)
+        from moved group by peer_id, date_trunc('day', hour, 'UTC')
+        on conflict (peer_id, day) do update set
+          server_id = excluded.server_id,
+          rx_bytes = peer_usage_daily.rx_bytes + excluded.rx_bytes,
+          tx_bytes = peer_usage_daily.tx_bytes + excluded.tx_bytes
+        returning 1
+      )
+      select (select count(*) from moved)::int as n`,
+    );
+    const n = Number(row?.n ?? 0);
+    moved += n;
+    if (n < COMPACT_BATCH) return moved;
+  }
+}
+
+/** A peer's traffic since `from` (hours in full; days older than the hourly window from their day). */
+export async function usageSince(
+  db: Db,
+  peerIds: number[],
+  from: Date,
+): Promise<Map<number, { rx: number; tx: number }>> {
+  const out = new Map<number, { rx: number; tx: number }>();
+  if (peerIds.length === 0) return out;
+  const ids = sql.join(
+    peerIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await rowsOf<{ peer_id: number; rx: string; tx: string }>(
+    db,
+    sql`
+    select peer_id, sum(rx_bytes)::text as rx, sum(tx_bytes)::text as tx from (
+      select peer_id, rx_bytes, tx_bytes from peer_usage_hourly
+      where peer_id in (${ids}) and hour >= ${hourOf(from).toISOString()}::timestamptz
+      union all
+      select peer_id, rx_bytes, tx_bytes from peer_usage_daily
+      where peer_id in (${ids}) and day >= ${dayOf(from).toISOString()}::timestamptz
+    ) u group by peer_id`,
+  );
+  for (const r of rows) out.set(Number(r.peer_id), { rx: Number(r.rx), tx: Number(r.tx) });
+  return out;
+}
+
+/** A peer's traffic per UTC day for the `days` days ending today (oldest first, zeros included). */
+export async function dailyUsage(
+  db: Db,
+  peerId: number,
+  days = 30,
+  now = new Date(),
+): Promise<{ day: string; rx: number; tx: number }[]> {
+  const first = dayOf(new Date(now.getTime() - (days - 1) * DAY_MS));
+  const rows = await rowsOf<{ day: string; rx: string; tx: string }>(
+    db,
+    sql`
+    select to_char(d at time zone 'UTC', 'YYYY-MM-DD') as day, sum(rx_bytes)::text as rx, sum(tx_bytes)::text as tx from (
+      select date_trunc('day', hour, 'UTC') as d, rx_bytes, tx_bytes from peer_usage_hourly
+      where peer_id = ${peerId} and hour >= ${first.toISOString()}::timestamptz
+      union all
+      select day, rx_bytes, tx_bytes from peer_usage_daily
+      where peer_id = ${peerId} and day >= ${first.toISOString()}::timestamptz
+    ) u group by 1`,
+  );
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const out: { day: string; rx: number; tx: number }[] = [];
+  for (let i = 0; i < days; i++) {
+    const day = new Date(first.getTime() + i * DAY_MS).toISOString().slice(0, 10);
+    const r = byDay.get(day);
+    out.push({ day, rx: Number(r?.rx ?? 0), tx: Number(r?.tx ?? 0) });
+  }
+  return out;
+}
+
+/**
+ * A peer's current period: where it began (its latest plan grant — purchase, renewal, manual
+ * grant — else its creation; a renewal starts a new period and a new allowance), its traffic since
+ * then from the customer's side (upload = the server's rx), its allowance in bytes (`total`,
+ * 0 = unlimited) and what it used of it (services/peers/allowance.ts).
+ */
+export async function periodUsage(
+  db: Db,
+  peerId: number,
+): Promise<{ since: Date; upload: number; download: number; total: number; used: number }> {
+  const [row] = await rowsOf<{
+    at: string | Date | null;
+    allowance: string | number | null;
+    used: string | number | null;
+  }>(
+    db,
+    sql`select coalesce((select max(created_at) from plan_history where peer_id = p.id), p.created_at) as at,
+      p.data_allowance as allowance, p.data_used as used
+      from peers p where p.id = ${peerId}`,
+  );
+  const since = row?.at ? new Date(row.at) : new Date(0);
+  const u = (await usageSince(db, [peerId], since)).get(peerId);
+  const total = row?.allowance == null ? 0 : Number(row.allowance);
+  return {
+    since,
+    upload: u?.rx ?? 0,
+    download: u?.tx ?? 0,
+    total,
+    used: total ? Math.min(Number(row!.used), total) : 0,
+  };
+}
+
+/** The peer details' usage: online, last handshake, the current period and the last 30 days. */
+export async function peerUsage(db: Db, peerId: number, now = new Date()): Promise<PeerUsage> {
+  // One after another: the console's peer detail also runs inside a transaction (one connection).
+  const [state] = await rowsOf<{ hs: string | Date | null; online: boolean }>(
+    db,
+    sql`select latest_handshake as hs, coalesce(latest_handshake > now() - ${ONLINE_WINDOW}, false) as online
+      from peer_stats where peer_id = ${peerId}`,
+  );
+  const period = await periodUsage(db, peerId);
+  const days = await dailyUsage(db, peerId, 30, now);
+  return {
+    online: state?.online ?? false,
+    last_handshake: state?.hs ? new Date(state.hs).toISOString() : null,
+    period: {
+      since: period.since.toISOString(),
+      upload: period.upload,
+      download: period.download,
+      allowance: period.total || null,
+      used: period.used,
+    },
+    days_from: days[0]!.day,
+    upload: days.map((d) => d.rx),
+    download: days.map((d) => d.tx),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Issue 17, L4: bytes a peer moved in its last seconds on an interface were never counted (its
+ * allowance lost its tail). The agent reads the counters once more before the peer leaves the
+ * interface and reports them; the control plane must accept that last report even when the peer
+ * has already moved to another server or changed its key.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peerUsageHourly, peers } from '../../db/schema.ts';
+import {
+  createCustomer,
+  createPlan,
+  createServer,
+  createTestApp,
+  grantPeer,
+  managerToken,
+  type TestApp,
+} from '../../../test/helpers.ts';
+import { recordStats } from './usage.ts';
+
+let t: TestApp;
+let owner: string;
+let planId: number;
+let a: { id: number };
+let b: { id: number };
+beforeAll(async () => {
+  t = await createTestApp({ scheduler: false });
+  owner = await managerToken(t);
+  a = await createServer(t, owner, 'ColaA');
+  b = await createServer(t, owner, 'ColaB');
+  planId = (await createPlan(t)).id;
+});
+afterAll(() => t.close());
+
+const counted = async (peerId: number) => {
+  const [row] = await t.ctx.db
+    .select({
+      total: sql<number>`coalesce(sum(${peerUsageHourly.rxBytes} + ${peerUsageHourly.txBytes}), 0)::bigint`,
+    })
+    .from(peerUsageHourly)
+    .where(eq(peerUsageHourly.peerId, peerId));
+  return Number(row!.total);
+};
+const report = (server: number, key: string, rx: number, tx: number) =>
+  recordStats(t.ctx.db, server, [
+    { public_key: key, rx_bytes: rx, tx_bytes: tx, latest_handshake: 0, endpoint: null },
+  ]);
+
+describe('the last report of a peer leaving an interface', () => {
+  it('counts when the peer already moved to another server', async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await report(a.id, peer.publicKey, 1000, 2000);
+    expect(await counted(peer.id)).toBe(3000);
+    // The move committed; server A's agent read the counters once more before removing the peer.
+    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    await report(a.id, peer.publicKey, 1500, 2100);
+    expect(await counted(peer.id)).toBe(3600);
+    // Then the new server's first report: its interface counts from zero.
+    await report(b.id, peer.publicKey, 40, 60);
+    expect(await counted(peer.id)).toBe(3700);
+  });
+
+  it('counts when the peer changed its key (regenerate)', async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await report(a.id, peer.publicKey, 100, 100);
+    await t.ctx.db
+      .update(peers)
+      .set({ publicKey: `nueva-${peer.publicKey}` })
+      .where(eq(peers.id, peer.id));
+    await report(a.id, peer.publicKey, 300, 150);
+    expect(await counted(peer.id)).toBe(450);
+  });
+
+  it('never counts a key the server never reported for that peer', async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await report(b.id, peer.publicKey, 5000, 5000);
+    expect(await counted(peer.id)).toBe(0);
+  });
+});

@@ -1,0 +1,463 @@
+import { timingSafeEqual } from 'node:crypto';
+import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { MAX_OWNED_PARTIES, msg, type Party, type PartyLists, type PushMessage } from '@vpn/contracts';
+import type { Db } from '../../db/client.ts';
+import { customers, parties, partyMembers, peers, servers } from '../../db/schema.ts';
+import { decrypt, encrypt, randomToken } from '../../lib/crypto.ts';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
+import type { Bus } from '../../realtime/bus.ts';
+import { recordChanges, type Revision } from '../fleet/desiredState.ts';
+import type { PeerService } from '../peers/peers.ts';
+import { agentOnline } from '../fleet/servers.ts';
+
+type PartyRow = typeof parties.$inferSelect;
+type PeerRow = typeof peers.$inferSelect;
+interface Waits {
+  waits: { s: number; r: number }[];
+  since: number;
+}
+
+/** Room passwords: 10 characters people can read out (no 0/O, 1/l). */
+function newRoomPassword(): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = Buffer.from(randomToken(16), 'base64url');
+  return Array.from(bytes.subarray(0, 10), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/**
+ * Rooms (Salas): customers link peers on a private network. Every membership change records a
+ * full resync for each server that hosts a member, before and after, so the room pairs and mesh
+ * links are recomputed; the room shows "processing" until those agents ack.
+ *
+ * Over 400 lines on purpose: every room operation (create, join, add or remove a peer, new password,
+ * delete, a manager's delete, settling) goes through that one resync-and-wait flow, kept in one class.
+ */
+export class PartyService {
+  constructor(private readonly deps: { db: Db; encryptionKey: Buffer; bus: Bus; peers: PeerService }) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  private async requireAlias(customerId: number): Promise<void> {
+    const [me] = await this.db
+      .select({ alias: customers.alias })
+      .from(customers)
+      .where(eq(customers.id, customerId));
+    if (!me?.alias) throw badRequest(msg.partyAliasRequired);
+  }
+
+  /** One of my peers that can enter a room: live, free, on a server that allows rooms. */
+  private async freePeer(customerId: number, peerId: number | undefined, missing: string): Promise<PeerRow> {
+    if (!peerId) throw badRequest(missing);
+    const row = await this.deps.peers.getOwned(customerId, peerId);
+    if (!row.active || (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()))
+      throw badRequest(msg.peerInactive);
+    if (row.partyId !== null) throw conflict(msg.partyPeerBusy);
+    const [server] = await this.db
+      .select({ allow: servers.allowPartys })
+      .from(servers)
+      .where(eq(servers.id, row.serverId));
+    if (!server?.allow) throw badRequest(msg.partyPeerServer);
+    return row;
+  }
+
+  /** A room I own or have a peer in; anyone else's is simply not found. */
+  private async visible(customerId: number, partyId: number): Promise<PartyRow> {
+    const [row] = await this.db
+      .select()
+      .from(parties)
+      .where(
+        and(
+          eq(parties.id, partyId),
+          sql`(${parties.ownerId} = ${customerId} or exists (select 1 from ${peers} p where p.party_id = ${parties.id} and p.customer_id = ${customerId}))`,
+        ),
+      );
+    if (!row) throw notFound(msg.partyNotFound);
+    return row;
+  }
+
+  async list(customerId: number): Promise<PartyLists> {
+    const owned = await this.db
+      .select()
+      .from(parties)
+      .where(eq(parties.ownerId, customerId))
+      .orderBy(asc(parties.id));
+    const guest = await this.db
+      .select()
+      .from(parties)
+      .where(
+        and(
+          ne(parties.ownerId, customerId),
+          sql`exists (select 1 from ${peers} p where p.party_id = ${parties.id} and p.customer_id = ${customerId})`,
+        ),
+      )
+      .orderBy(asc(parties.id));
+    return {
+      owned_partys: await this.present(owned, customerId),
+      guest_partys: await this.present(guest, customerId),
+    };
+  }
+
+  async present(rows: PartyRow[], viewerId: number): Promise<Party[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const members = await this.db
+      .select({
+        id: peers.id,
+        name: peers.name,
+        partyId: peers.partyId,
+        address: peers.address,
+        alias: customers.alias,
+        username: customers.username,
+      })
+      .from(peers)
+      .innerJoin(customers, eq(customers.id, peers.customerId))
+      .where(inArray(peers.partyId, ids))
+      .orderBy(asc(peers.id));
+    const owners = await this.db
+      .select({ id: customers.id, alias: customers.alias, username: customers.username })
+      .from(customers)
+      .where(inArray(customers.id, [...new Set(rows.map((r) => r.ownerId))]));
+    const ownerName = new Map(owners.map((o) => [o.id, o.alias ?? o.username]));
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      created: r.createdAt.toISOString(),
+      peers: members
+        .filter((m) => m.partyId === r.id)
+        .map((m) => ({
+          id: m.id,
+          name: m.name,
+          user: m.alias ?? m.username,
+          private_ip: m.address.replace(/\/\d+$/, ''),
+        })),
+      user: ownerName.get(r.ownerId) ?? '',
+      password: r.ownerId === viewerId ? decrypt(this.deps.encryptionKey, r.passwordEnc) : null,
+      processing: r.processing,
+    }));
+  }
+
+  async presentOne(partyId: number, viewerId: number): Promise<Party> {
+    const [row] = await this.db.select().from(parties).where(eq(parties.id, partyId));
+    if (!row) throw notFound(msg.partyNotFound);
+    return (await this.present([row], viewerId))[0]!;
+  }
+
+  private async ownedCount(db: Db, customerId: number): Promise<number> {
+    const [{ n } = { n: 0 }] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(parties)
+      .where(eq(parties.ownerId, customerId));
+    return n;
+  }
+
+  async create(customerId: number, rawName: string, peerId: number | undefined): Promise<Party> {
+    const name = rawName.trim();
+    if (!name) throw badRequest(msg.partyNameRequired);
+    if (name.length > 40) throw badRequest(msg.partyNameTooLong);
+    await this.requireAlias(customerId);
+    // The limit first (its message wins over the peer's), checked again under the lock below.
+    if ((await this.ownedCount(this.db, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
+    const peer = await this.freePeer(customerId, peerId, msg.partyPeerRequired);
+    let party: PartyRow;
+    try {
+      // The room row and its first member in one transaction, the 5-room limit counted under a
+      // lock on the owner's row: concurrent creations queue there and each counts the others'.
+      party = await this.changeMembers(
+        async (tx) => {
+          await tx
+            .select({ id: customers.id })
+            .from(customers)
+            .where(eq(customers.id, customerId))
+            .for('update');
+          if ((await this.ownedCount(tx, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
+          const [row] = await tx
+            .insert(parties)
+            .values({
+              name,
+              ownerId: customerId,
+              passwordEnc: encrypt(this.deps.encryptionKey, newRoomPassword()),
+            })
+            .returning();
+          return row!;
+        },
+        [peer.id],
+        [],
+      );
+    } catch (e) {
+      if (isUniqueViolation(e)) throw conflict(msg.partyNameTaken);
+      throw e;
+    }
+    return this.presentOne(party.id, customerId);
+  }
+
+  async join(
+    customerId: number,
+    rawName: string,
+    password: string,
+    peerId: number | undefined,
+  ): Promise<Party> {
+    if (!rawName.trim() || !password || !peerId) throw badRequest(msg.partyFieldsRequired);
+    await this.requireAlias(customerId);
+    const [party] = await this.db
+      .select()
+      .from(parties)
+      .where(sql`lower(${parties.name}) = lower(${rawName.trim()})`);
+    const expected = party
+      ? Buffer.from(decrypt(this.deps.encryptionKey, party.passwordEnc))
+      : Buffer.alloc(10);
+    const given = Buffer.from(password);
+    const ok = party && expected.length === given.length && timingSafeEqual(expected, given);
+    if (!party || !ok) throw badRequest(msg.partyJoinFailed);
+    const peer = await this.freePeer(customerId, peerId, msg.partyFieldsRequired);
+    await this.changeMembers(party, [peer.id], []);
+    return this.presentOne(party.id, customerId);
+  }
+
+  async addPeer(customerId: number, partyId: number, peerId: number | undefined): Promise<Party> {
+    const party = await this.visible(customerId, partyId);
+    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+    const peer = await this.freePeer(customerId, peerId, msg.partyPeerRequired);
+    await this.changeMembers(party, [peer.id], []);
+    return this.presentOne(party.id, customerId);
+  }
+
+  /** The owner removes any peer; a guest only their own (leaving). */
+  async removePeer(
+    customerId: number,
+    partyId: number,
+    peerId: number | undefined,
+    leaving: boolean,
+  ): Promise<Party | null> {
+    const party = await this.visible(customerId, partyId);
+    if (!peerId) throw badRequest(msg.partyPeerRequired);
+    const [peer] = await this.db
+      .select()
+      .from(peers)
+      .where(and(eq(peers.id, peerId), eq(peers.partyId, party.id)));
+    if (!peer) throw notFound(msg.partyPeerNotMember);
+    if (party.ownerId !== customerId && peer.customerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+    await this.changeMembers(party, [], [peer.id]);
+    if (leaving || peer.customerId !== customerId) {
+      // The peer's owner, if now outside the room, sees it leave their guest list.
+      const [still] = await this.db
+        .select({ id: peers.id })
+        .from(peers)
+        .where(and(eq(peers.partyId, party.id), eq(peers.customerId, peer.customerId)));
+      if (!still && peer.customerId !== party.ownerId)
+        await this.push(peer.customerId, { type: 'deleted_guest_party', party_id: party.id });
+    }
+    const visibleToMe =
+      party.ownerId === customerId ||
+      (
+        await this.db
+          .select({ id: peers.id })
+          .from(peers)
+          .where(and(eq(peers.partyId, party.id), eq(peers.customerId, customerId)))
+      ).length > 0;
+    return visibleToMe ? this.presentOne(party.id, customerId) : null;
+  }
+
+  async regeneratePassword(customerId: number, partyId: number): Promise<string> {
+    const party = await this.visible(customerId, partyId);
+    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+    const password = newRoomPassword();
+    await this.db
+      .update(parties)
+      .set({ passwordEnc: encrypt(this.deps.encryptionKey, password) })
+      .where(eq(parties.id, party.id));
+    return password;
+  }
+
+  async delete(customerId: number, partyId: number): Promise<void> {
+    const party = await this.visible(customerId, partyId);
+    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+    await this.remove(party);
+  }
+
+  /**
+   * A manager deletes a room: the same path as its owner's delete (agents resynced, the owner and
+   * every guest told live); `inTx` runs inside the deleting transaction (the audit entry).
+   */
+  async adminDelete(partyId: number, inTx: (tx: Db) => Promise<void>): Promise<void> {
+    const [party] = await this.db.select().from(parties).where(eq(parties.id, partyId));
+    if (!party) throw notFound(msg.partyNotFound);
+    await this.remove(party, inTx);
+  }
+
+  private async remove(party: PartyRow, inTx?: (tx: Db) => Promise<void>): Promise<void> {
+    const customerId = party.ownerId;
+    const members = await this.db.select().from(peers).where(eq(peers.partyId, party.id));
+    const guests = [...new Set(members.map((m) => m.customerId).filter((c) => c !== customerId))];
+    const revisions = await this.db.transaction(async (tx) => {
+      await inTx?.(tx);
+      await tx.update(peers).set({ partyId: null }).where(eq(peers.partyId, party.id));
+      await tx.delete(parties).where(eq(parties.id, party.id));
+      return recordChanges(
+        tx,
+        [...new Set(members.map((m) => m.serverId))].map((serverId) => ({ serverId, full: true })),
+      );
+    });
+    await this.publish(revisions);
+    await this.push(customerId, { type: 'deleted_owner_party', party_id: party.id });
+    for (const g of guests) await this.push(g, { type: 'deleted_guest_party', party_id: party.id });
+    for (const m of members)
+      await this.push(m.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(m.id) });
+  }
+
+  /**
+   * Adds and removes members in one transaction and tells every affected agent and customer.
+   * `room` is an existing room, or the creation of a new one inside that same transaction.
+   */
+  private async changeMembers(
+    room: PartyRow | ((tx: Db) => Promise<PartyRow>),
+    add: number[],
+    remove: number[],
+  ): Promise<PartyRow> {
+    const touched = await this.db
+      .select()
+      .from(peers)
+      .where(inArray(peers.id, [...add, ...remove]));
+    const { party, revisions } = await this.db.transaction(async (tx) => {
+      let party: PartyRow;
+      let before: { serverId: number }[] = [];
+      if (typeof room === 'function') party = await room(tx);
+      else {
+        // Locked: concurrent changes to one room queue, so each resyncs every member's server.
+        const [locked] = await tx.select().from(parties).where(eq(parties.id, room.id)).for('update');
+        if (!locked) throw notFound(msg.partyNotFound);
+        party = locked;
+        before = await tx.select({ serverId: peers.serverId }).from(peers).where(eq(peers.partyId, party.id));
+      }
+      const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
+      if (add.length) {
+        const updated = await tx
+          .update(peers)
+          .set({ partyId: party.id })
+          .where(and(inArray(peers.id, add), sql`${peers.partyId} is null`))
+          .returning({ id: peers.id });
+        if (updated.length !== add.length) throw conflict(msg.partyPeerBusy);
+        await tx
+          .insert(partyMembers)
+          .values(add.map((peerId) => ({ partyId: party.id, peerId })))
+          .onConflictDoNothing();
+      }
+      if (remove.length) {
+        await tx
+          .update(peers)
+          .set({ partyId: null })
+          .where(and(inArray(peers.id, remove), eq(peers.partyId, party.id)));
+        await tx
+          .delete(partyMembers)
+          .where(and(eq(partyMembers.partyId, party.id), inArray(partyMembers.peerId, remove)));
+      }
+      const revisions = await recordChanges(
+        tx,
+        serverIds.map((serverId) => ({ serverId, full: true })),
+      );
+      return { party, revisions };
+    });
+    await this.markProcessing(party.id, revisions);
+    await this.publish(revisions);
+    for (const t of touched)
+      await this.push(t.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(t.id) });
+    await this.settle();
+    return party;
+  }
+
+  private async markProcessing(partyId: number, revisions: Revision[]): Promise<void> {
+    const online = revisions.length
+      ? new Set(
+          (
+            await this.db
+              .select()
+              .from(servers)
+              .where(
+                inArray(
+                  servers.id,
+                  revisions.map((r) => r.serverId),
+                ),
+              )
+          )
+            .filter((s) => agentOnline(s))
+            .map((s) => s.id),
+        )
+      : new Set<number>();
+    const waits = revisions
+      .filter((r) => online.has(r.serverId))
+      .map((r) => ({ s: r.serverId, r: r.revision }));
+    if (waits.length === 0) return this.broadcast(partyId);
+    const pending: Waits = { waits, since: Date.now() };
+    await this.db
+      .update(parties)
+      .set({ processing: true, pendingRevision: pending })
+      .where(eq(parties.id, partyId));
+    for (const c of await this.audience(partyId))
+      await this.push(c, { type: 'new_party_operation', party_id: partyId });
+  }
+
+  /** Rooms whose servers have all acked stop processing; their members get the updated room. */
+  async settle(): Promise<void> {
+    const busy = await this.db.select().from(parties).where(isNotNull(parties.pendingRevision));
+    if (busy.length === 0) return;
+    const acked = new Map(
+      (
+        await this.db
+          .select({ id: servers.id, acked: servers.ackedRevision, seen: servers.lastSeenAt })
+          .from(servers)
+      ).map((s) => [s.id, s]),
+    );
+    for (const p of busy) {
+      const pending = p.pendingRevision as Waits;
+      const done =
+        pending.waits.every((w) => (acked.get(w.s)?.acked ?? 0) >= w.r) ||
+        Date.now() - pending.since > 30_000;
+      if (!done) continue;
+      const cleared = await this.db
+        .update(parties)
+        .set({ processing: false, pendingRevision: null })
+        .where(and(eq(parties.id, p.id), sql`${parties.pendingRevision} = ${JSON.stringify(pending)}::jsonb`))
+        .returning({ id: parties.id });
+      if (cleared.length === 0) continue;
+      for (const c of await this.audience(p.id))
+        await this.push(c, { type: 'stop_party_operation', party_id: p.id });
+      await this.broadcast(p.id);
+    }
+  }
+
+  /** The owner and every customer with a peer in the room. */
+  private async audience(partyId: number): Promise<number[]> {
+    const [party] = await this.db
+      .select({ owner: parties.ownerId })
+      .from(parties)
+      .where(eq(parties.id, partyId));
+    if (!party) return [];
+    const members = await this.db
+      .select({ c: peers.customerId })
+      .from(peers)
+      .where(eq(peers.partyId, partyId));
+    return [...new Set([party.owner, ...members.map((m) => m.c)])];
+  }
+
+  private async broadcast(partyId: number): Promise<void> {
+    const [row] = await this.db.select().from(parties).where(eq(parties.id, partyId));
+    if (!row) return;
+    for (const c of await this.audience(partyId)) {
+      const [party] = await this.present([row], c);
+      await this.push(
+        c,
+        c === row.ownerId ? { type: 'updated_owner_party', party } : { type: 'updated_guest_party', party },
+      );
+    }
+  }
+
+  private async publish(revisions: Revision[]): Promise<void> {
+    for (const r of revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+  }
+
+  private async push(customerId: number, message: PushMessage): Promise<void> {
+    await this.deps.bus.publish({ kind: 'user', realm: 'customer', userId: customerId, message });
+  }
+}

@@ -1,0 +1,233 @@
+import { sql } from 'drizzle-orm';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../../db/client.ts';
+import { compareVersions } from '@vpn/contracts';
+
+/**
+ * The control plane's Prometheus metrics (`/metrics`, plugins/prometheus.ts). One registry per app
+ * instance (tests build several in one process). Counters are bumped where things happen (HTTP
+ * hook, scheduler, mailer); fleet and invoice gauges are read from the database at scrape time, so
+ * every instance reports the same fleet and a restart loses nothing. Label values are bounded:
+ * route patterns (never raw URLs, which carry tokens), status codes, server ids and names,
+ * gateways and invoice states.
+ */
+export class Telemetry {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'vpn_http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly schedulerRuns = new Counter({
+    name: 'vpn_scheduler_runs_total',
+    help: 'Scheduler ticks run (expiry, busy timeouts, invoice delivery, pruning)',
+    registers: [this.registry],
+  });
+
+  readonly schedulerFailures = new Counter({
+    name: 'vpn_scheduler_failures_total',
+    help: 'Scheduler ticks that ended in an error',
+    registers: [this.registry],
+  });
+
+  readonly mailsSent = new Counter({
+    name: 'vpn_mails_sent_total',
+    help: 'Mails accepted by the SMTP server',
+    registers: [this.registry],
+  });
+
+  readonly mailsFailed = new Counter({
+    name: 'vpn_mails_failed_total',
+    help: 'Mails the SMTP server refused or could not be reached for',
+    registers: [this.registry],
+  });
+
+  private readonly agentsConnected = new Gauge({
+    name: 'vpn_agents_connected',
+    help: 'Node agents connected to this control-plane instance',
+    registers: [this.registry],
+  });
+
+  private readonly serverConnected = new Gauge({
+    name: 'vpn_server_agent_connected',
+    help: 'Per server: 1 while its agent is connected to this instance (max over instances: connected at all)',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly websockets = new Gauge({
+    name: 'vpn_websocket_connections',
+    help: 'Open websockets on this instance: browsers (push) and agents',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverPeers = new Gauge({
+    name: 'vpn_server_peers',
+    help: 'Peers assigned to each VPN server, by state (active or disabled)',
+    labelNames: ['server_id', 'server', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverRevision = new Gauge({
+    name: 'vpn_server_revision',
+    help: 'Desired-state revision of each VPN server',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverApplied = new Gauge({
+    name: 'vpn_server_applied_revision',
+    help: 'Revision the server’s agent last acknowledged as applied',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverLag = new Gauge({
+    name: 'vpn_server_revision_lag',
+    help: 'Revisions not yet applied by the server’s agent (desired minus applied)',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverLastSeen = new Gauge({
+    name: 'vpn_server_last_seen_timestamp_seconds',
+    help: 'When the server’s agent was last heard from (Unix time; 0 = never)',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverAgentInfo = new Gauge({
+    name: 'vpn_server_agent_info',
+    help: 'Per server with an agent seen at least once: 1, labelled with the agent version, its Node.js version and whether it is older than the panel’s agent file (outdated="true")',
+    labelNames: ['server_id', 'server', 'version', 'node_version', 'outdated'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverConcurrentUse = new Gauge({
+    name: 'vpn_server_concurrent_use_peers',
+    help: 'Peers of the server flagged in use on more than one device (issue 19: their endpoint alternates between addresses)',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly invoiceCount = new Gauge({
+    name: 'vpn_invoices',
+    help: 'Invoices by gateway and state',
+    labelNames: ['gateway', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly invoiceAmount = new Gauge({
+    name: 'vpn_invoices_amount',
+    help: 'Sum of invoice amounts by gateway, state and currency',
+    labelNames: ['gateway', 'state', 'currency'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vpn_' });
+  }
+
+  /** The scrape: live counts from this instance, fleet and invoices from the database, as text. */
+  async scrape(
+    db: Db,
+    live: {
+      agents: number;
+      browserSockets: number;
+      connectedServers?: number[];
+      /** The agent version this panel serves (agent_info's `outdated`). */
+      latestAgentVersion?: string | null;
+    },
+  ): Promise<{ contentType: string; body: string }> {
+    this.agentsConnected.set(live.agents);
+    this.websockets.set({ kind: 'browser' }, live.browserSockets);
+    this.websockets.set({ kind: 'agent' }, live.agents);
+
+    type FleetRow = {
+      id: number;
+      name: string;
+      revision: string | number;
+      acked: string | number;
+      last_seen: string | number | null;
+      agent_version: string | null;
+      agent_node_version: string | null;
+      active_peers: string | number;
+      disabled_peers: string | number;
+      concurrent_peers: string | number;
+    };
+    const fleet = await db.execute(sql`
+      select s.id, s.name, s.revision, s.acked_revision as acked,
+             extract(epoch from s.last_seen_at) as last_seen,
+             s.agent_version, s.agent_node_version,
+             count(p.id) filter (where p.active) as active_peers,
+             count(p.id) filter (where not p.active) as disabled_peers,
+             count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers
+        from servers s left join peers p on p.server_id = s.id
+       group by s.id order by s.id`);
+    for (const g of [
+      this.serverPeers,
+      this.serverRevision,
+      this.serverApplied,
+      this.serverLag,
+      this.serverLastSeen,
+      this.serverConnected,
+      this.serverAgentInfo,
+      this.serverConcurrentUse,
+    ])
+      g.reset();
+    const here = new Set(live.connectedServers ?? []);
+    for (const s of rowsOf<FleetRow>(fleet)) {
+      const labels = { server_id: String(s.id), server: s.name };
+      const revision = Number(s.revision);
+      const acked = Number(s.acked);
+      this.serverPeers.set({ ...labels, state: 'active' }, Number(s.active_peers));
+      this.serverPeers.set({ ...labels, state: 'disabled' }, Number(s.disabled_peers));
+      this.serverRevision.set(labels, revision);
+      this.serverApplied.set(labels, acked);
+      this.serverLag.set(labels, Math.max(0, revision - acked));
+      this.serverLastSeen.set(labels, s.last_seen === null ? 0 : Number(s.last_seen));
+      this.serverConnected.set(labels, here.has(Number(s.id)) ? 1 : 0);
+      this.serverConcurrentUse.set(labels, Number(s.concurrent_peers));
+      if (s.agent_version !== null) {
+        const latest = live.latestAgentVersion ?? null;
+        const outdated = latest !== null && compareVersions(s.agent_version, latest) < 0;
+        this.serverAgentInfo.set(
+          {
+            ...labels,
+            version: s.agent_version,
+            node_version: s.agent_node_version ?? '',
+            outdated: String(outdated),
+          },
+          1,
+        );
+      }
+    }
+
+    type InvoiceRow = {
+      gateway: string;
+      status: string;
+      currency: string;
+      n: string | number;
+      amount: string | number;
+    };
+    const invoices = await db.execute(sql`
+      select gateway, status, currency, count(*) as n, coalesce(sum(amount), 0) as amount
+        from invoices group by gateway, status, currency`);
+    this.invoiceCount.reset();
+    this.invoiceAmount.reset();
+    for (const r of rowsOf<InvoiceRow>(invoices)) {
+      this.invoiceCount.inc({ gateway: r.gateway, state: r.status }, Number(r.n));
+      this.invoiceAmount.set({ gateway: r.gateway, state: r.status, currency: r.currency }, Number(r.amount));
+    }
+
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** Both drivers (node-postgres, PGlite through Drizzle) answer `{ rows }`. */
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
