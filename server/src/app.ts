@@ -118,7 +118,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   });
   const { agentRelease } = createFleet({ agentFile: opts.agentFile });
   const { peers, allowances, concurrentUse } = createPeers({ config, db, bus, keys, mailer, log });
-  const { parties } = createRooms({ db, bus, keys, peers });
+  const { rooms } = createRooms({ db, bus, keys, peers });
   const billing = createBilling({ config, db, bus, keys, mailer, peers, log });
   const { telegram } = createTelegram({
     config,
@@ -160,12 +160,12 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       ),
     ),
     mailer,
-    parties,
+    rooms,
     ...billing,
     allowances,
     telegram,
   };
-  peers.onSettled = () => ctx.parties.settle();
+  peers.onSettled = () => ctx.rooms.settle();
   const stopScheduler =
     opts.scheduler === false
       ? () => {}

@@ -6,7 +6,7 @@ import type { Bus } from './realtime/bus.ts';
 import type { SocketRegistry } from './realtime/sockets.ts';
 import type { CaptchaService } from './services/identity/captcha.ts';
 import type { PeerService } from './services/peers/peers.ts';
-import type { PartyService } from './services/rooms/parties.ts';
+import type { RoomService } from './services/rooms/rooms.ts';
 import type { InvoiceService } from './services/billing/invoices.ts';
 import type { LoginThrottle } from './services/identity/loginThrottle.ts';
 import type { RateLimitPolicy } from './services/identity/rateLimit.ts';
@@ -35,7 +35,7 @@ export interface AppContext {
   sockets: SocketRegistry;
   mailer: Mailer;
   account: AccountService;
-  parties: PartyService;
+  rooms: RoomService;
   invoices: InvoiceService;
   /** Customers' login limits. */
   loginThrottle: LoginThrottle;

@@ -106,7 +106,7 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
     const tokens = await login(b, c.username, c.password);
     const push = await PushClient.connect(baseA, tokens.access);
     // A room of 150 peers as its owner sees it: about 14 kB, over pg_notify's 8000 bytes.
-    const party = {
+    const room = {
       id: 1,
       name: 'Sala grande',
       created: new Date().toISOString(),
@@ -120,10 +120,10 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
       password: 'clave-de-la-sala',
       processing: false,
     };
-    expect(JSON.stringify(party).length).toBeGreaterThan(8000);
-    await b.ctx.peers.push(c.id, { type: 'updated_owner_party', party });
+    expect(JSON.stringify(room).length).toBeGreaterThan(8000);
+    await b.ctx.peers.push(c.id, { type: 'updated_owner_party', party: room });
     const got = await push.waitFor('updated_owner_party');
-    expect(got.party).toEqual(party);
+    expect(got.party).toEqual(room);
     // Small pushes after it still arrive, in order.
     await b.ctx.peers.push(c.id, { type: 'info', message: 'después' });
     await push.waitFor('info');

@@ -268,14 +268,14 @@ describe('Peers page (desktop)', () => {
     await page.context().close();
   });
 
-  it('disables a peer live when a manager switches it off', async () => {
+  it('disables a peer live when a manager switches it off, saying a manager did', async () => {
     const page = await signedInPage();
     await markDocument(page);
     const row = rowOf(page, 'portatil');
     const download = row.getByRole('button', { name: 'Descargar la configuración del peer portatil' });
     expect(await download.isEnabled()).toBe(true);
     await manager.updatePeer(portatil.id, { active: false });
-    await row.getByRole('cell', { name: 'Deshabilitado', exact: true }).waitFor();
+    await row.getByRole('cell', { name: /^Deshabilitado\s*Por un administrador$/ }).waitFor();
     expect(await download.isDisabled()).toBe(true);
     await manager.updatePeer(portatil.id, { active: true });
     await row.getByRole('cell', { name: 'Activo', exact: true }).first().waitFor();

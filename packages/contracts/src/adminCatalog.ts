@@ -33,7 +33,7 @@ export const catalogMsg = {
   peerGrantReason: 'Indique el motivo de la concesión (al menos 3 caracteres)',
   peerTargetServer: 'Seleccione el servidor de destino',
   peerExpiresAt: 'La fecha de expiración no es válida',
-  partyReasonRequired: 'Indique el motivo de la eliminación (al menos 3 caracteres)',
+  roomReasonRequired: 'Indique el motivo de la eliminación (al menos 3 caracteres)',
 } as const;
 
 const int32 = z
@@ -124,7 +124,7 @@ export const AdminPlanList = paged(AdminPlan);
 const Ref = z.object({ id: z.number().int(), name: z.string() });
 const CustomerRef = z.object({ id: z.number().int(), username: z.string(), alias: z.string().nullable() });
 
-export const AdminParty = z.object({
+export const AdminRoom = z.object({
   id: z.number().int(),
   name: z.string(),
   owner: CustomerRef,
@@ -133,21 +133,21 @@ export const AdminParty = z.object({
   processing: z.boolean(),
   created: z.string(),
 });
-export type AdminParty = z.infer<typeof AdminParty>;
-export const AdminPartyList = paged(AdminParty);
+export type AdminRoom = z.infer<typeof AdminRoom>;
+export const AdminRoomList = paged(AdminRoom);
 
-export const AdminPartyMember = z.object({
+export const AdminRoomMember = z.object({
   peer: Ref,
   customer: CustomerRef,
   private_ip: z.string(),
   server: Ref,
   joined: z.string().nullable(),
 });
-export const AdminPartyDetail = AdminParty.extend({ peers: z.array(AdminPartyMember) });
-export type AdminPartyDetail = z.infer<typeof AdminPartyDetail>;
+export const AdminRoomDetail = AdminRoom.extend({ peers: z.array(AdminRoomMember) });
+export type AdminRoomDetail = z.infer<typeof AdminRoomDetail>;
 
-export const AdminPartyDelete = z.object({
-  reason: z.string({ message: catalogMsg.partyReasonRequired }).pipe(Reason),
+export const AdminRoomDelete = z.object({
+  reason: z.string({ message: catalogMsg.roomReasonRequired }).pipe(Reason),
 });
 
 /**

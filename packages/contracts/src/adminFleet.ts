@@ -15,7 +15,7 @@ export const fleetMsg = {
   drainRunning: 'Este servidor ya se está drenando.',
   drainBusyLeft: (n: number) =>
     `Quedan ${n} peer(s) ocupados con otra operación. Vuelva a drenar el servidor en unos minutos.`,
-  partysInUse: (rooms: string) =>
+  roomsInUse: (rooms: string) =>
     `No se pueden desactivar las salas: hay peers de este servidor en las salas ${rooms}. Muévalos o elimine esas salas antes.`,
   hostInvalid: 'El host debe ser un nombre o una dirección IP',
   portInvalid: 'El puerto debe estar entre 1 y 65535',

@@ -8,7 +8,7 @@ export * from './agent.ts';
 export * from './peers.ts';
 export * from './realtime.ts';
 export * from './account.ts';
-export * from './parties.ts';
+export * from './rooms.ts';
 export * from './invoices.ts';
 export * from './admin.ts';
 export * from './adminCatalog.ts';

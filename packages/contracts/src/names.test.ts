@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreatePartyBody, JoinPartyBody } from './parties.ts';
+import { CreateRoomBody, JoinRoomBody } from './rooms.ts';
 import { InvoiceBody } from './invoices.ts';
 import { RegisterBody } from './auth.ts';
 import { NewManagerBody } from './adminManagers.ts';
@@ -30,8 +30,8 @@ describe('names refuse control characters at the contract', () => {
     refusedWith(InvoiceBody.safeParse({ operation: 'new_peer', peer: name, plan: 1 }));
   });
   it.each(controls)('room name: %j', (name) => {
-    refusedWith(CreatePartyBody.safeParse({ name, peer: 1 }));
-    refusedWith(JoinPartyBody.safeParse({ operation: 'join', name, password: 'x', peer: 1 }));
+    refusedWith(CreateRoomBody.safeParse({ name, peer: 1 }));
+    refusedWith(JoinRoomBody.safeParse({ operation: 'join', name, password: 'x', peer: 1 }));
   });
   it.each(controls)('customer username and alias: %j', (name) => {
     refusedWith(RegisterBody.safeParse({ username: name, password: 'secreto123', captcha_token: 't' }));
@@ -47,6 +47,6 @@ describe('names refuse control characters at the contract', () => {
     expect(InvoiceBody.safeParse({ operation: 'new_peer', peer: 'Móvil de Ana 📱', plan: 1 }).success).toBe(
       true,
     );
-    expect(CreatePartyBody.safeParse({ name: 'Sala de juegos', peer: 1 }).success).toBe(true);
+    expect(CreateRoomBody.safeParse({ name: 'Sala de juegos', peer: 1 }).success).toBe(true);
   });
 });

@@ -139,7 +139,7 @@ export const servers = pgTable(
     port: integer('port').notNull().default(51820),
     ubication: text('ubication').notNull(),
     active: boolean('active').notNull().default(true),
-    allowPartys: boolean('allow_partys').notNull().default(false),
+    allowRooms: boolean('allow_rooms').notNull().default(false),
     dns: text('dns').notNull().default('1.1.1.1, 8.8.8.8'),
     mtu: integer('mtu').notNull().default(1420),
     /** WireGuard interface name on the node. */
@@ -216,8 +216,8 @@ export const serverDrains = pgTable('server_drains', {
   error: text('error'),
 });
 
-export const parties = pgTable(
-  'parties',
+export const rooms = pgTable(
+  'rooms',
   {
     id: serial('id').primaryKey(),
     name: text('name').notNull(),
@@ -232,9 +232,9 @@ export const parties = pgTable(
     createdAt: created(),
   },
   (t) => [
-    uniqueIndex('parties_name_lower').on(sql`lower(${t.name})`),
-    index('parties_owner').on(t.ownerId),
-    index('parties_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+    uniqueIndex('rooms_name_lower').on(sql`lower(${t.name})`),
+    index('rooms_owner').on(t.ownerId),
+    index('rooms_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
   ],
 );
 
@@ -270,7 +270,7 @@ export const peers = pgTable(
     managerDisabledAt: timestamp('manager_disabled_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     manualPayment: boolean('manual_payment').notNull().default(false),
-    partyId: integer('party_id').references(() => parties.id, { onDelete: 'set null' }),
+    roomId: integer('room_id').references(() => rooms.id, { onDelete: 'set null' }),
     /** Operation waiting for agent acks (regenerate, change_server…), else null. */
     pendingOperation: text('pending_operation'),
     pendingRevision: jsonb('pending_revision'),
@@ -309,7 +309,7 @@ export const peers = pgTable(
     uniqueIndex('peers_mirror_token_hash').on(t.mirrorTokenHash),
     index('peers_customer').on(t.customerId),
     index('peers_server').on(t.serverId),
-    index('peers_party').on(t.partyId),
+    index('peers_room').on(t.roomId),
     // Few peers are busy at once: acks look them up through this small partial index.
     index('peers_pending')
       .on(t.serverId)
@@ -357,19 +357,19 @@ export const planHistory = pgTable(
   ],
 );
 
-/** Room membership history is the peers.party_id column; this keeps who joined when. */
-export const partyMembers = pgTable(
-  'party_members',
+/** Room membership history is the peers.room_id column; this keeps who joined when. */
+export const roomMembers = pgTable(
+  'room_members',
   {
-    partyId: integer('party_id')
+    roomId: integer('room_id')
       .notNull()
-      .references(() => parties.id, { onDelete: 'cascade' }),
+      .references(() => rooms.id, { onDelete: 'cascade' }),
     peerId: integer('peer_id')
       .notNull()
       .references(() => peers.id, { onDelete: 'cascade' }),
     joinedAt: timestamp('joined_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.partyId, t.peerId] }), uniqueIndex('party_members_peer').on(t.peerId)],
+  (t) => [primaryKey({ columns: [t.roomId, t.peerId] }), uniqueIndex('room_members_peer').on(t.peerId)],
 );
 
 export const invoices = pgTable(

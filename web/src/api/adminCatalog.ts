@@ -5,11 +5,11 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { AdminPeer, AdminPeerDetail, AdminPlan, Paged, Peer } from '@vpn/contracts';
 import { listSearch } from './adminList';
-import type { AdminRoom, AdminRoomDetail } from './roomTypes';
+import type { AdminRoom, AdminRoomDetail } from '@vpn/contracts';
 import { authRequest } from './session';
 
 export type { AdminPeer, AdminPeerDetail, AdminPlan } from '@vpn/contracts';
-export type { AdminRoom, AdminRoomDetail } from './roomTypes';
+export type { AdminRoom, AdminRoomDetail } from '@vpn/contracts';
 
 /** A list page's query string: search, page and the filters of that list. */
 export type ListParams = Record<string, string | number | undefined>;

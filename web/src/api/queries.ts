@@ -153,7 +153,7 @@ export function roomsQuery() {
   return queryOptions({
     queryKey: queryKeys.rooms,
     queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/network/partys', { signal }, (await schemas()).PartyLists),
+      authRequest('client', '/api/client/network/partys', { signal }, (await schemas()).RoomLists),
     staleTime: 30_000,
     refetchInterval: (query) => {
       const lists = query.state.data;

@@ -1,4 +1,4 @@
-import type { RoomLists } from './roomTypes';
+import type { RoomLists } from '@vpn/contracts';
 import { describe, expect, it } from 'vitest';
 import { consola, guestRoom, ownedRoom } from '../test/rooms';
 import { laptop, samplePeer } from '../test/peers';
@@ -30,7 +30,7 @@ describe('rooms cache', () => {
     expect(queryClient.getQueryData(queryKeys.rooms)).toBeUndefined();
   });
 
-  it('applies the party pushes: processing on and off, updated rooms to their list, deletions', () => {
+  it('applies the room pushes: processing on and off, updated rooms to their list, deletions', () => {
     const { queryClient, read } = cached();
     applyPushToCache(queryClient, { type: 'new_party_operation', party_id: 21 });
     expect(read().owned_partys[0]!.processing).toBe(true);

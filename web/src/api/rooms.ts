@@ -7,17 +7,14 @@
  * its in-progress indicator until `stop_party_operation` or the updated room arrives.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { MessageBody } from '@vpn/contracts';
-import type { Peer } from '@vpn/contracts';
+import { MessageBody, Room } from '@vpn/contracts';
+import type { Peer, RoomLists } from '@vpn/contracts';
 import type { Schema } from './http';
 import { queryKeys } from './queries';
 import { authRequest } from './session';
 
-import { Room } from './roomTypes';
-import type { RoomLists } from './roomTypes';
-
-export type { RoomLists, RoomPeer } from './roomTypes';
-export { MAX_OWNED_ROOMS, Room } from './roomTypes';
+export type { RoomLists, RoomPeer } from '@vpn/contracts';
+export { MAX_OWNED_ROOMS, Room } from '@vpn/contracts';
 
 /** Which of the two lists a room belongs to, from the signed-in customer's point of view. */
 export type RoomRole = 'owned' | 'guest';

@@ -5,7 +5,7 @@
  * Kept apart from `es.ts` so the rooms page and the rest of the dashboard can change independently.
  */
 import { msg } from '@vpn/contracts';
-import { MAX_OWNED_ROOMS } from '../api/roomTypes';
+import { MAX_OWNED_ROOMS } from '@vpn/contracts';
 
 const peersCount = (n: number) => `${n} ${n === 1 ? 'peer' : 'peers'}`;
 
@@ -154,10 +154,10 @@ export const esRooms = {
 
   /** Client-side validations (spec §5), the same texts the server answers with. */
   validation: {
-    limit: msg.partyLimit,
-    nameRequired: msg.partyNameRequired,
-    fieldsRequired: msg.partyFieldsRequired,
-    peerRequired: msg.partyPeerRequired,
+    limit: msg.roomLimit,
+    nameRequired: msg.roomNameRequired,
+    fieldsRequired: msg.roomFieldsRequired,
+    peerRequired: msg.roomPeerRequired,
   },
 
   /** Fallbacks when the server sent no message (spec §8 "Rooms"). */
@@ -172,13 +172,13 @@ export const esRooms = {
   },
 
   toasts: {
-    created: msg.partyCreated,
-    joined: msg.partyJoined,
-    left: msg.partyLeft,
-    peerRemoved: msg.partyPeerRemoved,
-    peerAdded: msg.partyPeerAdded,
-    deleted: msg.partyDeleted,
-    passwordRegenerated: msg.partyPasswordRegenerated,
+    created: msg.roomCreated,
+    joined: msg.roomJoined,
+    left: msg.roomLeft,
+    peerRemoved: msg.roomPeerRemoved,
+    peerAdded: msg.roomPeerAdded,
+    deleted: msg.roomDeleted,
+    passwordRegenerated: msg.roomPasswordRegenerated,
   },
 } as const;
 

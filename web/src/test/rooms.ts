@@ -1,6 +1,6 @@
 /** Rooms (Salas) for component tests, shaped like the control plane's answers. */
 import type { Peer } from '@vpn/contracts';
-import type { Room } from '../api/roomTypes';
+import type { Room } from '@vpn/contracts';
 import { laptop, samplePeer } from './peers';
 
 /** The signed-in customer of the rooms tests ('juan', alias 'juanito'). */

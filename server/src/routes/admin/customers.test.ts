@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, customers, invoices, parties, peers, plans } from '../../db/schema.ts';
+import { auditLog, customers, invoices, rooms, peers, plans } from '../../db/schema.ts';
 import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
@@ -125,10 +125,10 @@ describe('GET /api/admin/customers/{id}', () => {
     expect(rotated.statusCode).toBe(200);
     const peer = await peerFor(c.username, 'Portátil');
     const [room] = await t.ctx.db
-      .insert(parties)
+      .insert(rooms)
       .values({ name: 'Sala Detalle', ownerId: c.id, passwordEnc: encrypt(t.ctx.keys.encryption, 'x') })
       .returning();
-    await t.ctx.db.update(peers).set({ partyId: room!.id }).where(eq(peers.id, peer.id));
+    await t.ctx.db.update(peers).set({ roomId: room!.id }).where(eq(peers.id, peer.id));
     await t.ctx.db.insert(invoices).values({
       customerId: c.id,
       operation: 'add_plan',

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, parties, peers, servers } from '../../db/schema.ts';
+import { auditLog, rooms, peers, servers } from '../../db/schema.ts';
 import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
@@ -83,10 +83,10 @@ describe('POST /api/admin/servers/{id}/drain', () => {
       );
     // One peer in a room, one switched off by a manager.
     const [room] = await t.ctx.db
-      .insert(parties)
+      .insert(rooms)
       .values({ name: 'Sala', ownerId: customer.id, passwordEnc: encrypt(t.ctx.keys.encryption, 'x') })
       .returning();
-    await t.ctx.db.update(peers).set({ partyId: room!.id }).where(eq(peers.id, made[0]!.id));
+    await t.ctx.db.update(peers).set({ roomId: room!.id }).where(eq(peers.id, made[0]!.id));
     // Switched off the way a manager does it, so the agent hears of it. (The test used to write
     // `active: false` straight into the row, recording no change, and then wait for 5 peers on the
     // agent. On a loaded machine the provisioning deltas still wait in the hub's per-agent queue

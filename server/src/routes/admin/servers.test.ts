@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { auditLog, parties, peerStats, peers, servers } from '../../db/schema.ts';
+import { auditLog, rooms, peerStats, peers, servers } from '../../db/schema.ts';
 import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
@@ -256,10 +256,10 @@ describe('servers: edit', () => {
     const s = await newServer('Delta', { allow_partys: true });
     const { customer, peer } = await peerOn(s.server.id);
     const [room] = await t.ctx.db
-      .insert(parties)
+      .insert(rooms)
       .values({ name: 'Sala Azul', ownerId: customer.id, passwordEnc: encrypt(t.ctx.keys.encryption, 'x') })
       .returning();
-    await t.ctx.db.update(peers).set({ partyId: room!.id }).where(eq(peers.id, peer.id));
+    await t.ctx.db.update(peers).set({ roomId: room!.id }).where(eq(peers.id, peer.id));
     const res = await api('PATCH', `/api/admin/servers/${s.server.id}`, { allow_partys: false });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toContain('«Sala Azul»');

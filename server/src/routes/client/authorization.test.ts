@@ -43,7 +43,7 @@ const tok: Record<'owner' | 'other' | 'manager' | 'expired' | 'disabled', string
   disabled: '',
 };
 /** The owner's resources, by path parameter. */
-const ids = { peer: 0, party: 0, invoice: '' };
+const ids = { peer: 0, room: 0, invoice: '' };
 let routes: { method: string; path: string }[];
 
 beforeAll(async () => {
@@ -77,14 +77,14 @@ beforeAll(async () => {
     headers: bearer(tok.manager),
     payload: { username: owner.username, plan: plan!.id, name: 'portatil', server: server.json().id },
   });
-  const party = await t.app.inject({
+  const room = await t.app.inject({
     method: 'POST',
     url: '/api/client/network/partys',
     headers: bearer(tok.owner),
     payload: { name: 'Sala privada', peer: second.json().id },
   });
-  expect(party.statusCode, party.body).toBeLessThan(300);
-  ids.party = party.json().id;
+  expect(room.statusCode, room.body).toBeLessThan(300);
+  ids.room = room.json().id;
   const invoice = await t.app.inject({
     method: 'PUT',
     url: '/api/client/invoices',
@@ -121,7 +121,7 @@ afterAll(() => t?.close());
 function concrete(path: string): string {
   return path
     .replace('{peerId}', String(ids.peer))
-    .replace(/partys\/\{id\}/, `partys/${ids.party}`)
+    .replace(/partys\/\{id\}/, `partys/${ids.room}`)
     .replace(/invoices\/\{id\}/, `invoices/${ids.invoice}`)
     .replace(/peers\/\{id\}/, `peers/${ids.peer}`);
 }
@@ -190,7 +190,7 @@ describe('customer routes × callers', () => {
       url: '/api/client/network/partys',
       headers: bearer(tok.owner),
     });
-    expect(rooms.json().owned_partys.map((p: { id: number }) => p.id)).toContain(ids.party);
+    expect(rooms.json().owned_partys.map((p: { id: number }) => p.id)).toContain(ids.room);
   });
 
   it('opens the websocket only to a valid, live session', async () => {

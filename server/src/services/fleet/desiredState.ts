@@ -128,21 +128,21 @@ export async function roomsForServer(
   meshKey: Buffer,
 ): Promise<{ pairs: [string, string][]; mesh: AgentPeer[] }> {
   const locals = await db
-    .select({ id: peers.id, partyId: peers.partyId, address: peers.address })
+    .select({ id: peers.id, roomId: peers.roomId, address: peers.address })
     .from(peers)
-    .where(and(eq(peers.serverId, server.id), isNotNull(peers.partyId)));
+    .where(and(eq(peers.serverId, server.id), isNotNull(peers.roomId)));
   if (locals.length === 0) return { pairs: [], mesh: [] };
-  const partyIds = [...new Set(locals.map((l) => l.partyId!))];
+  const roomIds = [...new Set(locals.map((l) => l.roomId!))];
   const members = await db
-    .select({ id: peers.id, partyId: peers.partyId, address: peers.address, serverId: peers.serverId })
+    .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
     .from(peers)
-    .where(inArray(peers.partyId, partyIds));
+    .where(inArray(peers.roomId, roomIds));
   const host = (a: string) => a.replace(/\/\d+$/, '');
   const pairs = new Map<string, [string, string]>();
   const remote = new Map<number, Set<string>>();
   for (const l of locals) {
     for (const m of members) {
-      if (m.partyId !== l.partyId || m.id === l.id) continue;
+      if (m.roomId !== l.roomId || m.id === l.id) continue;
       const a = host(l.address);
       const b = host(m.address);
       pairs.set(`${a}>${b}`, [a, b]);

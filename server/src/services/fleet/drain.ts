@@ -78,15 +78,15 @@ export class DrainService {
       )
         throw conflict(fleetMsg.drainRunning);
       const targets = await tx
-        .select({ id: servers.id, allowPartys: servers.allowPartys })
+        .select({ id: servers.id, allowRooms: servers.allowRooms })
         .from(servers)
         .where(and(eq(servers.active, true), ne(servers.id, serverId)));
       if (targets.length === 0) throw conflict(fleetMsg.drainNoTarget);
       const [inRooms] = await tx
         .select({ n: count() })
         .from(peers)
-        .where(and(eq(peers.serverId, serverId), isNotNull(peers.partyId)));
-      if (inRooms!.n > 0 && !targets.some((t) => t.allowPartys))
+        .where(and(eq(peers.serverId, serverId), isNotNull(peers.roomId)));
+      if (inRooms!.n > 0 && !targets.some((t) => t.allowRooms))
         throw conflict(fleetMsg.drainNoRoomTarget(inRooms!.n));
       const [total] = await tx.select({ n: count() }).from(peers).where(eq(peers.serverId, serverId));
       if (server.active) await tx.update(servers).set({ active: false }).where(eq(servers.id, serverId));
@@ -139,7 +139,7 @@ export class DrainService {
     while (!this.stopped) {
       const targets = await this.targets(serverId);
       const batch = await this.db
-        .select({ id: peers.id, partyId: peers.partyId })
+        .select({ id: peers.id, roomId: peers.roomId })
         .from(peers)
         .where(and(eq(peers.serverId, serverId), isNull(peers.pendingOperation)))
         .orderBy(asc(peers.id))
@@ -157,7 +157,7 @@ export class DrainService {
       // Least-loaded target first; room peers only where rooms are allowed.
       const groups = new Map<number, number[]>();
       for (const p of batch) {
-        const pool = p.partyId !== null ? targets.filter((t) => t.server.allowPartys) : targets;
+        const pool = p.roomId !== null ? targets.filter((t) => t.server.allowRooms) : targets;
         if (pool.length === 0) return this.finish(serverId, fleetMsg.drainNoRoomTarget(1));
         const target = pool.reduce((a, b) => (b.load < a.load ? b : a));
         target.load++;

@@ -15,7 +15,7 @@ import {
   type ServerPeer,
 } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { customers, parties, peers, serverDrains, servers } from '../../db/schema.ts';
+import { customers, rooms, peers, serverDrains, servers } from '../../db/schema.ts';
 import { HttpError, conflict, notFound } from '../../lib/errors.ts';
 import type { AgentRelease } from './agentRelease.ts';
 import { installCommand } from './agentInstallScript.ts';
@@ -50,7 +50,7 @@ export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string |
     endpoint: endpointOf(s),
     ubication: s.ubication,
     active: s.active,
-    allow_partys: s.allowPartys,
+    allow_partys: s.allowRooms,
     dns: s.dns,
     mtu: s.mtu,
     interface_name: s.interfaceName,
@@ -195,12 +195,12 @@ export class AdminServerService {
         .select({
           peer: peers,
           customer: customers.username,
-          party: parties.name,
+          party: rooms.name,
           online: sql<boolean>`exists (select 1 from peer_stats s where s.peer_id = ${peers.id} and s.latest_handshake > now() - ${ONLINE_WINDOW})`,
         })
         .from(peers)
         .innerJoin(customers, eq(customers.id, peers.customerId))
-        .leftJoin(parties, eq(parties.id, peers.partyId))
+        .leftJoin(rooms, eq(rooms.id, peers.roomId))
         .where(where)
         .orderBy(asc(peers.id))
         .limit(limit)
@@ -278,17 +278,17 @@ export class AdminServerService {
     const result = await auditedTransaction(this.db, actor, async (tx, audit) => {
       const [before] = await tx.select().from(servers).where(eq(servers.id, id)).for('update');
       if (!before) throw notFound(msg.serverNotFound);
-      if (patch.allow_partys === false && before.allowPartys) {
-        const rooms = await tx
-          .selectDistinct({ name: parties.name })
+      if (patch.allow_partys === false && before.allowRooms) {
+        const inUse = await tx
+          .selectDistinct({ name: rooms.name })
           .from(peers)
-          .innerJoin(parties, eq(parties.id, peers.partyId))
-          .where(and(eq(peers.serverId, id), isNotNull(peers.partyId)))
-          .orderBy(asc(parties.name))
+          .innerJoin(rooms, eq(rooms.id, peers.roomId))
+          .where(and(eq(peers.serverId, id), isNotNull(peers.roomId)))
+          .orderBy(asc(rooms.name))
           .limit(11);
-        if (rooms.length > 0) {
-          const names = rooms.slice(0, 10).map((r) => `«${r.name}»`);
-          throw conflict(fleetMsg.partysInUse(names.join(', ') + (rooms.length > 10 ? '…' : '')));
+        if (inUse.length > 0) {
+          const names = inUse.slice(0, 10).map((r) => `«${r.name}»`);
+          throw conflict(fleetMsg.roomsInUse(names.join(', ') + (inUse.length > 10 ? '…' : '')));
         }
       }
       const [after] = await tx
@@ -299,7 +299,7 @@ export class AdminServerService {
           ...(patch.port !== undefined ? { port: patch.port } : {}),
           ...(patch.ubication !== undefined ? { ubication: patch.ubication } : {}),
           ...(patch.active !== undefined ? { active: patch.active } : {}),
-          ...(patch.allow_partys !== undefined ? { allowPartys: patch.allow_partys } : {}),
+          ...(patch.allow_partys !== undefined ? { allowRooms: patch.allow_partys } : {}),
         })
         .where(eq(servers.id, id))
         .returning();
@@ -310,8 +310,8 @@ export class AdminServerService {
         const meshed = await tx
           .selectDistinct({ s: sql<number>`o.server_id` })
           .from(peers)
-          .innerJoin(sql`peers o`, sql`o.party_id = ${peers.partyId} and o.server_id <> ${id}`)
-          .where(and(eq(peers.serverId, id), isNotNull(peers.partyId)));
+          .innerJoin(sql`peers o`, sql`o.room_id = ${peers.roomId} and o.server_id <> ${id}`)
+          .where(and(eq(peers.serverId, id), isNotNull(peers.roomId)));
         revisions = await recordChanges(tx, [
           { serverId: id, full: true },
           ...meshed.map((m) => ({ serverId: Number(m.s), full: true })),

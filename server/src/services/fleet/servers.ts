@@ -27,7 +27,7 @@ export function presentPeerServer(row: ServerRow): PeerServer {
     address: endpointOf(row),
     active: serverUsable(row),
     ubication: row.ubication,
-    allow_partys: row.allowPartys,
+    allow_partys: row.allowRooms,
   };
 }
 
@@ -102,7 +102,7 @@ export async function createServer(
       host,
       port,
       ubication: input.ubication.trim(),
-      allowPartys: input.allow_partys ?? false,
+      allowRooms: input.allow_partys ?? false,
       active: input.active ?? true,
       dns: input.dns ?? undefined,
       mtu: input.mtu ?? undefined,

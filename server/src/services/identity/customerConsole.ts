@@ -9,7 +9,7 @@ import {
   type Paged,
 } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { customers, parties, peers, refreshTokens, servers } from '../../db/schema.ts';
+import { customers, rooms, peers, refreshTokens, servers } from '../../db/schema.ts';
 import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import type { AccountService } from './account.ts';
@@ -120,12 +120,12 @@ export class CustomerAdminService {
         .select({
           peer: peers,
           serverName: servers.name,
-          partyName: parties.name,
+          roomName: rooms.name,
           live: sql<boolean>`(${peerIsLive()})`,
         })
         .from(peers)
         .innerJoin(servers, eq(servers.id, peers.serverId))
-        .leftJoin(parties, eq(parties.id, peers.partyId))
+        .leftJoin(rooms, eq(rooms.id, peers.roomId))
         .where(eq(peers.customerId, id))
         .orderBy(asc(peers.id)),
       invoicePage(this.db, { customer: id, page: 1, page_size: DETAIL_INVOICES }),
@@ -133,7 +133,7 @@ export class CustomerAdminService {
     ]);
     return {
       ...summary!,
-      peer_list: peerRows.map(({ peer, serverName, partyName, live }) => ({
+      peer_list: peerRows.map(({ peer, serverName, roomName, live }) => ({
         id: peer.id,
         name: peer.name,
         address: peer.address.replace(/\/\d+$/, ''),
@@ -141,14 +141,14 @@ export class CustomerAdminService {
         active: peer.active,
         live: Boolean(live),
         expires_at: peer.expiresAt?.toISOString() ?? null,
-        party: peer.partyId !== null ? { id: peer.partyId, name: partyName ?? '' } : null,
+        party: peer.roomId !== null ? { id: peer.roomId, name: roomName ?? '' } : null,
         created: peer.createdAt.toISOString(),
       })),
       invoices: invoices.results,
       invoice_count: invoices.count,
       rooms: await this.rooms(
         id,
-        peerRows.map((p) => p.peer.partyId).filter((p): p is number => p !== null),
+        peerRows.map((p) => p.peer.roomId).filter((p): p is number => p !== null),
       ),
       sessions,
     };
@@ -157,27 +157,27 @@ export class CustomerAdminService {
   /** Rooms the customer owns or has a peer in, with their member counts. */
   private async rooms(customerId: number, memberOf: number[]): Promise<AdminCustomerDetail['rooms']> {
     const rows = await this.db
-      .select({ id: parties.id, name: parties.name, ownerId: parties.ownerId })
-      .from(parties)
-      .where(or(eq(parties.ownerId, customerId), memberOf.length ? inArray(parties.id, memberOf) : undefined))
-      .orderBy(asc(parties.id));
+      .select({ id: rooms.id, name: rooms.name, ownerId: rooms.ownerId })
+      .from(rooms)
+      .where(or(eq(rooms.ownerId, customerId), memberOf.length ? inArray(rooms.id, memberOf) : undefined))
+      .orderBy(asc(rooms.id));
     if (rows.length === 0) return [];
     const members = await this.db
-      .select({ partyId: peers.partyId, n: count() })
+      .select({ roomId: peers.roomId, n: count() })
       .from(peers)
       .where(
         inArray(
-          peers.partyId,
+          peers.roomId,
           rows.map((r) => r.id),
         ),
       )
-      .groupBy(peers.partyId);
-    const byParty = new Map(members.map((m) => [m.partyId, m.n]));
+      .groupBy(peers.roomId);
+    const byRoom = new Map(members.map((m) => [m.roomId, m.n]));
     return rows.map((r) => ({
       id: r.id,
       name: r.name,
       role: r.ownerId === customerId ? 'owner' : 'member',
-      members: byParty.get(r.id) ?? 0,
+      members: byRoom.get(r.id) ?? 0,
     }));
   }
 

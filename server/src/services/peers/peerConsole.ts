@@ -12,7 +12,7 @@ import type { Db } from '../../db/client.ts';
 import {
   customers,
   managers,
-  parties,
+  rooms,
   peers,
   peerStats,
   planHistory,
@@ -80,14 +80,14 @@ const listColumns = {
   username: customers.username,
   ownerActive: customers.active,
   serverName: servers.name,
-  partyName: parties.name,
+  roomName: rooms.name,
 };
 type ListRow = {
   peer: typeof peers.$inferSelect;
   username: string;
   ownerActive: boolean;
   serverName: string;
-  partyName: string | null;
+  roomName: string | null;
 };
 
 function present(r: ListRow): AdminPeer {
@@ -103,7 +103,7 @@ function present(r: ListRow): AdminPeer {
     enabled: p.active,
     expires_at: p.expiresAt?.toISOString() ?? null,
     manual_payment: p.manualPayment,
-    party: p.partyId !== null ? { id: p.partyId, name: r.partyName ?? '' } : null,
+    party: p.roomId !== null ? { id: p.roomId, name: r.roomName ?? '' } : null,
     processing: p.pendingOperation,
     created: p.createdAt.toISOString(),
     concurrent_use: adminConcurrentUseOf(p),
@@ -116,7 +116,7 @@ const joined = (db: Db) =>
     .from(peers)
     .innerJoin(customers, eq(customers.id, peers.customerId))
     .innerJoin(servers, eq(servers.id, peers.serverId))
-    .leftJoin(parties, eq(parties.id, peers.partyId));
+    .leftJoin(rooms, eq(rooms.id, peers.roomId));
 
 /** The peers list: searched, filtered and paged by the database, newest first. */
 export async function listPeers(db: Db, query: AdminPeerQuery): Promise<Paged<AdminPeer>> {

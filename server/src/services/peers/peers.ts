@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { fill, msg, type Peer, type PeerOperation, type PushMessage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { customers, parties, peerStats, peers, planHistory, plans, servers } from '../../db/schema.ts';
+import { customers, rooms, peerStats, peers, planHistory, plans, servers } from '../../db/schema.ts';
 import { decrypt, encrypt, generatePresharedKey, generateWireguardKeyPair } from '../../lib/crypto.ts';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
@@ -90,19 +90,16 @@ export class PeerService {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const serverIds = [...new Set(rows.map((r) => r.serverId))];
-    const partyIds = [...new Set(rows.map((r) => r.partyId).filter((id): id is number => id !== null))];
-    const [serverRows, history, partyRows, onlineRows] = await Promise.all([
+    const roomIds = [...new Set(rows.map((r) => r.roomId).filter((id): id is number => id !== null))];
+    const [serverRows, history, roomRows, onlineRows] = await Promise.all([
       this.db.select().from(servers).where(inArray(servers.id, serverIds)),
       this.db
         .select()
         .from(planHistory)
         .where(inArray(planHistory.peerId, ids))
         .orderBy(desc(planHistory.createdAt), desc(planHistory.id)),
-      partyIds.length
-        ? this.db
-            .select({ id: parties.id, name: parties.name })
-            .from(parties)
-            .where(inArray(parties.id, partyIds))
+      roomIds.length
+        ? this.db.select({ id: rooms.id, name: rooms.name }).from(rooms).where(inArray(rooms.id, roomIds))
         : [],
       this.db
         .select({ id: peerStats.peerId })
@@ -113,7 +110,7 @@ export class PeerService {
     ]);
     const online = new Set(onlineRows.map((r) => r.id));
     const serverById = new Map(serverRows.map((s) => [s.id, s]));
-    const partyById = new Map(partyRows.map((p) => [p.id, p]));
+    const roomById = new Map(roomRows.map((p) => [p.id, p]));
     return rows.map((row) => {
       const pending = row.pendingRevision as Pending | null;
       return {
@@ -138,7 +135,7 @@ export class PeerService {
           })),
         server: presentPeerServer(serverById.get(row.serverId)!),
         mirror_link: this.mirrorLink(openMirrorToken(this.deps.encryptionKey, row.mirrorTokenEnc), origin),
-        party: row.partyId !== null ? (partyById.get(row.partyId) ?? null) : null,
+        party: row.roomId !== null ? (roomById.get(row.roomId) ?? null) : null,
         manual_payment: row.manualPayment,
         processing: pending?.op ?? null,
         online: online.has(row.id),
@@ -316,10 +313,10 @@ export class PeerService {
       if (!target.active) throw badRequest(msg.serverUnavailable);
       // A peer in a room keeps its room: only to a server that allows rooms, and every server of its
       // room mates recomputes its mesh links.
-      if (row.partyId !== null && !target.allowPartys) throw badRequest(msg.partyPeerServer);
+      if (row.roomId !== null && !target.allowRooms) throw badRequest(msg.roomPeerServer);
       const mates =
-        row.partyId !== null
-          ? (await tx.select({ s: peers.serverId }).from(peers).where(eq(peers.partyId, row.partyId))).map(
+        row.roomId !== null
+          ? (await tx.select({ s: peers.serverId }).from(peers).where(eq(peers.roomId, row.roomId))).map(
               (m) => m.s,
             )
           : [];
@@ -328,7 +325,7 @@ export class PeerService {
         .set({ serverId, updatedAt: sql`now()` })
         .where(eq(peers.id, row.id));
       await inTx?.(tx);
-      const full = row.partyId !== null;
+      const full = row.roomId !== null;
       const revisions = await recordChanges(tx, [
         { serverId: row.serverId, removeKeys: [row.publicKey], full },
         { serverId, upsertPeerIds: [row.id], full },
@@ -370,13 +367,13 @@ export class PeerService {
           waits: [] as Claimed['waits'],
           offline: [] as ServerRow[],
         };
-      const partyIds = [...new Set(moved.map((m) => m.partyId).filter((p): p is number => p !== null))];
-      const mates = partyIds.length
+      const roomIds = [...new Set(moved.map((m) => m.roomId).filter((p): p is number => p !== null))];
+      const mates = roomIds.length
         ? (
-            await tx.selectDistinct({ s: peers.serverId }).from(peers).where(inArray(peers.partyId, partyIds))
+            await tx.selectDistinct({ s: peers.serverId }).from(peers).where(inArray(peers.roomId, roomIds))
           ).map((m) => m.s)
         : [];
-      const full = partyIds.length > 0;
+      const full = roomIds.length > 0;
       const revisions = await recordChanges(tx, [
         { serverId: fromServerId, removeKeys: moved.map((m) => m.publicKey), full },
         { serverId: target.id, upsertPeerIds: moved.map((m) => m.id), full },

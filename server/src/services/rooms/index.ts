@@ -2,9 +2,9 @@ import type { Db } from '../../db/client.ts';
 import type { Keys } from '../../lib/crypto.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import type { PeerService } from '../peers/peers.ts';
-import { PartyService } from './parties.ts';
+import { RoomService } from './rooms.ts';
 
-/** The rooms domain's entry point (its files keep "party" until the rename of parties → rooms). */
+/** The rooms domain's entry point (its files keep "party" until the rename of rooms → rooms). */
 export interface RoomsDeps {
   db: Db;
   bus: Bus;
@@ -13,10 +13,10 @@ export interface RoomsDeps {
 }
 
 export interface Rooms {
-  parties: PartyService;
+  rooms: RoomService;
 }
 
 export function createRooms(deps: RoomsDeps): Rooms {
   const { db, bus, keys, peers } = deps;
-  return { parties: new PartyService({ db, encryptionKey: keys.encryption, bus, peers }) };
+  return { rooms: new RoomService({ db, encryptionKey: keys.encryption, bus, peers }) };
 }

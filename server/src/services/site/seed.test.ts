@@ -19,7 +19,7 @@ describe('seedDemoContent', () => {
     for (const p of planRows) expect(p.description.split('. ').length).toBeGreaterThan(1);
     expect(await t.ctx.db.select().from(announcements)).toHaveLength(1);
     const serverRows = await t.ctx.db.select().from(servers);
-    expect(serverRows.map((s) => s.allowPartys).sort()).toEqual([false, true]);
+    expect(serverRows.map((s) => s.allowRooms).sort()).toEqual([false, true]);
     // Server private keys are encrypted at rest and decrypt to a 32-byte key.
     for (const s of serverRows) {
       expect(s.privateKeyEnc.startsWith('v1:')).toBe(true);

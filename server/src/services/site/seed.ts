@@ -53,14 +53,14 @@ export async function seedDemoContent(db: Db, encryptionKey: Buffer): Promise<bo
       message:
         'Ya puedes descargar la configuración de tus peers, cambiar de servidor y crear Salas para jugar en red con tus amigos.',
     });
-    const seedServer = (name: string, host: string, ubication: string, allowPartys: boolean) => {
+    const seedServer = (name: string, host: string, ubication: string, allowRooms: boolean) => {
       const keys = generateWireguardKeyPair();
       return {
         name,
         host,
         port: 51820,
         ubication,
-        allowPartys,
+        allowRooms,
         publicKey: keys.publicKey,
         privateKeyEnc: encrypt(encryptionKey, keys.privateKey),
       };

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Peer } from '@vpn/contracts';
-import type { Room, RoomLists } from '../../../api/roomTypes';
+import type { Room, RoomLists } from '@vpn/contracts';
 import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, sampleUser } from '../../../test/api';
 import type { Handler, Reply } from '../../../test/api';

@@ -321,7 +321,7 @@ describe('rooms', () => {
     expect(deleted.json().message).toBe('Party eliminada');
     await owner.push.waitFor('deleted_owner_party');
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, owner.peer.id));
-    expect(row!.partyId).toBeNull();
+    expect(row!.roomId).toBeNull();
   });
 
   it('is closed when rooms are off', async () => {

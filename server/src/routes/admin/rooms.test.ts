@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
-import { auditLog, customers, parties, peers, plans } from '../../db/schema.ts';
+import { auditLog, customers, rooms, peers, plans } from '../../db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -138,8 +138,8 @@ describe('rooms in the console', () => {
     const r = await room('Para borrar');
     const noReason = await api('DELETE', `/api/admin/partys/${r.id}`, admin, {});
     expect(noReason.statusCode).toBe(400);
-    expect(noReason.json().fields.reason).toBe(catalogMsg.partyReasonRequired);
-    expect(await t.ctx.db.select().from(parties).where(eq(parties.id, r.id))).toHaveLength(1);
+    expect(noReason.json().fields.reason).toBe(catalogMsg.roomReasonRequired);
+    expect(await t.ctx.db.select().from(rooms).where(eq(rooms.id, r.id))).toHaveLength(1);
 
     const auditTail = await PushClient.connect(base, admin);
     sockets.push(auditTail);
@@ -154,7 +154,7 @@ describe('rooms in the console', () => {
         !(m.peer as { party: unknown }).party,
     );
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, r.guest.peer.id));
-    expect(row!.partyId).toBeNull();
+    expect(row!.roomId).toBeNull();
     const [entry] = await t.ctx.db
       .select()
       .from(auditLog)
@@ -174,6 +174,6 @@ describe('rooms in the console', () => {
     expect((await api('GET', '/api/admin/partys', support)).statusCode).toBe(200);
     const res = await api('DELETE', `/api/admin/partys/${r.id}`, support, { reason: 'Porque sí' });
     expect(res.statusCode).toBe(403);
-    expect(await t.ctx.db.select().from(parties).where(eq(parties.id, r.id))).toHaveLength(1);
+    expect(await t.ctx.db.select().from(rooms).where(eq(rooms.id, r.id))).toHaveLength(1);
   });
 });

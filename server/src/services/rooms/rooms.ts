@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
-import { MAX_OWNED_PARTIES, msg, type Party, type PartyLists, type PushMessage } from '@vpn/contracts';
+import { MAX_OWNED_ROOMS, msg, type Room, type RoomLists, type PushMessage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { customers, parties, partyMembers, peers, servers } from '../../db/schema.ts';
+import { customers, rooms, roomMembers, peers, servers } from '../../db/schema.ts';
 import { decrypt, encrypt, randomToken } from '../../lib/crypto.ts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
@@ -10,7 +10,7 @@ import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { agentOnline } from '../fleet/servers.ts';
 
-type PartyRow = typeof parties.$inferSelect;
+type RoomRow = typeof rooms.$inferSelect;
 type PeerRow = typeof peers.$inferSelect;
 interface Waits {
   waits: { s: number; r: number }[];
@@ -32,7 +32,7 @@ function newRoomPassword(): string {
  * Over 400 lines on purpose: every room operation (create, join, add or remove a peer, new password,
  * delete, a manager's delete, settling) goes through that one resync-and-wait flow, kept in one class.
  */
-export class PartyService {
+export class RoomService {
   constructor(private readonly deps: { db: Db; encryptionKey: Buffer; bus: Bus; peers: PeerService }) {}
 
   private get db() {
@@ -44,7 +44,7 @@ export class PartyService {
       .select({ alias: customers.alias })
       .from(customers)
       .where(eq(customers.id, customerId));
-    if (!me?.alias) throw badRequest(msg.partyAliasRequired);
+    if (!me?.alias) throw badRequest(msg.roomAliasRequired);
   }
 
   /** One of my peers that can enter a room: live, free, on a server that allows rooms. */
@@ -53,67 +53,67 @@ export class PartyService {
     const row = await this.deps.peers.getOwned(customerId, peerId);
     if (!row.active || (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()))
       throw badRequest(msg.peerInactive);
-    if (row.partyId !== null) throw conflict(msg.partyPeerBusy);
+    if (row.roomId !== null) throw conflict(msg.roomPeerBusy);
     const [server] = await this.db
-      .select({ allow: servers.allowPartys })
+      .select({ allow: servers.allowRooms })
       .from(servers)
       .where(eq(servers.id, row.serverId));
-    if (!server?.allow) throw badRequest(msg.partyPeerServer);
+    if (!server?.allow) throw badRequest(msg.roomPeerServer);
     return row;
   }
 
   /** A room I own or have a peer in; anyone else's is simply not found. */
-  private async visible(customerId: number, partyId: number): Promise<PartyRow> {
+  private async visible(customerId: number, roomId: number): Promise<RoomRow> {
     const [row] = await this.db
       .select()
-      .from(parties)
+      .from(rooms)
       .where(
         and(
-          eq(parties.id, partyId),
-          sql`(${parties.ownerId} = ${customerId} or exists (select 1 from ${peers} p where p.party_id = ${parties.id} and p.customer_id = ${customerId}))`,
+          eq(rooms.id, roomId),
+          sql`(${rooms.ownerId} = ${customerId} or exists (select 1 from ${peers} p where p.room_id = ${rooms.id} and p.customer_id = ${customerId}))`,
         ),
       );
-    if (!row) throw notFound(msg.partyNotFound);
+    if (!row) throw notFound(msg.roomNotFound);
     return row;
   }
 
-  async list(customerId: number): Promise<PartyLists> {
+  async list(customerId: number): Promise<RoomLists> {
     const owned = await this.db
       .select()
-      .from(parties)
-      .where(eq(parties.ownerId, customerId))
-      .orderBy(asc(parties.id));
+      .from(rooms)
+      .where(eq(rooms.ownerId, customerId))
+      .orderBy(asc(rooms.id));
     const guest = await this.db
       .select()
-      .from(parties)
+      .from(rooms)
       .where(
         and(
-          ne(parties.ownerId, customerId),
-          sql`exists (select 1 from ${peers} p where p.party_id = ${parties.id} and p.customer_id = ${customerId})`,
+          ne(rooms.ownerId, customerId),
+          sql`exists (select 1 from ${peers} p where p.room_id = ${rooms.id} and p.customer_id = ${customerId})`,
         ),
       )
-      .orderBy(asc(parties.id));
+      .orderBy(asc(rooms.id));
     return {
       owned_partys: await this.present(owned, customerId),
       guest_partys: await this.present(guest, customerId),
     };
   }
 
-  async present(rows: PartyRow[], viewerId: number): Promise<Party[]> {
+  async present(rows: RoomRow[], viewerId: number): Promise<Room[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const members = await this.db
       .select({
         id: peers.id,
         name: peers.name,
-        partyId: peers.partyId,
+        roomId: peers.roomId,
         address: peers.address,
         alias: customers.alias,
         username: customers.username,
       })
       .from(peers)
       .innerJoin(customers, eq(customers.id, peers.customerId))
-      .where(inArray(peers.partyId, ids))
+      .where(inArray(peers.roomId, ids))
       .orderBy(asc(peers.id));
     const owners = await this.db
       .select({ id: customers.id, alias: customers.alias, username: customers.username })
@@ -125,7 +125,7 @@ export class PartyService {
       name: r.name,
       created: r.createdAt.toISOString(),
       peers: members
-        .filter((m) => m.partyId === r.id)
+        .filter((m) => m.roomId === r.id)
         .map((m) => ({
           id: m.id,
           name: m.name,
@@ -138,42 +138,42 @@ export class PartyService {
     }));
   }
 
-  async presentOne(partyId: number, viewerId: number): Promise<Party> {
-    const [row] = await this.db.select().from(parties).where(eq(parties.id, partyId));
-    if (!row) throw notFound(msg.partyNotFound);
+  async presentOne(roomId: number, viewerId: number): Promise<Room> {
+    const [row] = await this.db.select().from(rooms).where(eq(rooms.id, roomId));
+    if (!row) throw notFound(msg.roomNotFound);
     return (await this.present([row], viewerId))[0]!;
   }
 
   private async ownedCount(db: Db, customerId: number): Promise<number> {
     const [{ n } = { n: 0 }] = await db
       .select({ n: sql<number>`count(*)::int` })
-      .from(parties)
-      .where(eq(parties.ownerId, customerId));
+      .from(rooms)
+      .where(eq(rooms.ownerId, customerId));
     return n;
   }
 
-  async create(customerId: number, rawName: string, peerId: number | undefined): Promise<Party> {
+  async create(customerId: number, rawName: string, peerId: number | undefined): Promise<Room> {
     const name = rawName.trim();
-    if (!name) throw badRequest(msg.partyNameRequired);
-    if (name.length > 40) throw badRequest(msg.partyNameTooLong);
+    if (!name) throw badRequest(msg.roomNameRequired);
+    if (name.length > 40) throw badRequest(msg.roomNameTooLong);
     await this.requireAlias(customerId);
     // The limit first (its message wins over the peer's), checked again under the lock below.
-    if ((await this.ownedCount(this.db, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
-    const peer = await this.freePeer(customerId, peerId, msg.partyPeerRequired);
-    let party: PartyRow;
+    if ((await this.ownedCount(this.db, customerId)) >= MAX_OWNED_ROOMS) throw badRequest(msg.roomLimit);
+    const peer = await this.freePeer(customerId, peerId, msg.roomPeerRequired);
+    let room: RoomRow;
     try {
       // The room row and its first member in one transaction, the 5-room limit counted under a
       // lock on the owner's row: concurrent creations queue there and each counts the others'.
-      party = await this.changeMembers(
+      room = await this.changeMembers(
         async (tx) => {
           await tx
             .select({ id: customers.id })
             .from(customers)
             .where(eq(customers.id, customerId))
             .for('update');
-          if ((await this.ownedCount(tx, customerId)) >= MAX_OWNED_PARTIES) throw badRequest(msg.partyLimit);
+          if ((await this.ownedCount(tx, customerId)) >= MAX_OWNED_ROOMS) throw badRequest(msg.roomLimit);
           const [row] = await tx
-            .insert(parties)
+            .insert(rooms)
             .values({
               name,
               ownerId: customerId,
@@ -186,10 +186,10 @@ export class PartyService {
         [],
       );
     } catch (e) {
-      if (isUniqueViolation(e)) throw conflict(msg.partyNameTaken);
+      if (isUniqueViolation(e)) throw conflict(msg.roomNameTaken);
       throw e;
     }
-    return this.presentOne(party.id, customerId);
+    return this.presentOne(room.id, customerId);
   }
 
   async join(
@@ -197,176 +197,176 @@ export class PartyService {
     rawName: string,
     password: string,
     peerId: number | undefined,
-  ): Promise<Party> {
-    if (!rawName.trim() || !password || !peerId) throw badRequest(msg.partyFieldsRequired);
+  ): Promise<Room> {
+    if (!rawName.trim() || !password || !peerId) throw badRequest(msg.roomFieldsRequired);
     await this.requireAlias(customerId);
-    const [party] = await this.db
+    const [room] = await this.db
       .select()
-      .from(parties)
-      .where(sql`lower(${parties.name}) = lower(${rawName.trim()})`);
-    const expected = party
-      ? Buffer.from(decrypt(this.deps.encryptionKey, party.passwordEnc))
+      .from(rooms)
+      .where(sql`lower(${rooms.name}) = lower(${rawName.trim()})`);
+    const expected = room
+      ? Buffer.from(decrypt(this.deps.encryptionKey, room.passwordEnc))
       : Buffer.alloc(10);
     const given = Buffer.from(password);
-    const ok = party && expected.length === given.length && timingSafeEqual(expected, given);
-    if (!party || !ok) throw badRequest(msg.partyJoinFailed);
-    const peer = await this.freePeer(customerId, peerId, msg.partyFieldsRequired);
-    await this.changeMembers(party, [peer.id], []);
-    return this.presentOne(party.id, customerId);
+    const ok = room && expected.length === given.length && timingSafeEqual(expected, given);
+    if (!room || !ok) throw badRequest(msg.roomJoinFailed);
+    const peer = await this.freePeer(customerId, peerId, msg.roomFieldsRequired);
+    await this.changeMembers(room, [peer.id], []);
+    return this.presentOne(room.id, customerId);
   }
 
-  async addPeer(customerId: number, partyId: number, peerId: number | undefined): Promise<Party> {
-    const party = await this.visible(customerId, partyId);
-    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
-    const peer = await this.freePeer(customerId, peerId, msg.partyPeerRequired);
-    await this.changeMembers(party, [peer.id], []);
-    return this.presentOne(party.id, customerId);
+  async addPeer(customerId: number, roomId: number, peerId: number | undefined): Promise<Room> {
+    const room = await this.visible(customerId, roomId);
+    if (room.ownerId !== customerId) throw forbidden(msg.roomOwnerOnly);
+    const peer = await this.freePeer(customerId, peerId, msg.roomPeerRequired);
+    await this.changeMembers(room, [peer.id], []);
+    return this.presentOne(room.id, customerId);
   }
 
   /** The owner removes any peer; a guest only their own (leaving). */
   async removePeer(
     customerId: number,
-    partyId: number,
+    roomId: number,
     peerId: number | undefined,
     leaving: boolean,
-  ): Promise<Party | null> {
-    const party = await this.visible(customerId, partyId);
-    if (!peerId) throw badRequest(msg.partyPeerRequired);
+  ): Promise<Room | null> {
+    const room = await this.visible(customerId, roomId);
+    if (!peerId) throw badRequest(msg.roomPeerRequired);
     const [peer] = await this.db
       .select()
       .from(peers)
-      .where(and(eq(peers.id, peerId), eq(peers.partyId, party.id)));
-    if (!peer) throw notFound(msg.partyPeerNotMember);
-    if (party.ownerId !== customerId && peer.customerId !== customerId) throw forbidden(msg.partyOwnerOnly);
-    await this.changeMembers(party, [], [peer.id]);
+      .where(and(eq(peers.id, peerId), eq(peers.roomId, room.id)));
+    if (!peer) throw notFound(msg.roomPeerNotMember);
+    if (room.ownerId !== customerId && peer.customerId !== customerId) throw forbidden(msg.roomOwnerOnly);
+    await this.changeMembers(room, [], [peer.id]);
     if (leaving || peer.customerId !== customerId) {
       // The peer's owner, if now outside the room, sees it leave their guest list.
       const [still] = await this.db
         .select({ id: peers.id })
         .from(peers)
-        .where(and(eq(peers.partyId, party.id), eq(peers.customerId, peer.customerId)));
-      if (!still && peer.customerId !== party.ownerId)
-        await this.push(peer.customerId, { type: 'deleted_guest_party', party_id: party.id });
+        .where(and(eq(peers.roomId, room.id), eq(peers.customerId, peer.customerId)));
+      if (!still && peer.customerId !== room.ownerId)
+        await this.push(peer.customerId, { type: 'deleted_guest_party', party_id: room.id });
     }
     const visibleToMe =
-      party.ownerId === customerId ||
+      room.ownerId === customerId ||
       (
         await this.db
           .select({ id: peers.id })
           .from(peers)
-          .where(and(eq(peers.partyId, party.id), eq(peers.customerId, customerId)))
+          .where(and(eq(peers.roomId, room.id), eq(peers.customerId, customerId)))
       ).length > 0;
-    return visibleToMe ? this.presentOne(party.id, customerId) : null;
+    return visibleToMe ? this.presentOne(room.id, customerId) : null;
   }
 
-  async regeneratePassword(customerId: number, partyId: number): Promise<string> {
-    const party = await this.visible(customerId, partyId);
-    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
+  async regeneratePassword(customerId: number, roomId: number): Promise<string> {
+    const room = await this.visible(customerId, roomId);
+    if (room.ownerId !== customerId) throw forbidden(msg.roomOwnerOnly);
     const password = newRoomPassword();
     await this.db
-      .update(parties)
+      .update(rooms)
       .set({ passwordEnc: encrypt(this.deps.encryptionKey, password) })
-      .where(eq(parties.id, party.id));
+      .where(eq(rooms.id, room.id));
     return password;
   }
 
-  async delete(customerId: number, partyId: number): Promise<void> {
-    const party = await this.visible(customerId, partyId);
-    if (party.ownerId !== customerId) throw forbidden(msg.partyOwnerOnly);
-    await this.remove(party);
+  async delete(customerId: number, roomId: number): Promise<void> {
+    const room = await this.visible(customerId, roomId);
+    if (room.ownerId !== customerId) throw forbidden(msg.roomOwnerOnly);
+    await this.remove(room);
   }
 
   /**
    * A manager deletes a room: the same path as its owner's delete (agents resynced, the owner and
    * every guest told live); `inTx` runs inside the deleting transaction (the audit entry).
    */
-  async adminDelete(partyId: number, inTx: (tx: Db) => Promise<void>): Promise<void> {
-    const [party] = await this.db.select().from(parties).where(eq(parties.id, partyId));
-    if (!party) throw notFound(msg.partyNotFound);
-    await this.remove(party, inTx);
+  async adminDelete(roomId: number, inTx: (tx: Db) => Promise<void>): Promise<void> {
+    const [room] = await this.db.select().from(rooms).where(eq(rooms.id, roomId));
+    if (!room) throw notFound(msg.roomNotFound);
+    await this.remove(room, inTx);
   }
 
-  private async remove(party: PartyRow, inTx?: (tx: Db) => Promise<void>): Promise<void> {
-    const customerId = party.ownerId;
-    const members = await this.db.select().from(peers).where(eq(peers.partyId, party.id));
+  private async remove(room: RoomRow, inTx?: (tx: Db) => Promise<void>): Promise<void> {
+    const customerId = room.ownerId;
+    const members = await this.db.select().from(peers).where(eq(peers.roomId, room.id));
     const guests = [...new Set(members.map((m) => m.customerId).filter((c) => c !== customerId))];
     const revisions = await this.db.transaction(async (tx) => {
       await inTx?.(tx);
-      await tx.update(peers).set({ partyId: null }).where(eq(peers.partyId, party.id));
-      await tx.delete(parties).where(eq(parties.id, party.id));
+      await tx.update(peers).set({ roomId: null }).where(eq(peers.roomId, room.id));
+      await tx.delete(rooms).where(eq(rooms.id, room.id));
       return recordChanges(
         tx,
         [...new Set(members.map((m) => m.serverId))].map((serverId) => ({ serverId, full: true })),
       );
     });
     await this.publish(revisions);
-    await this.push(customerId, { type: 'deleted_owner_party', party_id: party.id });
-    for (const g of guests) await this.push(g, { type: 'deleted_guest_party', party_id: party.id });
+    await this.push(customerId, { type: 'deleted_owner_party', party_id: room.id });
+    for (const g of guests) await this.push(g, { type: 'deleted_guest_party', party_id: room.id });
     for (const m of members)
       await this.push(m.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(m.id) });
   }
 
   /**
    * Adds and removes members in one transaction and tells every affected agent and customer.
-   * `room` is an existing room, or the creation of a new one inside that same transaction.
+   * `target` is an existing room, or the creation of a new one inside that same transaction.
    */
   private async changeMembers(
-    room: PartyRow | ((tx: Db) => Promise<PartyRow>),
+    target: RoomRow | ((tx: Db) => Promise<RoomRow>),
     add: number[],
     remove: number[],
-  ): Promise<PartyRow> {
+  ): Promise<RoomRow> {
     const touched = await this.db
       .select()
       .from(peers)
       .where(inArray(peers.id, [...add, ...remove]));
-    const { party, revisions } = await this.db.transaction(async (tx) => {
-      let party: PartyRow;
+    const { room, revisions } = await this.db.transaction(async (tx) => {
+      let room: RoomRow;
       let before: { serverId: number }[] = [];
-      if (typeof room === 'function') party = await room(tx);
+      if (typeof target === 'function') room = await target(tx);
       else {
         // Locked: concurrent changes to one room queue, so each resyncs every member's server.
-        const [locked] = await tx.select().from(parties).where(eq(parties.id, room.id)).for('update');
-        if (!locked) throw notFound(msg.partyNotFound);
-        party = locked;
-        before = await tx.select({ serverId: peers.serverId }).from(peers).where(eq(peers.partyId, party.id));
+        const [locked] = await tx.select().from(rooms).where(eq(rooms.id, target.id)).for('update');
+        if (!locked) throw notFound(msg.roomNotFound);
+        room = locked;
+        before = await tx.select({ serverId: peers.serverId }).from(peers).where(eq(peers.roomId, room.id));
       }
       const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
       if (add.length) {
         const updated = await tx
           .update(peers)
-          .set({ partyId: party.id })
-          .where(and(inArray(peers.id, add), sql`${peers.partyId} is null`))
+          .set({ roomId: room.id })
+          .where(and(inArray(peers.id, add), sql`${peers.roomId} is null`))
           .returning({ id: peers.id });
-        if (updated.length !== add.length) throw conflict(msg.partyPeerBusy);
+        if (updated.length !== add.length) throw conflict(msg.roomPeerBusy);
         await tx
-          .insert(partyMembers)
-          .values(add.map((peerId) => ({ partyId: party.id, peerId })))
+          .insert(roomMembers)
+          .values(add.map((peerId) => ({ roomId: room.id, peerId })))
           .onConflictDoNothing();
       }
       if (remove.length) {
         await tx
           .update(peers)
-          .set({ partyId: null })
-          .where(and(inArray(peers.id, remove), eq(peers.partyId, party.id)));
+          .set({ roomId: null })
+          .where(and(inArray(peers.id, remove), eq(peers.roomId, room.id)));
         await tx
-          .delete(partyMembers)
-          .where(and(eq(partyMembers.partyId, party.id), inArray(partyMembers.peerId, remove)));
+          .delete(roomMembers)
+          .where(and(eq(roomMembers.roomId, room.id), inArray(roomMembers.peerId, remove)));
       }
       const revisions = await recordChanges(
         tx,
         serverIds.map((serverId) => ({ serverId, full: true })),
       );
-      return { party, revisions };
+      return { room, revisions };
     });
-    await this.markProcessing(party.id, revisions);
+    await this.markProcessing(room.id, revisions);
     await this.publish(revisions);
     for (const t of touched)
       await this.push(t.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(t.id) });
     await this.settle();
-    return party;
+    return room;
   }
 
-  private async markProcessing(partyId: number, revisions: Revision[]): Promise<void> {
+  private async markProcessing(roomId: number, revisions: Revision[]): Promise<void> {
     const online = revisions.length
       ? new Set(
           (
@@ -387,19 +387,19 @@ export class PartyService {
     const waits = revisions
       .filter((r) => online.has(r.serverId))
       .map((r) => ({ s: r.serverId, r: r.revision }));
-    if (waits.length === 0) return this.broadcast(partyId);
+    if (waits.length === 0) return this.broadcast(roomId);
     const pending: Waits = { waits, since: Date.now() };
     await this.db
-      .update(parties)
+      .update(rooms)
       .set({ processing: true, pendingRevision: pending })
-      .where(eq(parties.id, partyId));
-    for (const c of await this.audience(partyId))
-      await this.push(c, { type: 'new_party_operation', party_id: partyId });
+      .where(eq(rooms.id, roomId));
+    for (const c of await this.audience(roomId))
+      await this.push(c, { type: 'new_party_operation', party_id: roomId });
   }
 
   /** Rooms whose servers have all acked stop processing; their members get the updated room. */
   async settle(): Promise<void> {
-    const busy = await this.db.select().from(parties).where(isNotNull(parties.pendingRevision));
+    const busy = await this.db.select().from(rooms).where(isNotNull(rooms.pendingRevision));
     if (busy.length === 0) return;
     const acked = new Map(
       (
@@ -415,10 +415,10 @@ export class PartyService {
         Date.now() - pending.since > 30_000;
       if (!done) continue;
       const cleared = await this.db
-        .update(parties)
+        .update(rooms)
         .set({ processing: false, pendingRevision: null })
-        .where(and(eq(parties.id, p.id), sql`${parties.pendingRevision} = ${JSON.stringify(pending)}::jsonb`))
-        .returning({ id: parties.id });
+        .where(and(eq(rooms.id, p.id), sql`${rooms.pendingRevision} = ${JSON.stringify(pending)}::jsonb`))
+        .returning({ id: rooms.id });
       if (cleared.length === 0) continue;
       for (const c of await this.audience(p.id))
         await this.push(c, { type: 'stop_party_operation', party_id: p.id });
@@ -427,27 +427,23 @@ export class PartyService {
   }
 
   /** The owner and every customer with a peer in the room. */
-  private async audience(partyId: number): Promise<number[]> {
-    const [party] = await this.db
-      .select({ owner: parties.ownerId })
-      .from(parties)
-      .where(eq(parties.id, partyId));
-    if (!party) return [];
-    const members = await this.db
-      .select({ c: peers.customerId })
-      .from(peers)
-      .where(eq(peers.partyId, partyId));
-    return [...new Set([party.owner, ...members.map((m) => m.c)])];
+  private async audience(roomId: number): Promise<number[]> {
+    const [room] = await this.db.select({ owner: rooms.ownerId }).from(rooms).where(eq(rooms.id, roomId));
+    if (!room) return [];
+    const members = await this.db.select({ c: peers.customerId }).from(peers).where(eq(peers.roomId, roomId));
+    return [...new Set([room.owner, ...members.map((m) => m.c)])];
   }
 
-  private async broadcast(partyId: number): Promise<void> {
-    const [row] = await this.db.select().from(parties).where(eq(parties.id, partyId));
+  private async broadcast(roomId: number): Promise<void> {
+    const [row] = await this.db.select().from(rooms).where(eq(rooms.id, roomId));
     if (!row) return;
-    for (const c of await this.audience(partyId)) {
-      const [party] = await this.present([row], c);
+    for (const c of await this.audience(roomId)) {
+      const [room] = await this.present([row], c);
       await this.push(
         c,
-        c === row.ownerId ? { type: 'updated_owner_party', party } : { type: 'updated_guest_party', party },
+        c === row.ownerId
+          ? { type: 'updated_owner_party', party: room }
+          : { type: 'updated_guest_party', party: room },
       );
     }
   }

@@ -17,41 +17,41 @@ const id = z.preprocess(
     .optional(),
 );
 
-export const MAX_OWNED_PARTIES = 5;
+export const MAX_OWNED_ROOMS = 5;
 
 /** A peer inside a room, as every member sees it. */
-export const PartyPeer = z.object({
+export const RoomPeer = z.object({
   id: z.number().int(),
   name: z.string(),
   /** The peer owner's alias (or username when no alias is set). */
   user: z.string(),
   private_ip: z.string(),
 });
-export type PartyPeer = z.infer<typeof PartyPeer>;
+export type RoomPeer = z.infer<typeof RoomPeer>;
 
 /** A room (Sala). `password` only for its owner. */
-export const Party = z.object({
+export const Room = z.object({
   id: z.number().int(),
   name: z.string(),
   created: z.string(),
-  peers: z.array(PartyPeer),
+  peers: z.array(RoomPeer),
   /** The owner's alias. */
   user: z.string(),
   password: z.string().nullable(),
   /** Servers are still applying a change to this room. */
   processing: z.boolean(),
 });
-export type Party = z.infer<typeof Party>;
+export type Room = z.infer<typeof Room>;
 
-export const PartyLists = z.object({ owned_partys: z.array(Party), guest_partys: z.array(Party) });
-export type PartyLists = z.infer<typeof PartyLists>;
+export const RoomLists = z.object({ owned_partys: z.array(Room), guest_partys: z.array(Room) });
+export type RoomLists = z.infer<typeof RoomLists>;
 
-export const CreatePartyBody = z.object({ name, peer: id });
-export const JoinPartyBody = z.object({ operation: z.literal('join'), name, password: text, peer: id });
-export const PartyPatchBody = z.discriminatedUnion('operation', [
+export const CreateRoomBody = z.object({ name, peer: id });
+export const JoinRoomBody = z.object({ operation: z.literal('join'), name, password: text, peer: id });
+export const RoomPatchBody = z.discriminatedUnion('operation', [
   z.object({ operation: z.literal('regenerate_password') }),
   z.object({ operation: z.literal('leave'), peer: id }),
   z.object({ operation: z.literal('remove_peer'), peer: id }),
   z.object({ operation: z.literal('add_peer'), peer: id }),
 ]);
-export type PartyPatchBody = z.infer<typeof PartyPatchBody>;
+export type RoomPatchBody = z.infer<typeof RoomPatchBody>;

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CreatePartyBody,
+  CreateRoomBody,
   ErrorBody,
-  JoinPartyBody,
+  JoinRoomBody,
   MessageBody,
-  Party,
-  PartyLists,
-  PartyPatchBody,
+  Room,
+  RoomLists,
+  RoomPatchBody,
   msg,
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
@@ -25,7 +25,7 @@ const IdParams = z.object({
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 
 /** Rooms (Salas), only while the site allows them. */
-export const partyRoutes =
+export const roomRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
     // Rooms switched off: 404, not 403 — the SPA treats 401/403 as an expired session.
@@ -45,10 +45,10 @@ export const partyRoutes =
           tags: ['rooms'],
           summary: 'Salas propias y como invitado',
           security: [{ bearer: [] }],
-          response: { 200: PartyLists, ...errors },
+          response: { 200: RoomLists, ...errors },
         },
       },
-      async (request) => ctx.parties.list(principalOf(request).id),
+      async (request) => ctx.rooms.list(principalOf(request).id),
     );
 
     app.post(
@@ -58,14 +58,14 @@ export const partyRoutes =
           tags: ['rooms'],
           summary: 'Crea una sala con un peer libre',
           security: [{ bearer: [] }],
-          body: CreatePartyBody,
-          response: { 201: Party, ...errors },
+          body: CreateRoomBody,
+          response: { 201: Room, ...errors },
         },
       },
       async (request, reply) =>
         reply
           .status(201)
-          .send(await ctx.parties.create(principalOf(request).id, request.body.name, request.body.peer)),
+          .send(await ctx.rooms.create(principalOf(request).id, request.body.name, request.body.peer)),
     );
 
     app.patch(
@@ -75,17 +75,12 @@ export const partyRoutes =
           tags: ['rooms'],
           summary: 'Unirse a una sala (nombre, contraseña y peer)',
           security: [{ bearer: [] }],
-          body: JoinPartyBody,
-          response: { 200: Party, ...errors },
+          body: JoinRoomBody,
+          response: { 200: Room, ...errors },
         },
       },
       async (request) =>
-        ctx.parties.join(
-          principalOf(request).id,
-          request.body.name,
-          request.body.password,
-          request.body.peer,
-        ),
+        ctx.rooms.join(principalOf(request).id, request.body.name, request.body.password, request.body.peer),
     );
 
     app.patch(
@@ -96,8 +91,8 @@ export const partyRoutes =
           summary: 'regenerate_password, leave, remove_peer o add_peer',
           security: [{ bearer: [] }],
           params: IdParams,
-          body: PartyPatchBody,
-          response: { 200: z.union([Party, z.object({ password: z.string() }), MessageBody]), ...errors },
+          body: RoomPatchBody,
+          response: { 200: z.union([Room, z.object({ password: z.string() }), MessageBody]), ...errors },
         },
       },
       async (request) => {
@@ -105,18 +100,18 @@ export const partyRoutes =
         const body = request.body;
         switch (body.operation) {
           case 'regenerate_password':
-            return { password: await ctx.parties.regeneratePassword(me, request.params.id) };
+            return { password: await ctx.rooms.regeneratePassword(me, request.params.id) };
           case 'add_peer':
-            return ctx.parties.addPeer(me, request.params.id, body.peer);
+            return ctx.rooms.addPeer(me, request.params.id, body.peer);
           case 'leave':
           case 'remove_peer': {
-            const party = await ctx.parties.removePeer(
+            const room = await ctx.rooms.removePeer(
               me,
               request.params.id,
               body.peer,
               body.operation === 'leave',
             );
-            return party ?? { message: msg.partyLeft };
+            return room ?? { message: msg.roomLeft };
           }
         }
       },
@@ -134,10 +129,10 @@ export const partyRoutes =
         },
       },
       async (request) => {
-        await ctx.parties.delete(principalOf(request).id, request.params.id);
-        return { message: msg.partyDeleted };
+        await ctx.rooms.delete(principalOf(request).id, request.params.id);
+        return { message: msg.roomDeleted };
       },
     );
   };
 
-export default partyRoutes;
+export default roomRoutes;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  AdminPartyDelete,
-  AdminPartyDetail,
-  AdminPartyList,
+  AdminRoomDelete,
+  AdminRoomDetail,
+  AdminRoomList,
   ErrorBody,
   ListQuery,
   IdParams,
@@ -11,10 +11,10 @@ import {
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { deleteParty, getParty, listParties } from '../../services/rooms/partyConsole.ts';
+import { deleteRoom, getRoom, listRooms } from '../../services/rooms/roomConsole.ts';
 
 /** Rooms (Salas) of every customer: list, detail, delete (members are told live). */
-export const adminPartyRoutes =
+export const adminRoomRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
@@ -24,10 +24,10 @@ export const adminPartyRoutes =
         schema: {
           ...adminDoc('Salas: q busca el nombre y el usuario o alias del administrador'),
           querystring: ListQuery,
-          response: { 200: AdminPartyList, 400: ErrorBody },
+          response: { 200: AdminRoomList, 400: ErrorBody },
         },
       },
-      async (request) => listParties(ctx.db, request.query),
+      async (request) => listRooms(ctx.db, request.query),
     );
 
     app.get(
@@ -37,10 +37,10 @@ export const adminPartyRoutes =
         schema: {
           ...adminDoc('Una sala con sus miembros'),
           params: IdParams,
-          response: { 200: AdminPartyDetail, 404: ErrorBody },
+          response: { 200: AdminRoomDetail, 404: ErrorBody },
         },
       },
-      async (request) => getParty(ctx.db, request.params.id),
+      async (request) => getRoom(ctx.db, request.params.id),
     );
 
     app.delete(
@@ -50,15 +50,15 @@ export const adminPartyRoutes =
         schema: {
           ...adminDoc('Elimina una sala (motivo obligatorio); sus miembros lo ven al instante'),
           params: IdParams,
-          body: AdminPartyDelete,
+          body: AdminRoomDelete,
           response: { 204: z.null(), 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (request, reply) => {
-        await deleteParty(ctx.db, ctx.parties, actorOf(request), request.params.id, request.body.reason);
+        await deleteRoom(ctx.db, ctx.rooms, actorOf(request), request.params.id, request.body.reason);
         return reply.status(204).send(null);
       },
     );
   };
 
-export default adminPartyRoutes;
+export default adminRoomRoutes;
