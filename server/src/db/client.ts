@@ -7,7 +7,6 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.ts';
 
@@ -88,14 +87,4 @@ export async function migrateDatabase(database: Database): Promise<void> {
   await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], {
     migrationsFolder: MIGRATIONS_DIR,
   });
-}
-
-/** True when the database answers a trivial query. */
-export async function ping(db: Db): Promise<boolean> {
-  try {
-    await db.execute(sql`select 1`);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -17,7 +17,7 @@ import { listSearch, PAGE_SIZE } from './adminList';
 import { parse } from './http';
 import { authFetch, authRequest } from './session';
 
-export type { RevenueRow, RevenueTable, UnmatchedPayment } from '@vpn/contracts';
+export type { RevenueTable, UnmatchedPayment } from '@vpn/contracts';
 
 export const billingKeys = {
   revenue: (months: number) => ['manager', 'billing', 'revenue', months] as const,

@@ -12,8 +12,8 @@ export interface Schema<T> {
 }
 
 /** Header the server requires on every state-changing call (our CSRF defence). */
-export const CSRF_HEADER = 'X-Requested-With';
-export const CSRF_VALUE = 'XMLHttpRequest';
+const CSRF_HEADER = 'X-Requested-With';
+const CSRF_VALUE = 'XMLHttpRequest';
 
 /**
  * A failed call. `status` is the HTTP status (0 when the network failed or the answer could not be

@@ -13,7 +13,7 @@ import type { Schema } from './http';
 import { queryKeys } from './queries';
 import { authRequest } from './session';
 
-export type { RoomLists, RoomPeer } from '@vpn/contracts';
+export type { RoomPeer } from '@vpn/contracts';
 export { MAX_OWNED_ROOMS, Room } from '@vpn/contracts';
 
 /** Which of the two lists a room belongs to, from the signed-in customer's point of view. */

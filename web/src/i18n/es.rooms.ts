@@ -182,4 +182,3 @@ export const esRooms = {
   },
 } as const;
 
-export type EsRooms = typeof esRooms;

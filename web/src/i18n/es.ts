@@ -644,4 +644,3 @@ export const es = {
   msg,
 } as const;
 
-export type Es = typeof es;

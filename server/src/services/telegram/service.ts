@@ -431,4 +431,3 @@ export class TelegramService {
 }
 
 export { queueBroadcast } from './store.ts';
-export { telegramMsg } from './texts.ts';

@@ -109,4 +109,3 @@ export function usePeerActions() {
   };
 }
 
-export type PeerActions = ReturnType<typeof usePeerActions>;

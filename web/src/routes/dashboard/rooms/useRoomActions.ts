@@ -90,4 +90,3 @@ export function useRoomActions() {
   return { regenerate, removePeer, remove };
 }
 
-export type RoomActions = ReturnType<typeof useRoomActions>;
