@@ -3,7 +3,27 @@
  * invoices): a signed-in buyer, the purchase call, the payment-result page and the peer list, each
  * through the public API. `app` is read at call time (the tests build theirs in beforeAll).
  */
+import { plans } from '../src/db/schema.ts';
 import { bearer, createCustomer, login, type TestApp } from './helpers.ts';
+
+/**
+ * What every payment test sells from: one server ('Uno', added through the console by `manager`)
+ * and one plan ('Mensual', 3.50 for 30 days). Answers the plan's id.
+ */
+export async function openShop(t: TestApp, manager: string): Promise<number> {
+  const server = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/servers',
+    headers: bearer(manager),
+    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
+  });
+  if (server.statusCode !== 201) throw new Error(`server not created: ${server.body}`);
+  const [plan] = await t.ctx.db
+    .insert(plans)
+    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
+    .returning();
+  return plan!.id;
+}
 
 export function customerPayments(app: () => TestApp) {
   const inject = (method: 'GET' | 'PUT', url: string, access: string, payload?: object) =>

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
-import { invoices, paymentNotices, plans } from '../db/schema.ts';
+import { invoices, paymentNotices } from '../db/schema.ts';
 import {
   bearer,
   createTestApp,
@@ -18,7 +18,7 @@ import {
   setSettings,
   type TestApp,
 } from '../../test/helpers.ts';
-import { customerPayments } from '../../test/payments.ts';
+import { customerPayments, openShop } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 import { FakeRemesita, type Ipn } from '../../test/fakeRemesita.ts';
 import { RemesitaGateway } from '../services/billing/gateways.ts';
@@ -63,17 +63,7 @@ beforeAll(async () => {
   routeInto(remesita);
   const admin = await managerToken(t);
   owner = await managerToken(t, 'owner');
-  await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(admin),
-    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
-  });
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = await openShop(t, admin);
   await setSettings(t, { allow_payments_qvapay: false, allow_payments_remesita: true });
 });
 afterAll(async () => {

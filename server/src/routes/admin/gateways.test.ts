@@ -1,6 +1,6 @@
 import { desc, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, invoices, plans, settings } from '../../db/schema.ts';
+import { auditLog, invoices, settings } from '../../db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -10,6 +10,7 @@ import {
   reauthHeader,
   type TestApp,
 } from '../../../test/helpers.ts';
+import { openShop } from '../../../test/payments.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -35,17 +36,7 @@ beforeAll(async () => {
   // Credentials are a sensitive change: the owner's session confirms its password (reauth.test.ts).
   ownerProof = await reauthHeader(t, owner, 'clave-de-gestor');
   ops = await managerToken(t, 'operations');
-  await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(owner),
-    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
-  });
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = await openShop(t, owner);
 });
 afterAll(async () => {
   await t.close();

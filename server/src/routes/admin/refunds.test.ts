@@ -8,9 +8,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingMsg } from '@vpn/contracts';
-import { auditLog, invoices, peers, plans } from '../../db/schema.ts';
+import { auditLog, invoices, peers } from '../../db/schema.ts';
 import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
-import { customerPayments } from '../../../test/payments.ts';
+import { customerPayments, openShop } from '../../../test/payments.ts';
 import { FakeRemesita } from '../../../test/fakeRemesita.ts';
 
 let t: TestApp;
@@ -41,17 +41,7 @@ beforeAll(async () => {
   owner = await managerToken(t, 'owner');
   finance = await managerToken(t, 'finance');
   support = await managerToken(t, 'support');
-  await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(owner),
-    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
-  });
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = await openShop(t, owner);
   await setSettings(t, { allow_payments_qvapay: false, allow_payments_remesita: true });
 });
 afterAll(async () => {

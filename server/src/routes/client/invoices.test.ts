@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoices, peers, plans } from '../../db/schema.ts';
+import { invoices, peers } from '../../db/schema.ts';
 import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
-import { customerPayments } from '../../../test/payments.ts';
+import { customerPayments, openShop } from '../../../test/payments.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -23,17 +23,7 @@ beforeAll(async () => {
     },
   });
   admin = await managerToken(t);
-  await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(admin),
-    payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
-  });
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = await openShop(t, admin);
 });
 afterAll(async () => {
   await t.close();
