@@ -220,6 +220,13 @@ describe('Telegram bot', () => {
     expect(answer!.replyMarkup?.inline_keyboard?.flat().map((b) => b.callback_data)).toEqual(['cfg', 'ren']);
   });
 
+  it('/peers says when a manager switched a peer off, until a manager switches it on', async () => {
+    await t.ctx.peers.adminUpdate(peer.id, { active: false });
+    expect((await say(CHAT, '/peers'))[0]!.text).toContain('• Casa: deshabilitado por un administrador');
+    await t.ctx.peers.adminUpdate(peer.id, { active: true });
+    expect((await say(CHAT, '/peers'))[0]!.text).toContain('• Casa: activo');
+  });
+
   it("/config sends the .conf and its QR, for the owner's active peers only", async () => {
     const [doc, photo] = await say(CHAT, '/config casa', 2);
     expect(doc!.method).toBe('sendDocument');

@@ -170,6 +170,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
         id: peers.id,
         name: peers.name,
         active: peers.active,
+        managerDisabledAt: peers.managerDisabledAt,
         expiresAt: peers.expiresAt,
         dataUsed: peers.dataUsed,
         dataAllowance: peers.dataAllowance,
@@ -183,8 +184,9 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
     const lines = rows.map((p) => {
       const expired = p.expiresAt !== null && p.expiresAt.getTime() <= now;
       const noData = p.dataAllowance !== null && p.dataUsed >= p.dataAllowance;
-      const state =
-        !p.active && !expired && !noData
+      const state = p.managerDisabledAt
+        ? t.stateManagerOff
+        : !p.active && !expired && !noData
           ? t.stateOff
           : expired
             ? t.stateExpired

@@ -39,6 +39,7 @@ export const t = {
   stateExpired: 'vencido',
   stateNoData: 'sin datos',
   stateOff: 'deshabilitado',
+  stateManagerOff: 'deshabilitado por un administrador',
   usage: (used: string, allowance: string | null) =>
     allowance ? `${used} de ${allowance}` : `${used} (sin límite)`,
   configWhich: 'Elija el peer cuya configuración quiere recibir:',
