@@ -181,4 +181,3 @@ export const esRooms = {
     passwordRegenerated: msg.roomPasswordRegenerated,
   },
 } as const;
-

@@ -643,4 +643,3 @@ export const es = {
   /** Texts shared with the server (validation and API errors). */
   msg,
 } as const;
-

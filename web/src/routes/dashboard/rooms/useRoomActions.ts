@@ -89,4 +89,3 @@ export function useRoomActions() {
 
   return { regenerate, removePeer, remove };
 }
-
