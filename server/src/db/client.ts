@@ -18,7 +18,20 @@ export type Schema = typeof schema;
  * such a function's queries join that transaction (the 29 call sites that pass `tx` typecheck only
  * while this holds, so a drizzle upgrade that breaks it fails the build).
  */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Db = PgDatabase<DbQueryResultHKT, Schema>;
+
+/**
+ * What a raw `db.execute(sql…)` answers on both back ends: node-postgres' QueryResult and PGlite's
+ * Results both carry `rows`, so `(await db.execute<Row>(query)).rows` is typed without a cast.
+ */
+export interface DbQueryResultHKT extends PgQueryResultHKT {
+  readonly type: RawRows<this['row']>;
+}
+
+/** The part of a raw query's result both back ends share. */
+export interface RawRows<Row> {
+  rows: Row[];
+}
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -84,7 +97,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
     }
     return;
   }
-  await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], {
-    migrationsFolder: MIGRATIONS_DIR,
-  });
+  if (!database.pglite) throw new Error('migrateDatabase: a PGlite database without its PGlite instance');
+  // Its own drizzle over the same instance, typed as PGlite's (like node-postgres' client above).
+  await migratePglite(drizzlePglite(database.pglite), { migrationsFolder: MIGRATIONS_DIR });
 }

@@ -7,25 +7,34 @@
  * its SQLSTATE and the constraint/table PostgreSQL names — never a message or a parameter.
  */
 
+type Loose = Record<string, unknown> & { cause?: unknown };
+
 interface QueryError {
   query: string;
   params: unknown[];
 }
 
-type Loose = Record<string, unknown> & { cause?: unknown };
-
 const MAX_DEPTH = 5;
 
 /** A Drizzle query error (`query` + `params`) in the error or its causes. */
 function queryErrorOf(e: unknown): QueryError | undefined {
-  for (
-    let err = e as Loose | null, depth = 0;
-    err && depth < MAX_DEPTH;
-    err = err.cause as Loose | null, depth++
-  )
-    if (typeof err === 'object' && typeof err.query === 'string' && Array.isArray(err.params))
-      return err as unknown as QueryError;
+  let err = e;
+  for (let depth = 0; err && depth < MAX_DEPTH; depth++) {
+    if (isQueryError(err)) return err;
+    err = typeof err === 'object' && 'cause' in err ? err.cause : undefined;
+  }
   return undefined;
+}
+
+function isQueryError(err: unknown): err is QueryError {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'query' in err &&
+    typeof err.query === 'string' &&
+    'params' in err &&
+    Array.isArray(err.params)
+  );
 }
 
 /** A driver error (pg or PGlite: severity + a five-character SQLSTATE) in the error or its causes. */

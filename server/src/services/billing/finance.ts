@@ -54,7 +54,7 @@ export async function revenueTable(db: Db, months: number): Promise<RevenueTable
            p.total as paid, coalesce(p.n, 0) as paid_count, r.total as refunded, coalesce(r.n, 0) as refunded_count
     from paid p full outer join refunded r on r.month = p.month and r.gateway = p.gateway
     order by 1 desc, 2 asc`);
-  const rows = (result as unknown as { rows: Record<string, unknown>[] }).rows.map((r) => {
+  const rows = result.rows.map((r) => {
     const paid = cents(r.paid as string | null);
     const refunded = cents(r.refunded as string | null);
     return {

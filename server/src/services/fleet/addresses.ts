@@ -18,7 +18,7 @@ export async function nextAddressIndex(db: Db): Promise<number> {
   const [top] = await db.select({ max: sql<number | null>`max(${peers.addressIndex})` }).from(peers);
   const next = (top?.max ?? FIRST_PEER_INDEX - 1) + 1;
   if (next < POOL_SIZE - 1) return next;
-  const result = await db.execute(sql`
+  const result = await db.execute<{ free: number }>(sql`
     select candidate as free from (
       select ${FIRST_PEER_INDEX}::int as candidate
       union all
@@ -27,7 +27,7 @@ export async function nextAddressIndex(db: Db): Promise<number> {
     where candidate < ${POOL_SIZE - 1}
       and not exists (select 1 from ${peers} p where p.address_index = c.candidate)
     order by candidate limit 1`);
-  const [gap] = (result as unknown as { rows: { free: number }[] }).rows;
+  const [gap] = result.rows;
   if (!gap) throw new HttpError(503, msg.poolExhausted, 'pool_exhausted');
   return Number(gap.free);
 }

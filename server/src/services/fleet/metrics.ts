@@ -12,8 +12,11 @@ const DAY_MS = 86_400_000;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Rows of a raw query (node-postgres and PGlite both answer `{ rows }`). */
-async function rowsOf<T>(db: Db, query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+async function rowsOf<T extends Record<string, unknown>>(
+  db: Db,
+  query: ReturnType<typeof sql>,
+): Promise<T[]> {
+  return (await db.execute<T>(query)).rows;
 }
 
 /** [from, to] as UTC days: defaults to the last 30 days; at most MAX_RANGE_DAYS; Spanish errors. */
@@ -56,12 +59,12 @@ export async function headlineMetrics(db: Db, withRevenue: boolean): Promise<Adm
   };
 }
 
-interface DayRow {
+type DayRow = {
   day: string;
   revenue: string;
   new_customers: number;
   active_peers: number;
-}
+};
 
 /**
  * The Resumen charts' series, one value per UTC day (generate_series gives days with nothing

@@ -18,8 +18,11 @@ export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) 
 export const dayOf = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 
 /** Rows of a raw query (node-postgres and PGlite both answer `{ rows }`). */
-async function rowsOf<T>(db: Pick<Db, 'execute'>, query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+async function rowsOf<T extends Record<string, unknown>>(
+  db: Pick<Db, 'execute'>,
+  query: ReturnType<typeof sql>,
+): Promise<T[]> {
+  return (await db.execute<T>(query)).rows;
 }
 
 /**

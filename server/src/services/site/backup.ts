@@ -58,10 +58,10 @@ export function checkBackupToken(secret: string, given: string | null): boolean 
 }
 
 async function counts(db: Db): Promise<BackupHeader['counts']> {
-  const result = await db.execute(sql`
+  const result = await db.execute<Record<string, string | number>>(sql`
     select (select count(*) from customers) as customers, (select count(*) from peers) as peers,
            (select count(*) from servers) as servers, (select count(*) from invoices) as invoices`);
-  const row = (result as unknown as { rows: Record<string, string | number>[] }).rows[0]!;
+  const row = result.rows[0]!;
   return {
     customers: Number(row.customers),
     peers: Number(row.peers),

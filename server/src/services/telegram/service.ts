@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Bot, GrammyError } from 'grammy';
+import { Bot, GrammyError, type Api } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { FastifyBaseLogger } from 'fastify';
 import { eq } from 'drizzle-orm';
@@ -38,6 +38,23 @@ export const WEBHOOK_PATH = '/api/telegram/webhook';
 /** Telegram calls give up after this long (grammY's default is 500 s); getUpdates' long poll fits. */
 export const API_TIMEOUT_SECONDS = 30;
 const STOP_WAIT_MS = 5_000;
+
+/** The signal type grammY's API methods declare (the abort-controller polyfill's). */
+type GrammySignal = NonNullable<Parameters<Api['getUpdates']>[1]>;
+
+/**
+ * Node's AbortSignal as grammY's: its types name the abort-controller polyfill's class, whose
+ * event typings differ from Node's, but at run time grammY only reads `aborted` and listens for
+ * `abort`, which Node's signal has.
+ */
+function grammySignal(signal: AbortSignal): AbortSignal & GrammySignal {
+  if (!isGrammySignal(signal)) throw new TypeError('not an AbortSignal');
+  return signal;
+}
+
+function isGrammySignal(signal: AbortSignal): signal is AbortSignal & GrammySignal {
+  return typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function';
+}
 
 export interface TelegramDeps {
   db: Db;
@@ -262,8 +279,7 @@ export class TelegramService {
               allowed_updates: ['message', 'callback_query'],
               ...(offset !== undefined ? { offset } : {}),
             },
-            // grammY types its signal as the abort-controller package's; Node's is the same thing.
-            abort.signal as unknown as Parameters<typeof handle.bot.api.getUpdates>[1],
+            grammySignal(abort.signal),
           );
           for (const update of updates) {
             offset = update.update_id + 1;
