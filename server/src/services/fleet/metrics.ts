@@ -3,7 +3,7 @@ import { fleetMsg, type AdminMetrics, type MetricsSeries } from '@vpn/contracts'
 import type { Db } from '../../db/client.ts';
 import { customers, invoices, peers, servers } from '../../db/schema.ts';
 import { badRequest } from '../../lib/errors.ts';
-import { ONLINE_WINDOW } from './serverConsole.ts';
+import { ONLINE_WINDOW } from './serverView.ts';
 import { AGENT_OFFLINE_AFTER_MS, agentOnline, peerCountOfServer } from './servers.ts';
 
 export const MAX_RANGE_DAYS = 366;

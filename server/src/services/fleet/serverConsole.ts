@@ -1,7 +1,6 @@
 import { and, asc, count, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
 import {
   agentMsg,
-  compareVersions,
   fleetMsg,
   msg,
   type AdminServer,
@@ -27,61 +26,12 @@ import { containsPattern, lowerContains, pageOf } from '../../db/listing.ts';
 import {
   agentOnline,
   createServer,
-  endpointOf,
   peerCountOfServer,
   rotateAgentToken,
   type NewServer,
   type ServerRow,
 } from './servers.ts';
-
-/** A peer whose last handshake is this recent counts as online (issue 9's definition). */
-export const ONLINE_WINDOW = sql`interval '3 minutes'`;
-
-/**
- * A server as consoles see it. `latest`: the agent version this panel serves, against which the
- * agent is "desactualizado" (older; unknown versions count as older, no agent yet as not).
- */
-export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string | null = null): AdminServer {
-  return {
-    id: s.id,
-    name: s.name,
-    host: s.host,
-    port: s.port,
-    endpoint: endpointOf(s),
-    ubication: s.ubication,
-    active: s.active,
-    allow_partys: s.allowRooms,
-    dns: s.dns,
-    mtu: s.mtu,
-    interface_name: s.interfaceName,
-    public_key: s.publicKey,
-    agent_online: agentOnline(s),
-    agent_version: s.agentVersion,
-    agent_node_version: s.agentNodeVersion,
-    agent_outdated: latest !== null && s.agentVersion !== null && compareVersions(s.agentVersion, latest) < 0,
-    agent_upgrade: presentUpgrade(s),
-    last_seen_at: s.lastSeenAt?.toISOString() ?? null,
-    revision: s.revision,
-    acked_revision: s.ackedRevision,
-    peers: peerCount,
-  };
-}
-
-/** An upgrade still unanswered after this long is shown as failed (the agent went away meanwhile). */
-export const UPGRADE_STALE_MS = 5 * 60_000;
-
-function presentUpgrade(s: ServerRow): AdminServer['agent_upgrade'] {
-  const status = s.agentUpgradeStatus as 'pending' | 'restarting' | 'failed' | null;
-  if (!status) return null;
-  const at = s.agentUpgradeAt;
-  const stale = status !== 'failed' && at !== null && Date.now() - at.getTime() > UPGRADE_STALE_MS;
-  return {
-    status: stale ? 'failed' : status,
-    version: s.agentUpgradeVersion,
-    error: stale ? agentMsg.upgradeLost : s.agentUpgradeError,
-    at: at?.toISOString() ?? null,
-  };
-}
+import { ONLINE_WINDOW, presentAdminServer } from './serverView.ts';
 
 /**
  * What the server console needs of peers (PeerService has it): fleet is a lower domain than

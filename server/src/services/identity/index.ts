@@ -1,4 +1,5 @@
-import type { Config, RateLimitPolicy } from '../../config.ts';
+import type { Config } from '../../config.ts';
+import type { RateLimitPolicy } from '../../lib/rateLimitPolicy.ts';
 import type { Db } from '../../db/client.ts';
 import type { Keys } from '../../lib/crypto.ts';
 import type { Mailer } from '../site/mailer.ts';

@@ -1,11 +1,11 @@
 import { eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { rateLimits } from '../../db/schema.ts';
-import type { Limit, RateLimitPolicy } from '../../config.ts';
+import type { Limit, RateLimitPolicy } from '../../lib/rateLimitPolicy.ts';
 import { tooManyRequests } from '../../lib/errors.ts';
 
-// The policy's shape is config.ts' (it reads RATE_LIMIT_<NAME>); the defaults and the counting are here.
-export type { Limit, RateLimitPolicy } from '../../config.ts';
+// The policy's shape is in lib/ (config.ts reads RATE_LIMIT_<NAME> into it); defaults and counting are here.
+export type { Limit, RateLimitPolicy } from '../../lib/rateLimitPolicy.ts';
 
 export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   loginPerIp: { max: 30, windowSeconds: 60 },
