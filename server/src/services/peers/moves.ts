@@ -1,0 +1,182 @@
+/**
+ * Moves between servers: the customer's and a manager's change of server, and drains (moveMany).
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { fill, msg, type Peer } from '@vpn/contracts';
+import { peers, servers } from '../../db/schema.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { recordChanges, type Revision } from '../fleet/desiredState.ts';
+import { agentOnline, type ServerRow } from '../fleet/servers.ts';
+import { type PeerRow, type Pending, isLive } from './presentation.ts';
+import { type Claimed, type InTx } from './operations.ts';
+import { PeerKeys } from './keys.ts';
+
+export class PeerMoves extends PeerKeys {
+  /** Moves the peer to another active server; keys and address stay, so only the server part of the `.conf` changes. */
+  async changeServer(customerId: number, peerId: number, serverId: number, origin?: string): Promise<Peer> {
+    const owned = await this.getOwned(customerId, peerId);
+    this.assertActionable(owned);
+    return this.move(owned.id, serverId, (row) => this.assertActionable(row), origin);
+  }
+
+  /**
+   * A manager moves any peer (a switched-off one too: it simply stays off on its new server), by
+   * the same flow as the owner — busy state, agent acks, the owner's pushes. `inTx` runs inside the
+   * change's transaction (the audit entry).
+   */
+  async adminChangeServer(peerId: number, serverId: number, inTx?: InTx): Promise<Peer> {
+    const [row] = await this.db.select({ id: peers.id }).from(peers).where(eq(peers.id, peerId));
+    if (!row) throw notFound(msg.peerNotFound);
+    const notBusy = (locked: PeerRow) => {
+      if (locked.pendingOperation) throw conflict(msg.peerBusy);
+    };
+    return this.move(row.id, serverId, notBusy, undefined, inTx);
+  }
+
+  protected async move(
+    peerId: number,
+    serverId: number,
+    check: (row: PeerRow) => void,
+    origin?: string,
+    inTx?: InTx,
+  ): Promise<Peer> {
+    const done = await this.db.transaction(async (tx) => {
+      const row = await this.lock(tx, peerId);
+      check(row);
+      if (serverId === row.serverId) throw badRequest(msg.sameServer);
+      const [target] = await tx.select().from(servers).where(eq(servers.id, serverId));
+      if (!target) throw notFound(msg.serverNotFound);
+      if (!target.active) throw badRequest(msg.serverUnavailable);
+      // A peer in a room keeps its room: only to a server that allows rooms, and every server of its
+      // room mates recomputes its mesh links.
+      if (row.roomId !== null && !target.allowRooms) throw badRequest(msg.roomPeerServer);
+      const mates =
+        row.roomId !== null
+          ? (await tx.select({ s: peers.serverId }).from(peers).where(eq(peers.roomId, row.roomId))).map(
+              (m) => m.s,
+            )
+          : [];
+      await tx
+        .update(peers)
+        .set({ serverId, updatedAt: sql`now()` })
+        .where(eq(peers.id, row.id));
+      await inTx?.(tx);
+      const full = row.roomId !== null;
+      const revisions = await recordChanges(tx, [
+        { serverId: row.serverId, removeKeys: [row.publicKey], full },
+        { serverId, upsertPeerIds: [row.id], full },
+        ...[...new Set(mates)]
+          .filter((s) => s !== serverId && s !== row.serverId)
+          .map((s) => ({ serverId: s, full: true })),
+      ]);
+      return this.claim(tx, row, 'change_server', revisions, origin);
+    });
+    return this.afterChange(done, origin);
+  }
+
+  /**
+   * A manager's drain moves peers off a server in batches, through the same desired-state flow as
+   * a customer's change_server (one transaction per batch instead of per peer): the source drops
+   * their keys, the target adds them with the same keys and addresses, room mates' servers
+   * recompute their mesh, and each live peer is busy until both agents ack, its owner then getting
+   * `updated_peer` and `success` exactly as for their own move. Peers already busy, or no longer
+   * on `fromServerId`, are left for the next batch. Returns the ids actually moved.
+   */
+  async moveMany(fromServerId: number, peerIds: number[], target: ServerRow): Promise<number[]> {
+    if (peerIds.length === 0) return [];
+    const { moved, revisions, waits, offline } = await this.db.transaction(async (tx) => {
+      const moved = await tx
+        .update(peers)
+        .set({ serverId: target.id, updatedAt: sql`now()` })
+        .where(
+          and(
+            inArray(peers.id, peerIds),
+            eq(peers.serverId, fromServerId),
+            sql`${peers.pendingOperation} is null`,
+          ),
+        )
+        .returning();
+      if (moved.length === 0)
+        return {
+          moved,
+          revisions: [] as Revision[],
+          waits: [] as Claimed['waits'],
+          offline: [] as ServerRow[],
+        };
+      const roomIds = [...new Set(moved.map((m) => m.roomId).filter((p): p is number => p !== null))];
+      const mates = roomIds.length
+        ? (
+            await tx.selectDistinct({ s: peers.serverId }).from(peers).where(inArray(peers.roomId, roomIds))
+          ).map((m) => m.s)
+        : [];
+      const full = roomIds.length > 0;
+      const revisions = await recordChanges(tx, [
+        { serverId: fromServerId, removeKeys: moved.map((m) => m.publicKey), full },
+        { serverId: target.id, upsertPeerIds: moved.map((m) => m.id), full },
+        ...mates
+          .filter((s) => s !== target.id && s !== fromServerId)
+          .map((s) => ({ serverId: s, full: true })),
+      ]);
+      // Busy in the same transaction, like a customer's change (see lock()).
+      const serverRows = await tx
+        .select()
+        .from(servers)
+        .where(
+          inArray(
+            servers.id,
+            revisions.map((r) => r.serverId),
+          ),
+        );
+      const offline = serverRows.filter((s) => !agentOnline(s));
+      const waits = offline.length > 0 ? [] : revisions.map((r) => ({ s: r.serverId, r: r.revision }));
+      const live = moved.filter((m) => isLive(m));
+      if (waits.length > 0 && live.length > 0) {
+        const pending: Pending = { op: 'change_server', waits, since: Date.now() };
+        await tx
+          .update(peers)
+          .set({ pendingOperation: 'change_server', pendingRevision: pending })
+          .where(
+            inArray(
+              peers.id,
+              live.map((m) => m.id),
+            ),
+          );
+      }
+      return { moved, revisions, waits, offline };
+    });
+    if (moved.length === 0) return [];
+    for (const r of revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+    // Peers not waiting for acks (not live, or an agent offline) are shown their new server now.
+    const notWaiting = waits.length > 0 ? moved.filter((m) => !isLive(m)) : moved;
+    if (notWaiting.length > 0) {
+      const shown = await this.present(
+        await this.db
+          .select()
+          .from(peers)
+          .where(
+            inArray(
+              peers.id,
+              notWaiting.map((m) => m.id),
+            ),
+          ),
+      );
+      const byId = new Map(notWaiting.map((m) => [m.id, m]));
+      for (const peer of shown) {
+        const row = byId.get(peer.id)!;
+        await this.push(row.customerId, { type: 'updated_peer', peer });
+        if (offline.length > 0 && isLive(row))
+          await this.push(row.customerId, {
+            type: 'info',
+            peer_id: row.id,
+            message: fill(msg.agentOffline, {
+              server: offline.map((s) => s.name).join(', '),
+              name: row.name,
+            }),
+          });
+      }
+    }
+    for (const w of waits) await this.settleAcks(w.s);
+    return moved.map((m) => m.id);
+  }
+}
