@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: buildBot is one grammY bot whose command and button handlers share its
+// closure (deps, the per-chat throttle, the texts); split, each part would take all of it as arguments.
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { Bot, InlineKeyboard, type Context } from 'grammy';
 import type { FastifyBaseLogger } from 'fastify';

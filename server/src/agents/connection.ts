@@ -1,0 +1,337 @@
+/** One server agent's connection: snapshot, deltas, acks, stats and heartbeats (AgentHub holds them). */
+import { eq, and, sql } from 'drizzle-orm';
+import type { WebSocket } from 'ws';
+import {
+  AGENT_PROTOCOL_VERSION,
+  AgentToServer,
+  agentMsg,
+  snapshotMessages,
+  type AgentPeerStats,
+  type ServerToAgent,
+} from '@vpn/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client.ts';
+import { servers } from '../db/schema.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { buildDelta, buildSnapshot, pruneChanges } from '../services/fleet/desiredState.ts';
+import type { PeerService } from '../services/peers/peers.ts';
+import type { ServerRow } from '../services/fleet/servers.ts';
+import { recordStats } from '../services/peers/usage.ts';
+import type { AgentRelease } from '../services/fleet/agentRelease.ts';
+import type { ConcurrentUseService } from '../services/peers/concurrentUse.ts';
+import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/fleet/agentUpgrades.ts';
+
+/** How often agents report stats (hello's stats_interval_ms). */
+export const STATS_INTERVAL_MS = 10_000;
+/** lastSeenAt is written at most this often per agent (heartbeats come every 15 s). */
+const SEEN_WRITE_MS = 5_000;
+/** Consoles hear of an agent's acks at most this often (a busy server acks many times a second). */
+export const STATUS_PUSH_MS = 2_000;
+
+export interface HubDeps {
+  db: Db;
+  bus: Bus;
+  encryptionKey: Buffer;
+  /** Keys.mesh: the mesh links' preshared keys. */
+  meshKey: Buffer;
+  peers: PeerService;
+  log: FastifyBaseLogger;
+  /** How often connected agents are checked against their desired revision (AGENT_CATCHUP_SECONDS). */
+  catchupMs?: number;
+  /** Peers per message of a snapshot sent in parts (default AGENT_SNAPSHOT_CHUNK_PEERS; tests). */
+  snapshotChunkPeers?: number;
+  /** The agent file "Actualizar agente" upgrades to. */
+  release?: AgentRelease;
+  /** How often agents report stats (default STATS_INTERVAL_MS; tests). */
+  statsIntervalMs?: number;
+  /** Stores agents' `concurrent_use` reports (issue 19); absent, agents are not asked for them. */
+  concurrentUse?: ConcurrentUseService;
+}
+
+export class AgentConnection {
+  /** The newest revision sent to the agent; -1 until the snapshot went out. */
+  private sent = -1;
+  private chain: Promise<void> = Promise.resolve();
+  private lastSeenWrite = 0;
+  /** The last lastSeenAt this connection wrote: its close clears only that (see the close handler). */
+  private seenAt: Date | null = null;
+  private closed = false;
+  /** `sent:applied` when the last catch-up round found the agent lagging with everything sent. */
+  private lagging: string | undefined;
+  private lastStatus = 0;
+  private statusTimer: NodeJS.Timeout | undefined;
+  /** The agent's hello said it assembles snapshots sent in parts. */
+  private snapshotParts = false;
+  /** The agent's hello said it understands `upgrade`; null before the hello. */
+  private canUpgrade: boolean | null = null;
+  private agentVersion = '';
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly server: ServerRow,
+    private readonly deps: HubDeps,
+    /** Forgets this connection; false when a newer one of the same server had replaced it. */
+    private readonly onGone: () => boolean,
+  ) {
+    socket.on('message', (data, isBinary) => {
+      if (isBinary)
+        return this.send({ type: 'error', message: 'binary frames are not part of the protocol' });
+      this.enqueue(() => this.handle(data.toString()));
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      clearTimeout(this.statusTimer);
+      // A replaced socket closing late (here, or on another instance: then lastSeenAt is no longer
+      // what this connection wrote) must not mark the server offline under its new connection.
+      if (!this.onGone() || !this.seenAt) return;
+      void this.deps.db
+        .update(servers)
+        .set({ lastSeenAt: null })
+        .where(and(eq(servers.id, server.id), eq(servers.lastSeenAt, this.seenAt)))
+        .then(() => this.publishStatus())
+        .catch(() => {});
+    });
+    socket.on('error', () => {});
+  }
+
+  /** The hash of the token this agent signed in with. */
+  get tokenHash(): string | null {
+    return this.server.agentTokenHash;
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  private publishStatus(): Promise<void> {
+    this.lastStatus = Date.now();
+    return this.deps.bus.publish({
+      kind: 'managers',
+      permission: 'servers.read',
+      message: { type: 'admin_server', server_id: this.server.id },
+    });
+  }
+
+  /**
+   * Tells consoles this server's status changed (connected, acked): at once if the last push is
+   * older than STATUS_PUSH_MS, else once at the end of that window (acks in between coalesce).
+   */
+  private statusChanged(): void {
+    if (this.statusTimer || this.closed) return;
+    const wait = this.lastStatus + STATUS_PUSH_MS - Date.now();
+    if (wait <= 0) {
+      void this.publishStatus().catch(() => {});
+      return;
+    }
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      if (!this.closed) void this.publishStatus().catch(() => {});
+    }, wait);
+    this.statusTimer.unref();
+  }
+
+  private send(message: ServerToAgent): void {
+    if (!this.closed) this.socket.send(JSON.stringify(message));
+  }
+
+  /** Messages and syncs run one at a time, in order. */
+  private enqueue(task: () => Promise<void>): void {
+    this.chain = this.chain.then(task).catch((err: unknown) => {
+      this.deps.log.error({ err, serverId: this.server.id }, 'agent message failed');
+    });
+  }
+
+  sync(): void {
+    this.enqueue(async () => {
+      if (this.sent < 0 || this.closed) return;
+      const delta = await buildDelta(this.deps.db, this.server.id, this.sent, this.deps.encryptionKey);
+      if (delta === null) return;
+      if (delta === 'resync') return this.sendSnapshot();
+      this.send(delta);
+      this.sent = delta.revision;
+    });
+  }
+
+  /**
+   * "Actualizar agente" reached this instance: send `upgrade` for the panel's current file, or
+   * record why it cannot be (no file built, an agent too old to upgrade itself). Before the hello,
+   * the hello takes care of it.
+   */
+  upgrade(): void {
+    this.enqueue(async () => {
+      if (this.closed || this.canUpgrade === null) return;
+      const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
+      if (row?.agentUpgradeStatus !== 'pending') return;
+      await this.sendUpgrade();
+    });
+  }
+
+  private async sendUpgrade(): Promise<void> {
+    const message = upgradeMessage(this.deps.release);
+    if (!message)
+      await setUpgradeState(this.deps.db, this.server.id, 'failed', { error: agentMsg.fileMissing });
+    else if (!this.canUpgrade)
+      await setUpgradeState(this.deps.db, this.server.id, 'failed', {
+        error: agentMsg.oldAgent(this.agentVersion),
+      });
+    else {
+      await setUpgradeState(this.deps.db, this.server.id, 'pending', { version: message.version });
+      this.send(message);
+      return;
+    }
+    await this.publishStatus();
+  }
+
+  /** One catch-up round (see AgentHub.catchUp): `desired` and `applied` as the database has them. */
+  catchUp(desired: number, applied: number): void {
+    if (this.sent < 0 || this.closed || applied >= desired) {
+      this.lagging = undefined;
+      return;
+    }
+    if (this.sent < desired) {
+      this.lagging = undefined;
+      return this.sync();
+    }
+    const state = `${this.sent}:${applied}`;
+    if (this.lagging === state) {
+      this.lagging = undefined;
+      this.enqueue(() => this.sendSnapshot());
+    } else this.lagging = state;
+  }
+
+  private async sendSnapshot(): Promise<void> {
+    const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
+    if (!row) return this.close(4404, 'server deleted');
+    // A snapshot carries the server's private key: never to a token rotated since this agent signed
+    // in, even when its agent_revoked notice was lost (an agent may ask for one with `resync`).
+    if (row.agentTokenHash !== this.server.agentTokenHash) return this.close(4401, 'token revoked');
+    const snapshot = await buildSnapshot(this.deps.db, row, this.deps.encryptionKey, this.deps.meshKey);
+    // In parts to agents that assemble them (one after another, nothing between them).
+    if (this.snapshotParts)
+      for (const m of snapshotMessages(snapshot, this.deps.snapshotChunkPeers)) this.send(m);
+    else this.send(snapshot);
+    this.sent = snapshot.revision;
+  }
+
+  /** A lastSeenAt value this connection writes (instance clock, like agentOnline's), remembered. */
+  private stamp(): Date {
+    this.seenAt = new Date();
+    return this.seenAt;
+  }
+
+  private async seen(force = false): Promise<void> {
+    const now = Date.now();
+    if (!force && now - this.lastSeenWrite < SEEN_WRITE_MS) return;
+    this.lastSeenWrite = now;
+    await this.deps.db
+      .update(servers)
+      .set({ lastSeenAt: this.stamp() })
+      .where(eq(servers.id, this.server.id));
+  }
+
+  private async handle(raw: string): Promise<void> {
+    let parsed: AgentToServer;
+    try {
+      parsed = AgentToServer.parse(JSON.parse(raw));
+    } catch {
+      this.send({ type: 'error', message: 'unknown or malformed message' });
+      return;
+    }
+    switch (parsed.type) {
+      case 'hello': {
+        if (parsed.protocol !== AGENT_PROTOCOL_VERSION) {
+          this.send({
+            type: 'error',
+            message: `protocol ${parsed.protocol} not supported (want ${AGENT_PROTOCOL_VERSION})`,
+          });
+          return this.close(4400, 'protocol');
+        }
+        const [row] = await this.deps.db
+          .update(servers)
+          .set({
+            agentVersion: parsed.agent_version,
+            agentNodeVersion: parsed.node_version ?? null,
+            lastSeenAt: this.stamp(),
+          })
+          .where(eq(servers.id, this.server.id))
+          .returning();
+        this.lastSeenWrite = Date.now();
+        this.snapshotParts = parsed.snapshot_parts === true;
+        this.canUpgrade = parsed.upgrade === true;
+        this.agentVersion = parsed.agent_version;
+        this.send({
+          type: 'welcome',
+          protocol: AGENT_PROTOCOL_VERSION,
+          server_id: this.server.id,
+          stats_interval_ms: this.deps.statsIntervalMs ?? STATS_INTERVAL_MS,
+          ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
+        });
+        await this.sendSnapshot();
+        // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
+        const outcome = row ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
+        if (outcome === 'done') await setUpgradeState(this.deps.db, this.server.id, null);
+        else if (outcome === 'resend') await this.sendUpgrade();
+        else if (outcome)
+          await setUpgradeState(this.deps.db, this.server.id, 'failed', { error: outcome.failed });
+        this.statusChanged();
+        // Changes made while the agent was away settle busy peers as soon as it acks the snapshot.
+        return;
+      }
+      case 'upgrade_result':
+        if (parsed.status === 'failed')
+          this.deps.log.warn(
+            { serverId: this.server.id, version: parsed.version, message: parsed.message },
+            'agent upgrade failed',
+          );
+        // Only an upgrade still asked for: the restarted agent's hello (another connection) may
+        // already have settled it.
+        await setUpgradeState(this.deps.db, this.server.id, parsed.status, {
+          error: parsed.status === 'failed' ? (parsed.message ?? 'sin motivo') : null,
+          onlyIf: 'pending',
+        });
+        await this.publishStatus();
+        return;
+      case 'resync':
+        return this.sendSnapshot();
+      case 'ack': {
+        if (parsed.revision > this.sent) return; // Cannot ack what was never sent.
+        await this.deps.db
+          .update(servers)
+          .set({
+            ackedRevision: sql`greatest(${servers.ackedRevision}, ${parsed.revision})`,
+            lastSeenAt: this.stamp(),
+          })
+          .where(eq(servers.id, this.server.id));
+        this.lastSeenWrite = Date.now();
+        await pruneChanges(this.deps.db, this.server.id, parsed.revision);
+        await this.deps.peers.settleAcks(this.server.id);
+        this.statusChanged();
+        return;
+      }
+      case 'heartbeat':
+        await this.seen();
+        this.send({ type: 'heartbeat', at: Date.now() });
+        return;
+      case 'stats':
+        await this.seen();
+        return this.recordStats(parsed.peers);
+      case 'concurrent_use':
+        await this.seen();
+        return this.deps.concurrentUse?.record(this.server.id, parsed.peers);
+      case 'error':
+        this.deps.log.warn({ serverId: this.server.id, message: parsed.message }, 'agent reported an error');
+        return;
+      case 'apply_error':
+        this.deps.log.error(
+          { serverId: this.server.id, revision: parsed.revision, message: parsed.message },
+          'agent could not apply a revision',
+        );
+        return this.deps.peers.failPending(this.server.id, parsed.revision);
+    }
+  }
+
+  /** Adds the report's deltas to hourly rollups (services/peers/usage.ts: counter resets, reconnects). */
+  private recordStats(stats: AgentPeerStats[]): Promise<void> {
+    return recordStats(this.deps.db, this.server.id, stats);
+  }
+}
