@@ -5,8 +5,6 @@ import type { BusEvent } from '../realtime/bus.ts';
 import type { ServerRow } from '../services/fleet/servers.ts';
 import { AgentConnection, type HubDeps } from './connection.ts';
 
-export type { HubDeps } from './connection.ts';
-
 export const DEFAULT_CATCHUP_MS = 60_000;
 
 /**

@@ -7,8 +7,5 @@
  */
 import { PeerExpiry } from './expiry.ts';
 
-export { PENDING_TIMEOUT_MS, type InTx } from './operations.ts';
-export type { PeerServiceDeps } from './presentation.ts';
-
 /** Everything a customer (and a manager) can do to peers; every lookup goes through the owner. */
 export class PeerService extends PeerExpiry {}
