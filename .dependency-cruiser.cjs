@@ -66,6 +66,13 @@ module.exports = {
       to: {},
     },
     {
+      name: 'services-in-a-domain-imported',
+      severity: 'error',
+      comment: 'Nothing imports a file directly in services/: it belongs in a domain folder.',
+      from: { path: SRC },
+      to: { path: `${SRC}services/[^/]+$` },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to nothing is a typo or a file moved without its imports.',
