@@ -234,7 +234,7 @@ export interface AuthRequestOptions {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fresh confirmation of a manager's sensitive operations (server: services/reauth.ts)
+// Fresh confirmation of a manager's sensitive operations (server: plugins/reauth.ts)
 
 /** Asks the manager for the password (and code) again; resolves the confirmation, or null if cancelled. */
 export type ReauthPrompt = () => Promise<string | null>;

@@ -11,7 +11,7 @@ import { decrypt } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { endpointOf, presentPeerServer } from '../fleet/servers.ts';
-import { ONLINE_WINDOW } from './usage.ts';
+import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 import { renderMikrotik, renderWgQuick, type ClientConfigInput } from './wgconfig.ts';
 import type { newMirrorToken } from './mirrorTokens.ts';
 import { mirrorTokenHash, openMirrorToken } from './mirrorTokens.ts';

@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AgentPeerStats, PeerUsage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-
-/** Online: a handshake within this window. */
-export const ONLINE_WINDOW = sql`interval '3 minutes'`;
+import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 
 /** Hours stay hourly this long; the scheduler then folds them into days. */
 export const HOURLY_DAYS = 30;
