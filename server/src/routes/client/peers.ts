@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AvailableServerList, ErrorBody, Peer, PeerList, PeerPatchBody, PeerUsage } from '@vpn/contracts';
+import {
+  AvailableServerList,
+  ErrorBody,
+  Peer,
+  PeerList,
+  PeerPatchBody,
+  PeerUsage,
+  IdParams,
+} from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { listAvailableServers } from '../../services/fleet/servers.ts';
@@ -9,13 +17,6 @@ import { safeName } from '../../services/peers/wgconfig.ts';
 import { consume } from '../../services/identity/rateLimit.ts';
 import { originOf } from '../origin.ts';
 
-const IdParams = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 31 - 1),
-});
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
 /** The Peers page: list, config download, actions, servers to move to. */

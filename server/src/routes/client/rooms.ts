@@ -9,19 +9,13 @@ import {
   RoomLists,
   RoomPatchBody,
   msg,
+  IdParams,
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { notFound } from '../../lib/errors.ts';
 import { getSiteSettings } from '../../services/site/settings.ts';
 
-const IdParams = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 31 - 1),
-});
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 
 /** Rooms (Salas), only while the site allows them. */
