@@ -10,6 +10,7 @@ import { formatBytes } from '../peers/allowance.ts';
 import type { InvoiceService } from '../billing/invoices.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { agentOnline } from '../fleet/servers.ts';
+import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 import { safeName } from '../peers/wgconfig.ts';
 import { qrPng } from './qr.ts';
 import type { CustomerLink, TelegramStore } from './store.ts';
@@ -176,28 +177,23 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
         expiresAt: peers.expiresAt,
         dataUsed: peers.dataUsed,
         dataAllowance: peers.dataAllowance,
-        online: sql<boolean>`exists (select 1 from ${peerStats} s where s.peer_id = ${peers.id} and s.latest_handshake > now() - interval '3 minutes')`,
+        online: sql<boolean>`exists (select 1 from ${peerStats} s where s.peer_id = ${peers.id} and s.latest_handshake > now() - ${ONLINE_WINDOW})`,
       })
       .from(peers)
       .where(eq(peers.customerId, link.customerId))
       .orderBy(asc(peers.id));
     if (rows.length === 0) return void (await ctx.reply(t.noPeers));
     const now = Date.now();
+    const stateOf = (p: (typeof rows)[number]): string => {
+      if (p.managerDisabledAt) return t.stateManagerOff;
+      if (p.expiresAt !== null && p.expiresAt.getTime() <= now) return t.stateExpired;
+      if (p.dataAllowance !== null && p.dataUsed >= p.dataAllowance) return t.stateNoData;
+      return p.active ? t.stateActive : t.stateOff;
+    };
     const lines = rows.map((p) => {
-      const expired = p.expiresAt !== null && p.expiresAt.getTime() <= now;
-      const noData = p.dataAllowance !== null && p.dataUsed >= p.dataAllowance;
-      const state = p.managerDisabledAt
-        ? t.stateManagerOff
-        : !p.active && !expired && !noData
-          ? t.stateOff
-          : expired
-            ? t.stateExpired
-            : noData
-              ? t.stateNoData
-              : t.stateActive;
       return t.peerLine({
         name: p.name,
-        state,
+        state: stateOf(p),
         online: p.online,
         expires: p.expiresAt,
         usage: t.usage(
