@@ -42,6 +42,8 @@ export const msg = {
   loggedOut: 'Sesión cerrada correctamente',
   peerNotFound: 'Peer no encontrado',
   peerInactiveDownload: 'No se puede descargar la configuración de un peer inactivo',
+  peerNotInRoom:
+    'Este peer no está en ninguna sala: la configuración solo para la Sala existe mientras el peer esté en una.',
   peerInactive: 'Peer no activo',
   peerBusy: 'El peer tiene una operación en curso. Espere a que termine.',
   serverNotFound: 'Servidor no encontrado',

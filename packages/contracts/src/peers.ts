@@ -97,6 +97,17 @@ export const PeerUsage = z.object({
 export type PeerUsage = z.infer<typeof PeerUsage>;
 export const PeerList = z.array(Peer);
 
+/**
+ * Query of GET /api/client/accounts/peers/{id}: the file's format (`.conf` or MikroTik script) and
+ * its scope: `full` (everything through the VPN) or `room` (only the peer's room: the room-only
+ * tunnel, for a peer in a room).
+ */
+export const PeerConfigQuery = z.object({
+  format: z.enum(['conf', 'mikrotik']).default('conf'),
+  scope: z.enum(['full', 'room']).default('full'),
+});
+export type PeerConfigQuery = z.infer<typeof PeerConfigQuery>;
+
 /** Body of PATCH /api/client/accounts/peers/{id}. */
 export const PeerPatchBody = z.discriminatedUnion('operation', [
   z.object({ operation: z.literal('regenerate_token') }),

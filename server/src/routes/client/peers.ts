@@ -5,6 +5,7 @@ import {
   ErrorBody,
   Peer,
   PeerList,
+  PeerConfigQuery,
   PeerPatchBody,
   PeerUsage,
   IdParams,
@@ -49,25 +50,30 @@ export const peerRoutes =
         schema: {
           tags: ['peers'],
           summary:
-            'Descarga la configuración del peer ({nombre}.conf), o el script de MikroTik con ?format=mikrotik',
+            'Descarga la configuración del peer ({nombre}.conf), o el script de MikroTik con ?format=mikrotik; ' +
+            'con ?scope=room, la configuración solo para la Sala ({nombre}-sala.conf; 409 si el peer no está en una sala)',
           security: [{ bearer: [] }],
           params: IdParams,
-          querystring: z.object({ format: z.enum(['conf', 'mikrotik']).default('conf') }),
+          querystring: PeerConfigQuery,
           response: { 200: z.string(), ...errors },
         },
       },
       async (request, reply) => {
+        const { format, scope } = request.query;
         const { name, text } = await ctx.peers.config(
           principalOf(request).id,
           request.params.id,
-          request.query.format,
+          format,
+          scope,
         );
-        const file = request.query.format === 'mikrotik' ? `${safeName(name)}.rsc` : `${safeName(name)}.conf`;
+        // The room-only file gets its own name, so an app that imports both keeps two tunnels.
+        const suffix = scope === 'room' ? '-sala' : '';
+        const ext = format === 'mikrotik' ? '.rsc' : '.conf';
         reply
           .header('content-type', 'text/plain; charset=utf-8')
           .header(
             'content-disposition',
-            `attachment; filename="${file}"; filename*=UTF-8''${encodeURIComponent(name)}${file.slice(file.lastIndexOf('.'))}`,
+            `attachment; filename="${safeName(name)}${suffix}${ext}"; filename*=UTF-8''${encodeURIComponent(name + suffix)}${ext}`,
           )
           .header('cache-control', 'no-store');
         return text;

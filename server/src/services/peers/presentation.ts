@@ -8,11 +8,11 @@ import { msg, type Peer, type PeerOperation, type PushMessage } from '@vpn/contr
 import type { Db } from '../../db/client.ts';
 import { customers, rooms, peerStats, peers, planHistory, servers } from '../../db/schema.ts';
 import { decrypt } from '../../lib/crypto.ts';
-import { badRequest, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { endpointOf, presentPeerServer } from '../fleet/servers.ts';
 import { ONLINE_WINDOW } from '../fleet/serverView.ts';
-import { renderMikrotik, renderWgQuick, type ClientConfigInput } from './wgconfig.ts';
+import { renderMikrotik, renderWgQuick, type ClientConfigInput, type ConfigScope } from './wgconfig.ts';
 import type { newMirrorToken } from './mirrorTokens.ts';
 import { mirrorTokenHash, openMirrorToken } from './mirrorTokens.ts';
 import { concurrentUseOf } from './concurrentUseFields.ts';
@@ -162,16 +162,25 @@ export class PeerView {
     };
   }
 
-  /** The `.conf` of an active peer of this customer. */
+  /**
+   * The `.conf` (or MikroTik script) of an active peer of this customer. `room` is the room-only
+   * tunnel, offered only to a peer that is in a room: it routes the whole pool, so it stays valid
+   * when mates come and go (and after the peer leaves it simply reaches nobody).
+   */
   async config(
     customerId: number,
     peerId: number,
     format: 'conf' | 'mikrotik' = 'conf',
+    scope: ConfigScope = 'full',
   ): Promise<{ name: string; text: string }> {
     const row = await this.getOwned(customerId, peerId);
     if (!isLive(row)) throw badRequest(msg.peerInactiveDownload);
+    if (scope === 'room' && row.roomId === null) throw conflict(msg.peerNotInRoom);
     const input = await this.configInput(row);
-    return { name: row.name, text: format === 'mikrotik' ? renderMikrotik(input) : renderWgQuick(input) };
+    return {
+      name: row.name,
+      text: format === 'mikrotik' ? renderMikrotik(input, scope) : renderWgQuick(input, scope),
+    };
   }
 
   /**
