@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
-import { invoices, paymentNotices } from '../db/schema.ts';
+import { customers, invoices, paymentNotices } from '../db/schema.ts';
 import {
   bearer,
   createTestApp,
@@ -21,7 +21,6 @@ import {
 import { customerPayments, openShop } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 import { FakeRemesita, type Ipn } from '../../test/fakeRemesita.ts';
-import { RemesitaGateway } from '../services/billing/gateways.ts';
 
 let t: TestApp;
 let remesita: FakeRemesita;
@@ -38,6 +37,18 @@ function routeInto(fake: FakeRemesita) {
   };
 }
 
+/** The environment of the app under test: both gateways pointed at their stand-ins. */
+const remesitaEnv = () => ({
+  REMESITA_API_KEY: 'rk-1',
+  REMESITA_API_SECRET: 'rs-1',
+  REMESITA_BUSINESS_ID: 'bu-1',
+  REMESITA_BASE_URL: remesita.baseUrl,
+  QVAPAY_APP_ID: 'app-1',
+  QVAPAY_APP_SECRET: 'secreto',
+  QVAPAY_API_URL: qvapay.apiUrl,
+  PUBLIC_URL: 'https://panel.example',
+});
+
 beforeAll(async () => {
   remesita = await FakeRemesita.start();
   qvapay = await FakeQvaPay.start();
@@ -49,16 +60,7 @@ beforeAll(async () => {
         done();
       },
     }),
-    env: {
-      REMESITA_API_KEY: 'rk-1',
-      REMESITA_API_SECRET: 'rs-1',
-      REMESITA_BUSINESS_ID: 'bu-1',
-      REMESITA_BASE_URL: remesita.baseUrl,
-      QVAPAY_APP_ID: 'app-1',
-      QVAPAY_APP_SECRET: 'secreto',
-      QVAPAY_API_URL: qvapay.apiUrl,
-      PUBLIC_URL: 'https://panel.example',
-    },
+    env: remesitaEnv(),
   });
   routeInto(remesita);
   const admin = await managerToken(t);
@@ -261,6 +263,20 @@ describe('Remesita: credited on its documented IPN', () => {
     });
     expect(settled.statusCode).toBe(200);
     expect(settled.json().resolved).not.toBeNull();
+    const open = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/payments/unmatched?resolved=false',
+      headers: bearer(owner),
+    });
+    const openRefs = open.json().results.map((r: { reference: string }) => r.reference);
+    expect(openRefs).not.toContain('RPSEGUNDO01');
+    expect(openRefs).toContain(short.link.ref);
+    const done = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/payments/unmatched?resolved=true',
+      headers: bearer(owner),
+    });
+    expect(done.json().results.map((r: { reference: string }) => r.reference)).toContain('RPSEGUNDO01');
   });
 
   it('the IPN’s secret never reaches a log line', async () => {
@@ -276,21 +292,30 @@ describe('Remesita: credited on its documented IPN', () => {
   });
 
   it('REMESITA_SANDBOX asks Remesita for sandbox links', async () => {
-    const sandbox = new RemesitaGateway({
-      apiKey: 'rk-1',
-      apiSecret: 'rs-1',
-      businessId: 'bu-1',
-      baseUrl: remesita.baseUrl,
-      publicUrl: 'https://panel.example',
-      sandbox: true,
+    // The same database served by a second instance started with REMESITA_SANDBOX=true: the
+    // environment is read by the config, handed to the gateway, and reaches Remesita's request.
+    const sandboxed = await createTestApp({
+      scheduler: false,
+      database: t.database,
+      env: { ...remesitaEnv(), REMESITA_SANDBOX: 'true' },
     });
-    await sandbox.create({
-      id: '0b8f5c2e-4a8e-4b8a-9d6e-3f1f2a0c9e11',
-      amount: 3.5,
-      description: 'Prueba',
-      notifySecret: 'x'.repeat(43),
-    });
-    expect(remesita.linkOf('0b8f5c2e-4a8e-4b8a-9d6e-3f1f2a0c9e11').sandbox).toBe(true);
+    try {
+      const c = await buyer();
+      const viaSandbox = await sandboxed.app.inject({
+        method: 'PUT',
+        url: '/api/client/invoices',
+        headers: bearer(c.access),
+        payload: { operation: 'new_peer', peer: 'Prueba', plan: planId, gateway: 'remesita' },
+      });
+      expect(viaSandbox.statusCode).toBe(200);
+      expect(remesita.linkOf(viaSandbox.json().id).sandbox).toBe(true);
+    } finally {
+      await sandboxed.close();
+    }
+    // Without it, real links.
+    const c = await buyer();
+    const { id } = await invoiceOf(c.access, 'Real');
+    expect(remesita.linkOf(id).sandbox).toBe(false);
   });
 
   it('Remesita down: buying answers a clear message and no invoice waits on it', async () => {
@@ -308,6 +333,10 @@ describe('Remesita: credited on its documented IPN', () => {
     } finally {
       await remesita.listenAgain();
     }
+    // The invoice written before asking Remesita is marked failed: none of hers is left pending.
+    const [customer] = await t.ctx.db.select().from(customers).where(eq(customers.username, c.username));
+    const mine = await t.ctx.db.select().from(invoices).where(eq(invoices.customerId, customer!.id));
+    expect(mine.map((i) => i.status)).toEqual(['failed']);
   });
 
   it('with both gateways on the customer chooses; a gateway that is off cannot be chosen', async () => {
