@@ -9,7 +9,7 @@
  */
 import type { QueryClient } from '@tanstack/react-query';
 import { Peer } from '@vpn/contracts';
-import type { PeerOperation, PeerPatchBody } from '@vpn/contracts';
+import type { PeerConfigQuery, PeerOperation, PeerPatchBody } from '@vpn/contracts';
 import { parse } from './http';
 import { queryKeys } from './queries';
 import { saveBlob } from '../lib/download';
@@ -23,35 +23,53 @@ export function patchPeer(id: number, body: PeerPatchBody): Promise<Peer> {
 }
 
 export type ConfigFormat = 'conf' | 'mikrotik';
+/** `full`: everything through the VPN; `room`: only the peer's room (the room-only tunnel). */
+export type ConfigScope = PeerConfigQuery['scope'];
 
 /**
- * `GET /api/client/accounts/peers/{id}` (`?format=mikrotik` for the RouterOS script): the config as
- * text. Goes through the session module, so a refused token is refreshed once and the call retried.
- * Throws `ApiError` with the server's message (e.g. an inactive peer) on failure.
+ * `GET /api/client/accounts/peers/{id}` (`?format=mikrotik` for the RouterOS script, `?scope=room`
+ * for the room-only tunnel): the config as text. Goes through the session module, so a refused
+ * token is refreshed once and the call retried. Throws `ApiError` with the server's message (e.g.
+ * an inactive peer, or a peer in no room for `room`) on failure.
  */
-export async function fetchPeerConfig(id: number, format: ConfigFormat = 'conf'): Promise<string> {
-  const query = format === 'mikrotik' ? '?format=mikrotik' : '';
+export async function fetchPeerConfig(
+  id: number,
+  format: ConfigFormat = 'conf',
+  scope: ConfigScope = 'full',
+): Promise<string> {
+  const params = new URLSearchParams();
+  if (format !== 'conf') params.set('format', format);
+  if (scope !== 'full') params.set('scope', scope);
+  const query = params.toString() ? `?${params.toString()}` : '';
   const res = await authFetch('client', `/api/client/accounts/peers/${id}${query}`);
   if (!res.ok) await parse(res); // throws the ApiError carrying the server's { message }
   return res.text();
 }
 
 /**
- * The file name a config is saved under: `{peer name}.conf` (or `.rsc`). WireGuard apps take the
+ * The file name a config is saved under: `{peer name}.conf` (or `.rsc`), and `{peer name}-sala.conf`
+ * for the room-only tunnel, so the apps keep it as a tunnel of its own. WireGuard apps take the
  * tunnel's name from the file name and refuse names outside `[A-Za-z0-9_=+.-]{1,32}` (the Android
  * app rejects the import), so a name with spaces or accents is reduced to that alphabet — 'Móvil de
  * Ana' becomes 'Movil-de-Ana.conf'. A name that already fits is kept exactly.
  */
-export function configFileName(peerName: string, format: ConfigFormat = 'conf'): string {
+export function configFileName(
+  peerName: string,
+  format: ConfigFormat = 'conf',
+  scope: ConfigScope = 'full',
+): string {
   const ext = format === 'mikrotik' ? 'rsc' : 'conf';
-  if (/^[A-Za-z0-9_=+.-]{1,32}$/.test(peerName)) return `${peerName}.${ext}`;
+  const suffix = scope === 'room' ? '-sala' : '';
+  const room = 32 - suffix.length;
+  if (new RegExp(`^[A-Za-z0-9_=+.-]{1,${room}}$`).test(peerName)) return `${peerName}${suffix}.${ext}`;
   const cleaned = peerName
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9_=+.-]+/g, '-')
     .replace(/^[-.]+|-+$/g, '')
-    .slice(0, 32);
-  return `${cleaned || 'peer'}.${ext}`;
+    .slice(0, room)
+    .replace(/-+$/g, '');
+  return `${cleaned || 'peer'}${suffix}.${ext}`;
 }
 
 /** Hands `text` to the browser as a download named `fileName` (Blob + object URL). */

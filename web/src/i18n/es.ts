@@ -376,6 +376,7 @@ export const es = {
         changeServer: 'Cambiar Servidor',
         qr: 'Código QR',
         mikrotik: 'Script MikroTik',
+        roomConfig: 'Configuración solo para la Sala',
         details: 'Detalles',
       },
       concurrent: {
@@ -465,6 +466,22 @@ export const es = {
         imageLabel: (name: string) => `Código QR de la configuración del peer ${name}`,
         loading: 'Generando código QR...',
         error: (name: string) => `Hubo un error al intentar generar el código QR del peer ${name}.`,
+      },
+      /** The room-only tunnel (`?scope=room`), offered to a peer in a room. */
+      roomConfig: {
+        title: (name: string) => `Configuración solo para la Sala: ${name}`,
+        explanation:
+          'A diferencia de la configuración normal, que lleva todo tu tráfico por la VPN, esta solo lleva el de la Sala (tus compañeros y la búsqueda de partidas): todo lo demás sigue por tu propia conexión.',
+        importHint:
+          'Impórtala en la aplicación WireGuard como un túnel aparte y activa solo uno de los dos a la vez: comparten las mismas claves.',
+        download: 'Descargar',
+        downloadLabel: (name: string) => `Descargar la configuración solo para la Sala del peer ${name}`,
+        showQr: 'Código QR',
+        qrLabel: (name: string) => `Código QR de la configuración solo para la Sala del peer ${name}`,
+        error: (name: string) =>
+          `Hubo un error al intentar descargar la configuración solo para la Sala del peer ${name}.`,
+        qrError: (name: string) =>
+          `Hubo un error al intentar generar el código QR de la configuración solo para la Sala del peer ${name}.`,
       },
       errors: {
         mirror: (name: string) => `Hubo un error al intentar regenerar el mirror link del peer ${name}`,

@@ -6,6 +6,7 @@ import {
   Info,
   KeyRound,
   Link2,
+  Gamepad2,
   QrCode,
   Router,
 } from 'lucide-react';
@@ -24,7 +25,8 @@ import { ConcurrentUseBadge } from './ConcurrentUseNotice';
 const t = es.dashboard.peers;
 
 /** What a row asks the page to do (dialogs and views belong to the page). */
-export type PeerIntent = 'regenerateMirror' | 'regenerate' | 'changeServer' | 'qr' | 'mikrotik' | 'details';
+export type PeerIntent =
+  'regenerateMirror' | 'regenerate' | 'changeServer' | 'qr' | 'mikrotik' | 'roomConfig' | 'details';
 
 export interface PeerListProps {
   peers: Peer[];
@@ -158,6 +160,8 @@ function PeerActionsCell({
             <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
             {item('qr', t.menu.qr, icon(QrCode))}
             {item('mikrotik', t.menu.mikrotik, icon(Router))}
+            {/* The room-only tunnel exists only while the peer is in a room. */}
+            {peer.party !== null && item('roomConfig', t.menu.roomConfig, icon(Gamepad2))}
             <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
             {item('details', t.menu.details, icon(Info), false)}
           </DropdownMenu.Content>

@@ -3,7 +3,7 @@ import { ShieldAlert } from 'lucide-react';
 import { Suspense, lazy } from 'react';
 import { errorMessage } from '../../../api/http';
 import { fetchPeerConfig } from '../../../api/peers';
-import type { Peer } from '../../../api/peers';
+import type { ConfigScope, Peer } from '../../../api/peers';
 import { ErrorPanel } from '../../../components/ErrorPanel';
 import { LoadingBlock } from '../../../components/LoadingScreen';
 import { Modal } from '../../../components/Modal';
@@ -24,16 +24,32 @@ export function PeerQrDialog({ peer, onClose }: { peer: Peer | null; onClose: ()
       description={t.description}
       size="max-w-md"
     >
-      {peer && <QrBody peer={peer} />}
+      {peer && (
+        <ConfigQr peer={peer} scope="full" label={t.imageLabel(peer.name)} errorText={t.error(peer.name)} />
+      )}
     </Modal>
   );
 }
 
-function QrBody({ peer }: { peer: Peer }) {
+/**
+ * A peer's config (`full` or the room-only one) as a QR code, under the private-key warning; the
+ * text is fetched when this mounts and the encoder is loaded then.
+ */
+export function ConfigQr({
+  peer,
+  scope,
+  label,
+  errorText,
+}: {
+  peer: { id: number; name: string };
+  scope: ConfigScope;
+  label: string;
+  errorText: string;
+}) {
   // Never kept once the dialog closes (gcTime 0): the text holds the private key.
   const config = useQuery({
-    queryKey: ['client', 'peer-config', peer.id],
-    queryFn: () => fetchPeerConfig(peer.id),
+    queryKey: ['client', 'peer-config', peer.id, scope],
+    queryFn: () => fetchPeerConfig(peer.id, 'conf', scope),
     staleTime: 0,
     gcTime: 0,
     retry: false,
@@ -50,14 +66,11 @@ function QrBody({ peer }: { peer: Peer }) {
       {config.isPending ? (
         <LoadingBlock label={t.loading} />
       ) : config.isError ? (
-        <ErrorPanel
-          message={errorMessage(config.error, t.error(peer.name))}
-          onRetry={() => void config.refetch()}
-        />
+        <ErrorPanel message={errorMessage(config.error, errorText)} onRetry={() => void config.refetch()} />
       ) : (
         <div className="mx-auto w-full max-w-72 overflow-hidden rounded-xl">
           <Suspense fallback={<LoadingBlock label={t.loading} />}>
-            <QrCode text={config.data} label={t.imageLabel(peer.name)} className="block h-auto w-full" />
+            <QrCode text={config.data} label={label} className="block h-auto w-full" />
           </Suspense>
         </div>
       )}

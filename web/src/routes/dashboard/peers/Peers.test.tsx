@@ -6,6 +6,7 @@ import { deferred, fakeApi, sampleUser } from '../../../test/api';
 import type { Handler, Reply } from '../../../test/api';
 import { laptop, samplePeer, sampleServers, settled } from '../../../test/peers';
 import { renderApp } from '../../../test/render';
+import { captureDownloads, fetchedUrls, readBlob } from '../../../test/downloads';
 import { setViewportWidth } from '../../../test/viewport';
 import { FakeWebSocket } from '../../../test/websocket';
 
@@ -599,28 +600,6 @@ describe('Peers page: inactive peers', () => {
 describe('Peers page: config download, QR and MikroTik', () => {
   const CONF = '[Interface]\nPrivateKey = c2VjcmV0\nAddress = 10.8.0.2/32\n\n[Peer]\nEndpoint = mad1:51820\n';
 
-  function captureDownloads() {
-    const saved: { name: string; blob: Blob }[] = [];
-    let blob: Blob | null = null;
-    vi.spyOn(URL, 'createObjectURL').mockImplementation((b) => {
-      blob = b as Blob;
-      return 'blob:fake';
-    });
-    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => undefined);
-    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-      if (blob) saved.push({ name: this.download, blob });
-    });
-    return saved;
-  }
-
-  /** jsdom's Blob has no text(): read it the old way. */
-  const readBlob = (blob: Blob) =>
-    new Promise<string>((resolve) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(String(reader.result));
-      reader.readAsText(blob);
-    });
-
   const textRoute = (text: string): Reply => ({ text });
 
   it('downloads the .conf with the bearer token and saves it as {peer name}.conf', async () => {
@@ -682,9 +661,7 @@ describe('Peers page: config download, QR and MikroTik', () => {
     await waitFor(() => expect(saved[0]?.name).toBe('movil.rsc'));
     const call = api.calls.find((c) => c.path === '/api/client/accounts/peers/11');
     expect(call).toBeDefined();
-    const fetchMock = vi.mocked(fetch);
-    const urls = fetchMock.mock.calls.map(([input]) => String(input));
-    expect(urls).toContain('/api/client/accounts/peers/11?format=mikrotik');
+    expect(fetchedUrls()).toContain('/api/client/accounts/peers/11?format=mikrotik');
   });
 
   it('shows the config as a QR code with a private-key warning', async () => {
@@ -696,6 +673,77 @@ describe('Peers page: config download, QR and MikroTik', () => {
       name: 'Código QR de la configuración del peer movil',
     });
     expect(Number(qr.getAttribute('data-modules'))).toBeGreaterThanOrEqual(21);
+  });
+});
+
+describe('Peers page: configuration only for the room', () => {
+  const ROOM_CONF =
+    '[Interface]\nPrivateKey = c2VjcmV0\nAddress = 10.8.0.2/32\n\n[Peer]\nAllowedIPs = 10.64.0.0/10, 255.255.255.255/32, 224.0.0.0/4\n';
+  const inRoom = () => samplePeer({ party: { id: 21, name: 'LAN Viernes' } });
+  const roomRoute = { 'GET /api/client/accounts/peers/11': { text: ROOM_CONF } };
+
+  it('is offered in the menu only for a peer in a room', async () => {
+    await openPeers([inRoom(), laptop()]);
+    let menu = await openMenu('movil');
+    expect(
+      within(menu).getByRole('menuitem', { name: 'Configuración solo para la Sala' }),
+    ).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    menu = await openMenu('portatil');
+    expect(within(menu).queryByRole('menuitem', { name: 'Configuración solo para la Sala' })).toBeNull();
+  });
+
+  it('explains the difference in one sentence and fetches nothing until asked', async () => {
+    await openPeers([inRoom()], { routes: roomRoute });
+    await choose('movil', 'Configuración solo para la Sala');
+    const dialog = await screen.findByRole('dialog', { name: 'Configuración solo para la Sala: movil' });
+    expect(dialog).toHaveTextContent(
+      'A diferencia de la configuración normal, que lleva todo tu tráfico por la VPN, esta solo lleva el de la Sala (tus compañeros y la búsqueda de partidas): todo lo demás sigue por tu propia conexión.',
+    );
+    expect(fetchedUrls().filter((u) => u.startsWith('/api/client/accounts/peers/11'))).toEqual([]);
+    expect(within(dialog).queryByRole('img')).toBeNull();
+  });
+
+  it('downloads it from ?scope=room as {peer name}-sala.conf', async () => {
+    const saved = captureDownloads();
+    await openPeers([inRoom()], { routes: roomRoute });
+    await choose('movil', 'Configuración solo para la Sala');
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(
+      within(dialog).getByRole('button', {
+        name: 'Descargar la configuración solo para la Sala del peer movil',
+      }),
+    );
+    await waitFor(() => expect(saved).toHaveLength(1));
+    expect(saved[0]?.name).toBe('movil-sala.conf');
+    expect(await readBlob(saved[0]!.blob)).toBe(ROOM_CONF);
+    expect(fetchedUrls()).toContain('/api/client/accounts/peers/11?scope=room');
+  });
+
+  it('shows it as a QR code with the private-key warning once asked', async () => {
+    await openPeers([inRoom()], { routes: roomRoute });
+    await choose('movil', 'Configuración solo para la Sala');
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Código QR' }));
+    const qr = await within(dialog).findByRole('img', {
+      name: 'Código QR de la configuración solo para la Sala del peer movil',
+    });
+    expect(Number(qr.getAttribute('data-modules'))).toBeGreaterThanOrEqual(21);
+    expect(dialog).toHaveTextContent('contiene la clave privada');
+    expect(fetchedUrls()).toContain('/api/client/accounts/peers/11?scope=room');
+  });
+
+  it("toasts the server's refusal (the peer left its room meanwhile)", async () => {
+    captureDownloads();
+    const message =
+      'Este peer no está en ninguna sala: la configuración solo para la Sala existe mientras el peer esté en una.';
+    await openPeers([inRoom()], {
+      routes: { 'GET /api/client/accounts/peers/11': { status: 409, body: { message } } },
+    });
+    await choose('movil', 'Configuración solo para la Sala');
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(within(dialog).getByRole('button', { name: /^Descargar la configuración solo/ }));
+    expect(await toastWith(message)).toBeInTheDocument();
   });
 });
 

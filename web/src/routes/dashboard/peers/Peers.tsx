@@ -18,13 +18,14 @@ import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerList, peerActionable } from './PeerList';
 import type { PeerIntent } from './PeerList';
 import { PeerQrDialog } from './PeerQrDialog';
+import { RoomConfigDialog } from './RoomConfigDialog';
 import { usePeerActions } from './usePeerActions';
 
 const t = es.dashboard.peers;
 
 /** What the page shows over the list: a question, a dialog, or the change-server view. */
 type Overlay =
-  | { kind: 'confirmMirror' | 'confirmRegenerate' | 'details' | 'qr'; peerId: number }
+  | { kind: 'confirmMirror' | 'confirmRegenerate' | 'details' | 'qr' | 'roomConfig'; peerId: number }
   | { kind: 'confirmChange'; peerId: number; server: AvailableServer };
 
 /**
@@ -58,6 +59,8 @@ export function Peers() {
         return setOverlay({ kind: 'qr', peerId: peer.id });
       case 'mikrotik':
         return void actions.download(peer, 'mikrotik');
+      case 'roomConfig':
+        return setOverlay({ kind: 'roomConfig', peerId: peer.id });
       case 'details':
         return setOverlay({ kind: 'details', peerId: peer.id });
     }
@@ -124,6 +127,7 @@ export function Peers() {
       </ConfirmDialog>
       <PeerDetailsDialog peer={overlay?.kind === 'details' ? overlayPeer : null} onClose={close} />
       <PeerQrDialog peer={overlay?.kind === 'qr' ? overlayPeer : null} onClose={close} />
+      <RoomConfigDialog peer={overlay?.kind === 'roomConfig' ? overlayPeer : null} onClose={close} />
     </>
   );
 

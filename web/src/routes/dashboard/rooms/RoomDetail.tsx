@@ -19,6 +19,7 @@ import { ui } from '../../../components/ui';
 import { esRooms } from '../../../i18n/es.rooms';
 import { formatDate } from '../../../lib/format';
 import { ProcessingIndicator, RoleBadge } from './RoomList';
+import { PlayGuide, RoomOnlyConfig } from './RoomPlay';
 
 const t = esRooms.detail;
 
@@ -44,6 +45,7 @@ export interface RoomDetailProps {
  * hidden until asked, copy, regenerate); the peers with their owner and private IP — the address
  * gamers type in, shown large with a copy button — and the actions each role may take: the owner
  * removes any peer, adds free ones and deletes the room; a guest takes out only their own peers.
+ * Below them, the room-only configuration of my peers here and how games find each other.
  */
 export function RoomDetail(props: RoomDetailProps) {
   const { room, role, canAddPeer, busy, onBack, onAddPeer, onDelete } = props;
@@ -96,6 +98,9 @@ export function RoomDetail(props: RoomDetailProps) {
         </div>
         <PeersOfRoom {...props} />
       </section>
+
+      <RoomOnlyConfig peers={room.peers.filter(props.isMine)} />
+      <PlayGuide />
 
       {owner && (
         <div className="flex justify-end border-t border-slate-800 pt-6">

@@ -5,6 +5,7 @@ import type { Room, RoomLists } from '@vpn/contracts';
 import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, sampleUser } from '../../../test/api';
 import type { Handler, Reply } from '../../../test/api';
+import { captureDownloads, fetchedUrls, readBlob } from '../../../test/downloads';
 import { ALIAS, consola, guestRoom, ownedRoom, roomPeers } from '../../../test/rooms';
 import { laptop, samplePeer } from '../../../test/peers';
 import { renderApp } from '../../../test/render';
@@ -768,5 +769,77 @@ describe('Salas: push messages', () => {
     const { app } = await openRooms({ path: '/dashboard/partys?sala=999' });
     await waitFor(() => expect(app.router.state.location.search).toBe(''));
     expect(card('LAN Viernes')).toBeInTheDocument();
+  });
+});
+
+describe('Salas: playing in a room', () => {
+  const ROOM_CONF = '[Interface]\nAddress = 10.8.0.5/32\n\n[Peer]\nAllowedIPs = 10.64.0.0/10\n';
+
+  it('tells how games find each other, the games it was checked with and how, and the Windows firewall step', async () => {
+    await openRooms();
+    await openRoom('Clan Norte');
+    const play = screen.getByRole('region', { name: 'Jugar en la Sala' });
+    expect(play).toHaveTextContent(
+      'Los juegos de la Sala se encuentran solos: cuando un miembro abre una partida en red local (LAN), los demás la ven aparecer en la lista del juego, sin escribir ninguna IP.',
+    );
+    const games = within(play)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(games).toEqual([
+      'Minecraft: Java Edition: los mundos «Abrir en LAN» aparecen en «Multijugador» (aviso multicast 224.0.2.60, puerto 4445).',
+      'Minecraft: Bedrock Edition: las partidas aparecen en la pestaña «Amigos» (búsqueda por broadcast, puerto 19132).',
+      'Counter-Strike: el buscador de servidores LAN encuentra las partidas (búsqueda por broadcast, puerto 27015).',
+      'Warcraft III: las partidas aparecen en «Red de área local» (búsqueda por broadcast, puerto 6112).',
+    ]);
+    expect(play).toHaveTextContent(/únete por IP: escribe en el juego la IP privada del anfitrión/);
+    expect(play).toHaveTextContent(/red «Pública».*permítelo también en redes «Públicas»/);
+    // Each member's tunnel address stays in the table above.
+    expect(within(peerRow('pc-pedro')).getByText('10.8.0.9')).toBeInTheDocument();
+  });
+
+  it('offers the room-only configuration of my peers only, explained in one sentence', async () => {
+    await openRooms();
+    await openRoom('Clan Norte');
+    const section = screen.getByRole('region', { name: 'Configuración solo para la Sala' });
+    expect(section).toHaveTextContent(
+      'A diferencia de la configuración normal, que lleva todo tu tráfico por la VPN, esta solo lleva el de la Sala',
+    );
+    expect(
+      within(section).getByRole('button', {
+        name: 'Descargar la configuración solo para la Sala del peer tablet',
+      }),
+    ).toBeInTheDocument();
+    expect(within(section).queryByText('pc-pedro')).toBeNull();
+    // Nothing fetched, and no QR encoder loaded, until asked.
+    expect(fetchedUrls().filter((u) => u.includes('/api/client/accounts/peers/'))).toEqual([]);
+  });
+
+  it('downloads it as {peer}-sala.conf from ?scope=room', async () => {
+    const saved = captureDownloads();
+    await openRooms({ routes: { 'GET /api/client/accounts/peers/14': { text: ROOM_CONF } } });
+    await openRoom('Clan Norte');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Descargar la configuración solo para la Sala del peer tablet' }),
+    );
+    await waitFor(() => expect(saved).toHaveLength(1));
+    expect(saved[0]?.name).toBe('tablet-sala.conf');
+    expect(await readBlob(saved[0]!.blob)).toBe(ROOM_CONF);
+    expect(fetchedUrls()).toContain('/api/client/accounts/peers/14?scope=room');
+  });
+
+  it('shows it as a QR code', async () => {
+    await openRooms({ routes: { 'GET /api/client/accounts/peers/14': { text: ROOM_CONF } } });
+    await openRoom('Clan Norte');
+    await userEvent.click(
+      screen.getByRole('button', {
+        name: 'Mostrar el código QR de la configuración solo para la Sala del peer tablet',
+      }),
+    );
+    const dialog = await screen.findByRole('dialog', { name: 'Configuración solo para la Sala: tablet' });
+    const qr = await within(dialog).findByRole('img', {
+      name: 'Código QR de la configuración solo para la Sala del peer tablet',
+    });
+    expect(Number(qr.getAttribute('data-modules'))).toBeGreaterThanOrEqual(21);
+    expect(fetchedUrls()).toContain('/api/client/accounts/peers/14?scope=room');
   });
 });
