@@ -83,7 +83,7 @@ export async function setSettings(t: TestApp, patch: Partial<SiteSettings>): Pro
   await updateSiteSettings(t.ctx.db, patch);
 }
 
-/** One scrypt hash per distinct password for a whole test file (each costs ~0.3 s of CPU by design). */
+/** One scrypt hash per distinct password for a whole test file (cheap at the tests' cost, test/setup.ts). */
 const hashes = new Map<string, Promise<string>>();
 export const testHash = (password: string): Promise<string> => {
   let hash = hashes.get(password);

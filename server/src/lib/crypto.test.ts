@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { meshPresharedKey } from '../services/fleet/desiredState.ts';
-import { deriveKeys, hashPassword, needsRehash, verifyPassword } from './crypto.ts';
+import { deriveKeys, hashPassword, needsRehash, setPasswordCostForTests, verifyPassword } from './crypto.ts';
 
 const SECRET = 'una-clave-secreta-de-prueba-suficientemente-larga-0123';
 
@@ -24,6 +24,9 @@ describe('keys', () => {
 });
 
 describe('password hashes', () => {
+  // The other test files hash at a test cost (test/setup.ts): this one checks production's.
+  beforeAll(() => setPasswordCostForTests(null));
+
   it('use scrypt at one of OWASP’s minimums (N=2^15, r=8, p=3) and verify', async () => {
     const stored = await hashPassword('contraseña-segura');
     expect(stored).toMatch(/^scrypt\$32768\$8\$3\$/);
@@ -39,5 +42,15 @@ describe('password hashes', () => {
     const old = `scrypt$32768$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
     expect(await verifyPassword('vieja', old)).toBe(true);
     expect(needsRehash(old)).toBe(true);
+  });
+
+  it('flag a hash made at the tests’ lower cost for an upgrade at the production parameters', async () => {
+    setPasswordCostForTests({ N: 1024, r: 8, p: 1 });
+    const cheap = await hashPassword('barata');
+    setPasswordCostForTests(null);
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword('barata', cheap)).toBe(true);
+    expect(needsRehash(cheap)).toBe(true);
+    expect(await hashPassword('barata')).toMatch(/^scrypt\$32768\$8\$3\$/);
   });
 });

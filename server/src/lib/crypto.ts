@@ -57,7 +57,21 @@ export function deriveKeys(secret: string): Keys {
 // scrypt: N=2^15, r=8, p=3 → 32 MiB of memory per hash, one of OWASP's equivalent minimum
 // settings (N=2^17 p=1 would need 128 MiB per login). Stored hashes name their own parameters, so
 // older ones still verify and are upgraded at the next successful login (needsRehash).
-const SCRYPT = { N: 32768, r: 8, p: 3, maxmem: 64 * 1024 * 1024 };
+const PRODUCTION_SCRYPT = { N: 32768, r: 8, p: 3, maxmem: 64 * 1024 * 1024 };
+let SCRYPT = PRODUCTION_SCRYPT;
+/** getDummyHash's hash, made at the current parameters. */
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Tests only (server/test/setup.ts, before every server test file): a cheaper scrypt, so the
+ * suites' hundreds of logins cost milliseconds instead of 0.3 s of CPU each. `null` restores the
+ * production parameters, which crypto.test.ts checks. The product never calls it: nothing in the
+ * configuration can lower the cost of a password hash.
+ */
+export function setPasswordCostForTests(cost: { N: number; r: number; p: number } | null): void {
+  SCRYPT = cost ? { ...cost, maxmem: PRODUCTION_SCRYPT.maxmem } : PRODUCTION_SCRYPT;
+  dummyHash = undefined;
+}
 
 /** Whether a stored hash was made with weaker parameters than today's (rehash it after a good login). */
 export function needsRehash(stored: string): boolean {
@@ -85,7 +99,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A hash that costs the same as a real one: used when the user does not exist (no timing oracle). */
-let dummyHash: Promise<string> | undefined;
 export const getDummyHash = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex')));
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
