@@ -16,7 +16,8 @@
  * - web: `npm run build -w web` (the SPA).
  *
  * `--if-stale` skips a target whose sources (contents, not mtimes: a fresh clone or a checkout
- * changes those) hash to what its last build recorded in `dist/.source-hash`.
+ * changes those) hash to what its last build recorded in `dist/.source-hash`;
+ * `node scripts/build.mjs hash TARGET` prints that hash of the current sources.
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -172,6 +173,13 @@ const option = (name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
+// `hash TARGET`: the hash of TARGET's sources, as `--if-stale` compares it with `dist/.source-hash`.
+if (args[0] === 'hash') {
+  const target = TARGETS[args[1]];
+  if (!target) throw new Error(`unknown target ${args[1]} (server, agent, web)`);
+  console.log(hashOf(target.sources()));
+  process.exit(0);
+}
 if (args[0] === 'agent-file') {
   const out = option('--out');
   if (!out) throw new Error('agent-file needs --out FILE');

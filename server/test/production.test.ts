@@ -5,7 +5,7 @@
  * change is not redone.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +28,14 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('compiled runtime', () => {
-  it('builds once, then skips while the sources are unchanged', () => {
-    expect(build('agent').status).toBe(0);
+  // The build is made once per run (`npm run build`, or scripts/test-all.mjs before the suites),
+  // never forced here: the suites running beside this one read agent/dist while it runs.
+  it('builds once, records the hash of its sources, then skips while they are unchanged', () => {
+    expect(build('--if-stale', 'agent').status).toBe(0);
+    const sources = build('hash', 'agent');
+    expect(sources.status).toBe(0);
+    expect(sources.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(join(ROOT, 'agent/dist/.source-hash'), 'utf8').trim()).toBe(sources.stdout.trim());
     const built = statSync(join(ROOT, 'agent/dist/main.js')).mtimeMs;
     const again = build('--if-stale', 'agent');
     expect(again.status).toBe(0);

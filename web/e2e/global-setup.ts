@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -113,13 +113,14 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
 
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), 'vpn-web-e2e-'));
-  // The production build (client, SSR bundle, pre-rendered pages), exactly as `npm run build -w web` makes it (vitest's NODE_ENV=test would
-  // otherwise give React's development bundles), but into this run's own directory: `web/dist` is
-  // shared, and another run (or a developer's build) emptying it while this server serves from it
-  // would leave the journeys' pages blank.
+  // The production build (client, SSR bundle, pre-rendered pages) that `npm run build` made, made
+  // here only if its sources changed since (`scripts/build.mjs --if-stale web`, in production mode:
+  // vitest's NODE_ENV=test would otherwise give React's development bundles), then copied into this
+  // run's own directory: `web/dist` is shared, and another run (or a developer's build) emptying it
+  // while this server serves from it would leave the journeys' pages blank.
   const distDir = join(dataDir, 'dist');
-  const built = spawnSync('npx', ['tsx', 'scripts/build.ts', '--quiet', '--outDir', distDir], {
-    cwd: webDir,
+  const built = spawnSync(process.execPath, [resolve(webDir, '../scripts/build.mjs'), '--if-stale', 'web'], {
+    cwd: resolve(webDir, '..'),
     env: { ...process.env, NODE_ENV: 'production' },
     encoding: 'utf8',
   });
@@ -127,6 +128,7 @@ export default async function setup(project: TestProject) {
     rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`la compilación falló:\n${built.stdout}${built.stderr}`);
   }
+  cpSync(join(webDir, 'dist'), distDir, { recursive: true });
 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
