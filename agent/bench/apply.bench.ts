@@ -102,7 +102,8 @@ function renderConf(privateKey: string, port: number, peers: AgentPeer[]): strin
   const parts = [`[Interface]\nPrivateKey = ${privateKey}\nListenPort = ${port}\n`];
   for (const p of peers)
     parts.push(
-      `[Peer]\nPublicKey = ${p.public_key}\nPresharedKey = ${p.preshared_key}\nAllowedIPs = ${p.allowed_ips.join(', ')}\n`,
+      `[Peer]\nPublicKey = ${p.public_key}\nPresharedKey = ${p.preshared_key}\n` +
+        (p.allowed_ips.length > 0 ? `AllowedIPs = ${p.allowed_ips.join(', ')}\n` : ''),
     );
   return parts.join('\n');
 }
@@ -111,6 +112,8 @@ const net = new TestNet();
 const extraPids: number[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'agent-bench-'));
 const results: string[] = [];
+/** Lines of `results` that name a target; each ends in OK or MISSED. */
+const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
 let agentProc: ChildProcess | null = null;
 
 async function cleanup() {
@@ -320,6 +323,10 @@ async function benchSize(n: number): Promise<void> {
     reused.push(now() - t0);
   }
   reusedClient.close();
+  // The stats pass that runs every 10 s in production reads the keys the removals retired and
+  // deletes them (issue 24); here it runs once, so (c) starts from the same peers as before.
+  await agent.reconciler.collectStats(true);
+  await agent.reconciler.repair();
 
   // `wg set` of one peer: one process, keys of a public nature only.
   const wgSet: number[] = [];
@@ -398,7 +405,7 @@ async function benchSize(n: number): Promise<void> {
     `  ratios: (a)/(b) = ${r1.toFixed(2)}× (target ≤ 3) · (c)/(a) = ${r2.toFixed(0)}× (target ≥ 100) · cold agent/raw = ${r3.toFixed(2)}× (target ≤ 1.5)`,
   );
   results.push(
-    `${n.toLocaleString('en')} peers: (a)/(b) ${r1.toFixed(2)}× ${r1 <= 3 ? 'OK' : 'MISSED'} · (c)/(a) ${r2.toFixed(0)}× ${r2 >= 100 ? 'OK' : 'MISSED'} · cold ${r3.toFixed(2)}× ${r3 <= 1.5 ? 'OK' : 'MISSED'}`,
+    `${n.toLocaleString('en')} peers: (a)/(b) ${r1.toFixed(2)}× ${verdict(r1 <= 3)} · (c)/(a) ${r2.toFixed(0)}× ${verdict(r2 >= 100)} · cold ${r3.toFixed(2)}× ${verdict(r3 <= 1.5)}`,
   );
   results.push(await concurrentOn(kept, server.privateKey, peers));
   await agent.stop({ teardown: true });
@@ -504,7 +511,7 @@ async function benchProcess(n: number): Promise<void> {
         `  agent RSS every 5 s over ${idleMs / 1000} s of stats only: ${samples.map((k) => (k / 1024).toFixed(0)).join(' ')} MB; last ${mb(last)}, max ${mb(Math.max(...samples))}; peak of the process's life (VmHWM) ${mb(rssKb(agentProc.pid!).hwm)}`,
       );
       results.push(
-        `agent RSS after ${idleMs / 1000} s of stats every ${STATS_MS / 1000} s: ${mb(last)}; peak of its life ${mb(rssKb(agentProc.pid!).hwm)} (target ≤ 100 MB)`,
+        `agent RSS after ${idleMs / 1000} s of stats every ${STATS_MS / 1000} s: ${mb(last)}; peak of its life ${mb(rssKb(agentProc.pid!).hwm)} (target ≤ 100 MB) ${verdict(last <= 100 * 1024)}`,
       );
     }
     if (process.env.BENCH_AGENT_HEAPSNAPSHOT === '1') {
@@ -539,7 +546,7 @@ async function main(): Promise<number> {
       await run.agent.stop({ teardown: true });
       console.log('\nSummary');
       for (const r of results) console.log(`  ${r}`);
-      return 0;
+      return summarize();
     }
     if (process.env.BENCH_AGENT_ONLY_PROCESS !== '1') for (const n of SIZES) await benchSize(n);
     spawnSync(
@@ -555,7 +562,19 @@ async function main(): Promise<number> {
   }
   console.log('\nSummary');
   for (const r of results) console.log(`  ${r}`);
-  return 0;
+  return summarize();
+}
+
+/** The last line says whether every target was met; any MISSED makes the exit code 1. */
+function summarize(): number {
+  const missed = results.filter((r) => /\bMISSED\b/.test(r));
+  if (missed.length === 0) {
+    console.log('\nbench:agent: every target met');
+    return 0;
+  }
+  console.error(`\nbench:agent: MISSED ${missed.length} target line(s):`);
+  for (const r of missed) console.error(`  ${r}`);
+  return 1;
 }
 
 main().then(

@@ -8,6 +8,7 @@ import type { AgentPeer, ServerSnapshot } from '@vpn/contracts/agent';
 import { Agent } from './agent.ts';
 import { createRunner } from './exec.ts';
 import { silentLogger } from './log.ts';
+import { retireOp } from './reconcile.ts';
 import { startFakeControlPlane, type FakeControlPlane } from './testing/fakeControlPlane.ts';
 import { genKeyPair, publicKeyOf, randomKey } from './testing/keys.ts';
 import { TestNet, nsExec, sh, uniqueName, wireguardSkipReason } from './testing/netns.ts';
@@ -156,10 +157,23 @@ describe.skipIf(skip !== null)(title, () => {
     const added = peer(5);
     const removed = desired[0]!;
     revision = 2;
+    const from = cp.received.length;
     cp.send({ type: 'delta', revision, upsert: [added], remove: [removed.public_key] });
-    await cp.waitFor((m) => m.type === 'ack' && m.revision === 2);
+    await cp.waitFor((m) => m.type === 'ack' && m.revision === 2, { from });
     desired = [...desired.slice(1), added];
-    expect(sorted(dump(iface).peers)).toEqual(asDump(desired));
+    // Acked with the removed key dead (issue 24): no address, a preshared key nobody has.
+    const dead = dump(iface).peers.find((p) => p.publicKey === removed.public_key);
+    expect(dead?.allowedIps).toEqual([]);
+    expect(dead?.presharedKey).not.toBe(removed.preshared_key);
+    // The next stats pass reports its last counters on their own, then the key is gone.
+    const final = await cp.waitFor(
+      (m) => m.type === 'stats' && m.peers.some((p) => p.public_key === removed.public_key),
+      { from },
+    );
+    expect(final.message.type === 'stats' && final.message.peers.map((p) => p.public_key)).toEqual([
+      removed.public_key,
+    ]);
+    await eventually(() => expect(sorted(dump(iface).peers)).toEqual(asDump(desired)));
   });
 
   it('changes a peer in place (new preshared key and addresses) without touching the others', async () => {
@@ -310,6 +324,12 @@ describe.skipIf(skip !== null)(title, () => {
       presharedKey: psk,
       allowedIps: ['10.64.1.2/32'],
     });
+    // Retiring a key (issue 24) through `wg addconf`: no address left, another preshared key.
+    await driver.set({ peers: [retireOp(key)] });
+    state = await driver.get();
+    const retired = state.peers.find((p) => p.publicKey === key);
+    expect(retired?.allowedIps).toEqual([]);
+    expect(retired?.presharedKey).not.toBe(psk);
     await driver.set({ peers: [{ publicKey: key, remove: true }] });
     state = await driver.get();
     expect(state.peers.find((p) => p.publicKey === key)).toBeUndefined();

@@ -309,8 +309,79 @@ describe('Reconciler on an in-memory device', () => {
     await r.close();
   });
 
-  it('reads the counters of peers a delta removes just before removing them, and reports them', async () => {
-    // L4 (issue 17): the bytes since the last 10 s stats pass would otherwise never be counted.
+  it('retires a removed key at once and reports its last counters from the next stats pass, before its successor', async () => {
+    // L4 (issue 17) without a device read per delta (issue 24): the bytes since the last 10 s stats
+    // pass stay on the retired key's counters until the next pass reads them anyway.
+    const f = fakeBackend();
+    const sent: { kind: 'final' | 'report'; keys: string[]; peers: AgentPeerStats[] }[] = [];
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: (peers) => sent.push({ kind: 'final', keys: peers.map((p) => p.public_key), peers }),
+    });
+    const [a, b] = [peer(2)!, peer(3)!];
+    await r.applySnapshot(snapshot(1, [a, b]));
+    await r.collectStats(false);
+    Object.assign(f.device.peer(a.public_key)!, { rx: 7000, tx: 9000 });
+    // Re-key: the old key leaves, a new one takes its address.
+    const a2 = { ...peer(2), allowed_ips: a.allowed_ips };
+    const oldPsk = f.device.peer(a.public_key)!.psk;
+    await r.applyDelta({ type: 'delta', revision: 2, upsert: [a2], remove: [a.public_key] });
+    // Dead at once: no address (the new key holds it) and a preshared key nobody has.
+    expect(f.device.peer(a.public_key)).toMatchObject({ allowedIps: [], rx: 7000, tx: 9000 });
+    expect(f.device.peer(a.public_key)!.psk).not.toBe(oldPsk);
+    expect(f.device.peer(a2.public_key)?.allowedIps).toEqual(['10.64.0.2/32']);
+    expect(sent).toEqual([]);
+
+    Object.assign(f.device.peer(a2.public_key)!, { rx: 10, tx: 20 });
+    const rest = await r.collectStats(true, (peers) =>
+      sent.push({ kind: 'report', keys: peers.map((p) => p.public_key), peers }),
+    );
+    sent.push({ kind: 'report', keys: rest!.map((p) => p.public_key), peers: rest! });
+    // The old key's last counters first, on their own; then the new key's first report.
+    expect(sent.map((m) => [m.kind, m.keys])).toEqual([
+      ['final', [a.public_key]],
+      ['report', [a2.public_key]],
+    ]);
+    expect(sent[0]!.peers[0]).toMatchObject({ rx_bytes: 7000, tx_bytes: 9000 });
+    // Then the retired key is deleted (queued behind the pass), and never reported again.
+    await r.repair();
+    expect(f.device.peer(a.public_key)).toBeUndefined();
+    expect(f.device.publicKeys().sort()).toEqual([a2.public_key, b.public_key].sort());
+    expect(await r.collectStats(true)).toEqual([]);
+    expect(sent).toHaveLength(2);
+    await r.close();
+  });
+
+  it('keeps a retired key that a later delta adds back, with its counters, and deletes only the rest', async () => {
+    const f = fakeBackend();
+    const finals: AgentPeerStats[][] = [];
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: (peers) => finals.push(peers),
+    });
+    const [a, b, c] = [peer(2)!, peer(3)!, peer(4)!];
+    await r.applySnapshot(snapshot(1, [a, b, c]));
+    Object.assign(f.device.peer(a.public_key)!, { rx: 500, tx: 600 });
+    await r.applyDelta({ type: 'delta', revision: 2, upsert: [], remove: [a.public_key, b.public_key] });
+    // Switched on again before the next pass (a manager's mistake undone): same key, same server.
+    await r.applyDelta({ type: 'delta', revision: 3, upsert: [a], remove: [] });
+    expect(f.device.peer(a.public_key)?.allowedIps).toEqual(['10.64.0.2/32']);
+    const report = await r.collectStats(false);
+    expect(finals.map((p) => p.map((s) => s.public_key))).toEqual([[b.public_key]]);
+    expect(report?.find((s) => s.public_key === a.public_key)).toMatchObject({
+      rx_bytes: 500,
+      tx_bytes: 600,
+    });
+    expect(await r.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, retired: 0 });
+    expect(f.device.publicKeys().sort()).toEqual([a.public_key, c.public_key].sort());
+    await r.close();
+  });
+
+  it('a repair deletes retired keys itself, reporting their counters from its own read (not as drift)', async () => {
     const f = fakeBackend();
     const finals: AgentPeerStats[][] = [];
     const r = new Reconciler({
@@ -321,16 +392,15 @@ describe('Reconciler on an in-memory device', () => {
     });
     const [a, b] = [peer(2)!, peer(3)!];
     await r.applySnapshot(snapshot(1, [a, b]));
-    Object.assign(f.device.peer(a.public_key)!, { rx: 7000, tx: 9000 });
-    Object.assign(f.device.peer(b.public_key)!, { rx: 1, tx: 2 });
+    Object.assign(f.device.peer(a.public_key)!, { rx: 42, tx: 43 });
     await r.applyDelta({ type: 'delta', revision: 2, upsert: [], remove: [a.public_key] });
-    expect(f.device.peer(a.public_key)).toBeUndefined();
-    expect(finals).toHaveLength(1);
-    expect(finals[0]).toEqual([
-      expect.objectContaining({ public_key: a.public_key, rx_bytes: 7000, tx_bytes: 9000 }),
+    expect(await r.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, retired: 1 });
+    expect(f.device.publicKeys()).toEqual([b.public_key]);
+    expect(finals).toEqual([
+      [expect.objectContaining({ public_key: a.public_key, rx_bytes: 42, tx_bytes: 43 })],
     ]);
-    // A delta that removes nothing reads nothing.
-    await r.applyDelta({ type: 'delta', revision: 3, upsert: [], remove: [] });
+    // Nothing left to retire: the next pass reports no finals.
+    await r.collectStats(false);
     expect(finals).toHaveLength(1);
     await r.close();
   });
@@ -394,6 +464,63 @@ describe('Reconciler on an in-memory device', () => {
     );
     expect(await r.collectStats(true)).toEqual([]);
     await r.close();
+  });
+});
+
+describe('a one-peer delta costs one peer at any size (issue 24)', () => {
+  /** The public keys a `set` body writes (hex on the wire, base64 here). */
+  const written = (body: string) =>
+    [...body.matchAll(/^public_key=([0-9a-f]{64})$/gm)].map((m) =>
+      Buffer.from(m[1]!, 'hex').toString('base64'),
+    );
+
+  it('add, remove, re-key, move away and move in: no device read, and only that peer written', async () => {
+    // The agent's own setup: final counters wanted (Agent always passes onFinalStats).
+    const f = fakeBackend();
+    const r = new Reconciler({
+      backend: f.backend,
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: () => {},
+    });
+    const many = Array.from({ length: 2000 }, (_, i) =>
+      peer(0, { allowed_ips: [`10.64.${(i + 2) >> 8}.${(i + 2) & 255}/32`] }),
+    );
+    await r.applySnapshot(snapshot(1, many));
+    const other = fakeBackend();
+    const r2 = new Reconciler({
+      backend: other.backend,
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: () => {},
+    });
+    await r2.applySnapshot(snapshot(1, many.slice(1000)));
+    const reads = f.driver.gets;
+    const reads2 = other.driver.gets;
+    let revision = 1;
+    const one = async (rec: Reconciler, drv: FakeDriver, upsert: AgentPeer[], remove: string[]) => {
+      const before = drv.sets.length;
+      await rec.applyDelta({ type: 'delta', revision: ++revision, upsert, remove });
+      expect(drv.sets.length - before).toBe(1);
+      expect(written(drv.sets[drv.sets.length - 1]!).sort()).toEqual(
+        [...upsert.map((p) => p.public_key), ...remove].sort(),
+      );
+    };
+    const added = peer(0, { allowed_ips: ['10.64.200.1/32'] });
+    await one(r, f.driver, [added], []);
+    await one(r, f.driver, [], [many[5]!.public_key]);
+    // Re-key: the old key goes, a new key takes the same address.
+    await one(r, f.driver, [{ ...peer(0), allowed_ips: many[6]!.allowed_ips }], [many[6]!.public_key]);
+    // Move: the old server takes the peer off, the new one puts it on, same key and address.
+    const moving = many[7]!;
+    await one(r, f.driver, [], [moving.public_key]);
+    await one(r2, other.driver, [moving], []);
+    // A change in place (new preshared key).
+    await one(r, f.driver, [{ ...many[8]!, preshared_key: randomKey() }], []);
+    expect(f.driver.gets).toBe(reads);
+    expect(other.driver.gets).toBe(reads2);
+    await r.close();
+    await r2.close();
   });
 });
 

@@ -5,7 +5,8 @@
  *   and apply only the difference in ONE transaction (never `replace_peers`, never `setconf`: both
  *   drop every session).
  * - `applyDelta`: apply the delta's peers directly, without reading the interface (a `get` of 50,000
- *   peers costs ~150 ms; a one-peer `set` ~0.3 ms).
+ *   peers costs ~150 ms; a one-peer `set` ~0.3 ms). A removed key is retired, not deleted: see
+ *   `retireOp` and `collectStats` (issue 24).
  * - `repair` (periodic, and after the daemon restarts): re-read and fix drift.
  *
  * Every operation runs through one queue, so a delta never interleaves with a snapshot's diff.
@@ -13,6 +14,7 @@
  * Over 400 lines on purpose: the snapshot, delta, repair, health and stats paths share that queue
  * and the desired state, so they stay in one class; the diff itself is in diff.ts.
  */
+import { randomBytes } from 'node:crypto';
 import {
   AGENT_STATS_CHUNK_PEERS,
   type AgentPeerStats,
@@ -46,6 +48,8 @@ export interface ApplyResult {
   removed: number;
   /** Device settings changed (private key or listen port). */
   device: boolean;
+  /** Retired keys (see Reconciler.retiring) a full pass removed once it had read their last counters. */
+  retired?: number;
   /** Where a full pass spent its time, ms: interface + firewall, reading live, diff, writing. */
   timings?: { prepare: number; read: number; diff: number; write: number };
 }
@@ -76,9 +80,11 @@ export interface ReconcilerOptions {
   /** Called once per failing snapshot/repair (retries go on): the control plane ends busy states with an error. */
   onApplyFailed?: (revision: number, message: string) => void;
   /**
-   * The counters of peers a delta is about to remove, read just before they go (issue 17, L4): the
-   * traffic since the last stats pass would otherwise be lost from the peers' data allowance. The
-   * agent sends them as a `stats` message, ahead of the delta's ack.
+   * The last counters of keys that leave the interface (issue 17, L4; issue 24): the traffic since
+   * the previous stats pass would otherwise be lost from the peers' data allowance. Without it a
+   * delta deletes removed keys at once; with it a delta retires them (dead at once, no device read)
+   * and the next read that happens anyway (stats pass, repair) reports them here, then deletes them.
+   * The agent sends them as a `stats` message, ahead of any first report of the keys that replace them.
    */
   onFinalStats?: (peers: AgentPeerStats[]) => void;
   /** An error retrying cannot fix (a foreign link in the way): the agent stops. */
@@ -105,6 +111,21 @@ interface Desired {
 }
 
 /** Waits `ms`, or less when any of `signals` aborts (not AbortSignal.any: Node 18.19 lacks it). */
+/**
+ * The write that retires a key a delta removed (issue 24): no allowed IPs, so no packet reaches it
+ * or leaves it (wireguard-go drops a decrypted packet whose source is not the peer's own), and a
+ * preshared key nobody has, so no new session can start. What it carried until now stays on its
+ * counters for the next read. One peer, no read: a removal costs what an addition does.
+ */
+export function retireOp(publicKey: string): UapiPeerOp {
+  return {
+    publicKey,
+    presharedKey: randomBytes(32).toString('base64'),
+    replaceAllowedIps: true,
+    allowedIps: [],
+  };
+}
+
 const sleep = (ms: number, ...signals: AbortSignal[]) =>
   new Promise<void>((resolve) => {
     const done = () => {
@@ -137,6 +158,13 @@ export class Reconciler {
   private statsPass = 0;
   /** Last successful resolution of each endpoint text: used while its host name fails to resolve. */
   private resolved = new Map<string, ResolvedEndpoint>();
+  /**
+   * Keys a delta removed, retired on the interface (retireOp) until a read that happens anyway
+   * reports their last counters (onFinalStats) and deletes them; each with its retirement number, so
+   * a key added back and retired again is never deleted on an older retirement's read.
+   */
+  private readonly retiring = new Map<string, number>();
+  private retirements = 0;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.applied = opts.initialRevision ?? 0;
@@ -222,16 +250,22 @@ export class Reconciler {
     return this.enqueue(async () => {
       const desired = this.desired;
       if (!desired) return null;
-      if (d.remove.length > 0 && this.opts.onFinalStats) await this.reportLeaving(d.remove);
       const ops: UapiPeerOp[] = [];
+      const retire = this.opts.onFinalStats !== undefined;
       for (const key of d.remove) {
-        desired.peers.delete(key);
-        ops.push({ publicKey: key, remove: true });
+        // A key that is not desired is not on the interface either (or a repair removes it).
+        const known = desired.peers.delete(key);
+        if (retire && known) {
+          this.retiring.set(key, ++this.retirements);
+          ops.push(retireOp(key));
+        } else ops.push({ publicKey: key, remove: true });
       }
       const states = d.upsert.map(toPeerState);
       // Deltas carry customers (no endpoint); resolve anyway should one ever carry a mesh link.
       if (states.some((p) => p.endpointSpec !== undefined)) await this.resolveEndpoints(states);
       for (const state of states) {
+        // Back before its last read: it keeps its counters and is reported as any other peer.
+        this.retiring.delete(state.publicKey);
         desired.peers.set(state.publicKey, state);
         ops.push(upsertOp(state));
       }
@@ -255,33 +289,6 @@ export class Reconciler {
         device: false,
       };
     });
-  }
-
-  /**
-   * Reads the live counters once more and reports those of the peers about to leave. One read of the
-   * device per delta that removes peers (deltas are coalesced, so a burst of removals reads once);
-   * a failed read only loses what it always lost, and never holds the removal back.
-   */
-  private async reportLeaving(keys: string[]): Promise<void> {
-    if (!this.opts.backend.interfaceName) return;
-    const leaving = new Set(keys);
-    const tails: AgentPeerStats[] = [];
-    try {
-      await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
-        if (!leaving.has(publicKey)) return;
-        tails.push({
-          public_key: publicKey,
-          rx_bytes: rx,
-          tx_bytes: tx,
-          latest_handshake: handshake,
-          endpoint: reported && reported.length <= 64 ? reported : null,
-        });
-      });
-    } catch (err) {
-      this.opts.log.debug('contadores finales no disponibles', { error: errorMessage(err) });
-      return;
-    }
-    if (tails.length > 0) this.opts.onFinalStats?.(tails);
   }
 
   /** Re-reads the live interface and fixes any drift (queued; no-op before the first snapshot). */
@@ -314,6 +321,11 @@ export class Reconciler {
    * it streams in, each peer's last counters are updated in place (one object per peer, kept), and
    * only reported peers get an object. Building all of it anew each pass kept the
    * agent's memory from ever shrinking (docs/reliability.md).
+   *
+   * Retired keys (see `retiring`) are this read's other job: their counters go to onFinalStats, not
+   * into the report, and the keys are then deleted from the interface. Keys new to the pass wait
+   * until those finals are out: a re-key's new key must not reach the control plane before its old
+   * key's last counters, which it could then no longer match to the peer.
    */
   async collectStats(
     onlyChanged: boolean,
@@ -325,9 +337,39 @@ export class Reconciler {
     const seen = this.lastStats;
     const concurrent = this.opts.concurrent;
     const now = Date.now();
+    const retiring = this.retiring;
+    const retiredBefore = this.retirements;
+    /** Retired keys read by this pass, with the retirement they were read under. */
+    const leaving = new Map<string, number>();
+    const finals: AgentPeerStats[] = [];
+    /** Reports of keys new to the pass, held while any retired key's finals are still to come. */
+    let held: AgentPeerStats[] | null = retiring.size > 0 ? [] : null;
+    const release = () => {
+      if (finals.length > 0) this.opts.onFinalStats?.(finals.splice(0));
+      if (held) for (const h of held) out.push(h);
+      held = null;
+    };
     try {
       await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
         const endpoint = reported && reported.length <= 64 ? reported : null;
+        const retired = retiring.get(publicKey);
+        if (retired !== undefined) {
+          // Not marked as seen: the pass forgets it below, like a peer that left the interface.
+          leaving.set(publicKey, retired);
+          // Its counters at the previous read: the control plane's fallback when it can no longer
+          // match the key to its own last reading (contracts: AgentPeerStats.since).
+          const before = seen.get(publicKey);
+          finals.push({
+            public_key: publicKey,
+            rx_bytes: rx,
+            tx_bytes: tx,
+            latest_handshake: handshake,
+            endpoint,
+            ...(before ? { since: { rx_bytes: before.rx, tx_bytes: before.tx } } : {}),
+          });
+          if (held && leaving.size === retiring.size) release();
+          return;
+        }
         const last = seen.get(publicKey);
         if (last) {
           const same =
@@ -345,6 +387,16 @@ export class Reconciler {
           // Keyed by the desired peer's own key string when there is one: no second copy kept.
           const key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
           seen.set(key, { rx, tx, handshake, endpoint, pass });
+          if (held) {
+            held.push({
+              public_key: publicKey,
+              rx_bytes: rx,
+              tx_bytes: tx,
+              latest_handshake: handshake,
+              endpoint,
+            });
+            return;
+          }
         }
         out.push({
           public_key: publicKey,
@@ -360,15 +412,44 @@ export class Reconciler {
       });
     } catch (err) {
       // Half a pass updated some peers without reporting them: forget all, report all next time.
+      // Retired keys stay retired: the next pass reads them again.
       seen.clear();
       throw err;
     }
+    release();
     for (const [key, last] of seen)
       if (last.pass !== pass) {
         seen.delete(key);
         concurrent?.forget(key);
       }
+    // A retired key the read did not find is gone already (daemon restarted): nothing left to read.
+    for (const [key, retired] of retiring)
+      if (!leaving.has(key) && retired <= retiredBefore) retiring.delete(key);
+    if (leaving.size > 0) void this.deleteRetired(leaving);
     return out;
+  }
+
+  /** Deletes retired keys whose last counters were reported, unless added back or retired again since. */
+  private deleteRetired(read: Map<string, number>): Promise<void> {
+    return this.enqueue(async () => {
+      const ops: UapiPeerOp[] = [];
+      for (const [key, retired] of read)
+        if (this.retiring.get(key) === retired) {
+          this.retiring.delete(key);
+          ops.push({ publicKey: key, remove: true });
+        }
+      if (ops.length === 0) return;
+      try {
+        await this.opts.backend.driver().set({ peers: ops });
+      } catch (err) {
+        // They carry nothing (no addresses); the repair deletes them with the rest of the drift.
+        this.opts.log.warn('no se pudieron borrar las claves retiradas: se repara la interfaz', {
+          count: ops.length,
+          error: errorMessage(err),
+        });
+        this.requestRepair('claves retiradas sin borrar');
+      }
+    });
   }
 
   /**
@@ -470,7 +551,23 @@ export class Reconciler {
     const driver = backend.driver();
     const t1 = performance.now();
     const differ = new PeerDiffer(d.peers);
-    const live = await driver.scan((p) => differ.visit(p));
+    // Keys this pass deletes leave their last counters, from the read it does anyway (issue 24).
+    const finals: AgentPeerStats[] = [];
+    const final = this.opts.onFinalStats;
+    const live = await driver.scan((p) => {
+      differ.visit(p);
+      if (final && !d.peers.has(p.publicKey)) {
+        const before = this.lastStats.get(p.publicKey);
+        finals.push({
+          public_key: p.publicKey,
+          rx_bytes: p.rxBytes,
+          tx_bytes: p.txBytes,
+          latest_handshake: p.lastHandshakeSec,
+          endpoint: p.endpoint && p.endpoint.length <= 64 ? p.endpoint : null,
+          ...(before ? { since: { rx_bytes: before.rx, tx_bytes: before.tx } } : {}),
+        });
+      }
+    });
     const t2 = performance.now();
     const diff = differ.finish();
     const req: UapiSetRequest = { peers: diffToOps(diff) };
@@ -480,21 +577,30 @@ export class Reconciler {
     const t3 = performance.now();
     if (device || !isEmptyDiff(diff)) await driver.set(req);
     const t4 = performance.now();
+    // Once they are gone, not before: a pass that fails and retries must not report them twice.
+    if (finals.length > 0) final?.(finals);
+    // Retired keys were expected to go: not drift. After this pass none is left: each was deleted,
+    // or restored by a snapshot that wants it again.
+    let retired = 0;
+    for (const key of diff.remove) if (this.retiring.has(key)) retired++;
+    this.retiring.clear();
     const result: ApplyResult = {
       revision: d.revision,
       added: diff.add.length,
       updated: diff.update.length,
-      removed: diff.remove.length,
+      removed: diff.remove.length - retired,
       device,
+      retired,
       timings: { prepare: t1 - t0, read: t2 - t1, diff: t3 - t2, write: t4 - t3 },
     };
-    if (device || !isEmptyDiff(diff))
+    if (device || result.added + result.updated + result.removed > 0)
       this.opts.log.info('interfaz reconciliada', {
         interface: d.name,
         revision: d.revision,
         added: result.added,
         updated: result.updated,
         removed: result.removed,
+        retired,
         device_changed: device,
         ms: Math.round(t4 - t0),
       });

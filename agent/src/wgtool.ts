@@ -75,7 +75,8 @@ export function renderPeersConf(ops: readonly UapiPeerOp[]): string {
       out += `PersistentKeepalive = ${checkKeepalive(op.persistentKeepalive)}\n`;
     if (op.allowedIps !== undefined || op.replaceAllowedIps) {
       if (!op.replaceAllowedIps) throw new Error('el driver wg solo reemplaza las IPs permitidas');
-      out += `AllowedIPs = ${(op.allowedIps ?? []).join(', ')}\n`;
+      // `wg addconf` refuses an empty AllowedIPs line: WgToolDriver.set empties them with `wg set`.
+      if (op.allowedIps?.length) out += `AllowedIPs = ${op.allowedIps.join(', ')}\n`;
     }
     out += '\n';
   }
@@ -145,6 +146,16 @@ export class WgToolDriver implements WgDriver {
         await withSecretFile(renderPeersConf(group), (path) =>
           this.runner.run('wg', ['addconf', this.iface, path], { timeoutMs: 300_000 }),
         );
+        // Peers left without any allowed IP (a retired key): `allowed-ips ""` empties the list.
+        const emptied = group.filter(
+          (op) => op.remove !== true && op.replaceAllowedIps && !op.allowedIps?.length,
+        );
+        for (let k = 0; k < emptied.length; k += REMOVE_CHUNK) {
+          const args = ['set', this.iface];
+          for (const op of emptied.slice(k, k + REMOVE_CHUNK))
+            args.push('peer', checkKey(op.publicKey), 'allowed-ips', '');
+          await this.runner.run('wg', args);
+        }
       }
       i = j;
     }

@@ -174,9 +174,14 @@ try {
   console.log(
     `  (respuesta HTTP del PATCH: p50 ${patchTimes[Math.floor(patchTimes.length / 2)]!.toFixed(1)} ms, p99 ${patchTimes[Math.floor(patchTimes.length * 0.99)]!.toFixed(1)} ms)`,
   );
+  const met = q(0.99) <= 100;
   console.log(
-    `API → websocket success con ${PEERS} peers (${SAMPLES} muestras): p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms (objetivo p99 ≤ 100 ms)`,
+    `API → websocket success con ${PEERS} peers (${SAMPLES} muestras): p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms (objetivo p99 ≤ 100 ms) ${met ? 'OK' : 'MISSED'}`,
   );
+  if (!met) {
+    console.error('bench:latency: MISSED: p99 API → websocket success por encima de 100 ms');
+    process.exitCode = 1;
+  }
   const rss = (pid: number) =>
     Number(
       /VmRSS:\s+(\d+)/.exec(spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout)?.[1] ?? 0,

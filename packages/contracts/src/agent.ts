@@ -68,6 +68,12 @@ export const AgentPeerStats = z.object({
   /** Unix seconds; 0 = never. */
   latest_handshake: z.number().int().min(0),
   endpoint: z.string().max(64).nullable(),
+  /**
+   * Only in the last report of a key leaving the interface (issue 24): its counters at the agent's
+   * previous read. When the control plane can no longer match the key to its own last reading from
+   * this server (the peer moved and its new server reported first), it counts the difference.
+   */
+  since: z.object({ rx_bytes: z.number().int().min(0), tx_bytes: z.number().int().min(0) }).optional(),
 });
 export type AgentPeerStats = z.infer<typeof AgentPeerStats>;
 

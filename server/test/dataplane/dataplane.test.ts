@@ -3,9 +3,9 @@
  * nftables, in network namespaces, driven only through the public HTTP API (manager and customer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { eq } from 'drizzle-orm';
-import { peers, plans } from '../../src/db/schema.ts';
+import { peerStats, peers, plans } from '../../src/db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -17,7 +17,7 @@ import {
 } from '../helpers.ts';
 import { PushClient } from '../protocolAgent.ts';
 import { Proxy } from '../tcpProxy.ts';
-import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, uniqueName, type Host } from './network.ts';
+import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, sh, uniqueName, type Host } from './network.ts';
 
 const skip = dataplaneSkipReason();
 
@@ -160,6 +160,72 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     push.close();
   });
 
+  it('regenerate on a 2 MB plan: the bytes the old key carried since the last report still count', async () => {
+    const [plan2] = await t.ctx.db
+      .insert(plans)
+      .values({ name: 'Datos 2 MB', description: 'x', price: '1.00', validity: '30 days', dataGb: '0.002' })
+      .returning();
+    const c = await customer();
+    const res = await api('POST', '/api/admin/peers', admin, {
+      username: c.username,
+      plan: plan2!.id,
+      name: 'Cola',
+      server: srv[0]!.id,
+    });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().id as number;
+    const client = lab.host('dpct', '198.51.100.32');
+    const push = await PushClient.connect(base, c.access);
+    const iface = await lab.loadClientConf(client, await download(c.access, id));
+    expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
+    // The server has heard of this key once (its first report), as for any peer in use.
+    await eventually(
+      async () => (await t.ctx.db.select().from(peerStats).where(eq(peerStats.peerId, id))).length > 0,
+      20_000,
+      'primer informe',
+    );
+    // About 1 MB through the tunnel, then at once a new key: most of it after the last 10 s report.
+    await new Promise<void>((resolve) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          client.ns,
+          'ping',
+          '-q',
+          '-c',
+          '400',
+          '-i',
+          '0.002',
+          '-s',
+          '1300',
+          '-W',
+          '1',
+          '10.64.0.1',
+        ],
+        {
+          stdio: 'ignore',
+        },
+      ).once('exit', () => resolve()),
+    );
+    // The oracle: what the client's own interface sent and received under the old key.
+    const [, rx, tx] = sh('wg', ['show', iface, 'transfer']).trim().split('\t').map(Number);
+    const carried = rx! + tx!;
+    expect(carried).toBeGreaterThan(900_000);
+    const regen = await api('PATCH', `/api/client/accounts/peers/${id}`, c.access, {
+      operation: 'regenerate',
+    });
+    expect(regen.statusCode).toBe(200);
+    await push.waitFor('success', () => true, 20_000);
+    const used = async () => (await t.ctx.db.select().from(peers).where(eq(peers.id, id)))[0]!.dataUsed;
+    // Reported by the old server's next stats pass (≤ 10 s), counted once: what the client saw,
+    // plus at most a few handshake attempts of the dead key.
+    await eventually(async () => (await used()) >= carried, 25_000, 'bytes de la clave antigua contados');
+    expect(await used()).toBeLessThan(carried + 4096);
+    push.close();
+  });
+
   it('change_server: the client works through the new server and is gone from the old one', async () => {
     const c = await customer();
     const id = await grantPeer(c.username, srv[0]!.id, 'Mover');
@@ -175,7 +241,11 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     });
     expect(res.statusCode).toBe(200);
     await push.waitFor('success', () => true, 20_000);
-    expect(lab.peersOn(srv[0]!.iface)).toHaveLength(before1 - 1);
+    // Off the old server at once: its address no longer leads to the key (issue 24: the key is
+    // retired, dead, and deleted once the next stats pass has read its last counters).
+    const address = /^Address = ([\d.]+)/m.exec(before)![1]!;
+    expect(sh('wg', ['show', srv[0]!.iface, 'allowed-ips'])).not.toContain(`${address}/32`);
+    await eventually(() => lab.peersOn(srv[0]!.iface).length === before1 - 1, 20_000, 'clave retirada');
     const after = await download(c.access, id);
     expect(/^Endpoint = (.+)$/m.exec(after)![1]).toBe('198.51.100.2:51820');
     await lab.loadClientConf(client, after, iface);

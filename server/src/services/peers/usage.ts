@@ -46,8 +46,9 @@ export async function recordStats(
   const hour = hourOf(now).toISOString();
   const at = now.toISOString();
   for (let i = 0; i < stats.length; i += BATCH) {
+    const batch = stats.slice(i, i + BATCH);
     const input = JSON.stringify(
-      stats.slice(i, i + BATCH).map((s) => ({
+      batch.map((s) => ({
         k: s.public_key,
         rx: s.rx_bytes,
         tx: s.tx_bytes,
@@ -112,8 +113,66 @@ export async function recordStats(
       )
       select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
         + (select count(*) from allowance) as n`);
+      await countMovedTails(tx, serverId, batch, hour);
     });
   }
+}
+
+/**
+ * The last report of a key that left this server (issue 24), when the statement above could not
+ * match it: the peer moved and its new server reported it first, so the stored reading is that
+ * server's. The agent sent the key's counters at its previous read (`since`); what it carried
+ * since is added to the peer's hour, its allowance and this server's hour. The stored reading
+ * stays the new server's. A key this server still carries, or whose last reading here is stored,
+ * was counted above and is left alone here.
+ */
+async function countMovedTails(
+  tx: Pick<Db, 'execute'>,
+  serverId: number,
+  batch: AgentPeerStats[],
+  hour: string,
+): Promise<void> {
+  const finals = batch.filter((s) => s.since);
+  if (finals.length === 0) return;
+  const input = JSON.stringify(
+    finals.map((s) => ({
+      k: s.public_key,
+      rx: s.rx_bytes,
+      tx: s.tx_bytes,
+      srx: s.since!.rx_bytes,
+      stx: s.since!.tx_bytes,
+    })),
+  );
+  await tx.execute(sql`
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, srx bigint, stx bigint)
+    ), d as (
+      select p.id, p.data_allowance is not null as limited,
+        case when i.rx < i.srx or i.tx < i.stx then i.rx else i.rx - i.srx end as drx,
+        case when i.rx < i.srx or i.tx < i.stx then i.tx else i.tx - i.stx end as dtx
+      from input i
+      join peers p on p.public_key = i.k and p.server_id is distinct from ${serverId}
+      where not exists (select 1 from peer_stats s where s.server_id = ${serverId} and s.public_key = i.k)
+    ), hourly as (
+      insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
+      select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
+      on conflict (peer_id, hour) do update set
+        rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
+      returning 1
+    ), allowance as (
+      update peers p set data_used = p.data_used + d.drx + d.dtx
+      from d where d.limited and p.id = d.id and (d.drx > 0 or d.dtx > 0)
+      returning 1
+    ), per_server as (
+      insert into server_usage_hourly as su (server_id, hour, rx_bytes, tx_bytes)
+      select ${serverId}, ${hour}::timestamptz, sum(drx), sum(dtx) from d
+      having sum(drx) > 0 or sum(dtx) > 0
+      on conflict (server_id, hour) do update set
+        rx_bytes = su.rx_bytes + excluded.rx_bytes, tx_bytes = su.tx_bytes + excluded.tx_bytes
+      returning 1
+    )
+    select (select count(*) from hourly) + (select count(*) from allowance)
+      + (select count(*) from per_server) as n`);
 }
 
 /**

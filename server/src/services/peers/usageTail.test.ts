@@ -73,6 +73,48 @@ describe('the last report of a peer leaving an interface', () => {
     expect(await counted(peer.id)).toBe(450);
   });
 
+  it("counts a moved peer's last report from its old server when the new server reported first (issue 24)", async () => {
+    // The old server reports a leaving key at its next stats pass, up to 10 s later: by then the
+    // new server may have reported the key, and the stored reading is the new server's.
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await report(a.id, peer.publicKey, 1000, 2000);
+    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    await report(b.id, peer.publicKey, 40, 60);
+    expect(await counted(peer.id)).toBe(3100);
+    const final = {
+      public_key: peer.publicKey,
+      rx_bytes: 1500,
+      tx_bytes: 2100,
+      latest_handshake: 0,
+      endpoint: null,
+    };
+    await recordStats(t.ctx.db, a.id, [{ ...final, since: { rx_bytes: 1000, tx_bytes: 2000 } }]);
+    expect(await counted(peer.id)).toBe(3700);
+    // The new server's reading stays the baseline of its next report.
+    await report(b.id, peer.publicKey, 140, 60);
+    expect(await counted(peer.id)).toBe(3800);
+    // Without the agent's previous counters there is nothing to count against: not counted.
+    await recordStats(t.ctx.db, a.id, [{ ...final, rx_bytes: 9000 }]);
+    expect(await counted(peer.id)).toBe(3800);
+  });
+
+  it('counts a last report once when the server still holds its own reading of the key', async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await report(a.id, peer.publicKey, 100, 100);
+    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    const final = {
+      public_key: peer.publicKey,
+      rx_bytes: 300,
+      tx_bytes: 150,
+      latest_handshake: 0,
+      endpoint: null,
+    };
+    await recordStats(t.ctx.db, a.id, [{ ...final, since: { rx_bytes: 100, tx_bytes: 100 } }]);
+    expect(await counted(peer.id)).toBe(450);
+  });
+
   it('never counts a key the server never reported for that peer', async () => {
     const c = await createCustomer(t);
     const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
