@@ -11,9 +11,12 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { measureJourneys } from '../scripts/budget';
+import { registerCustomer } from './api';
 import { launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
+const distDir = inject('distDir');
 let browser: Browser;
 
 beforeAll(async () => {
@@ -134,6 +137,42 @@ describe('bytes on the wire', () => {
       expect.soft(kib, `${path}: ${kib} KiB`).toBeLessThanOrEqual(PUBLIC_JS_BUDGET_KIB[path]!);
     for (const [path, count] of Object.entries(files))
       expect.soft(count, `${path}: ${count} ficheros`).toBeLessThanOrEqual(PUBLIC_JS_FILES_BUDGET);
+  });
+
+  it('counts in the size budget every file a cold / and a login from a cold /login fetch', async () => {
+    // The budget (web/size-budget.ts, checked by the build) sums files it reads from the build; this
+    // makes sure the browser fetches nothing the sums leave out.
+    const costs = new Map(measureJourneys(distDir).map((c) => [c.journey, c]));
+    const fetched = (page: Page) => {
+      const files: string[] = [];
+      page.on('requestfinished', (request) => {
+        const { pathname } = new URL(request.url());
+        if (pathname.startsWith('/assets/')) files.push(pathname.slice(1));
+      });
+      return files;
+    };
+    const counted = (journey: 'landingCold' | 'loginToDashboard') => [...costs.get(journey)!.files.keys()];
+
+    await withPage({}, async (page) => {
+      const files = fetched(page);
+      await page.goto('/', { waitUntil: 'networkidle' });
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.filter((f) => !counted('landingCold').includes(f))).toEqual([]);
+    });
+
+    const username = `presupuesto${Date.now().toString(36)}`;
+    await registerCustomer(baseUrl, username, 'clave-de-presupuesto-1');
+    await withPage({}, async (page) => {
+      const files = fetched(page);
+      await page.goto('/login', { waitUntil: 'networkidle' });
+      await page.getByLabel('Usuario').fill(username);
+      await page.getByLabel('Contraseña', { exact: true }).fill('clave-de-presupuesto-1');
+      await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+      await page.waitForURL('**/dashboard/home');
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(files.filter((f) => !counted('loginToDashboard').includes(f))).toEqual([]);
+    });
   });
 
   it('serves hashed files brotli-compressed and immutable, and revalidates documents', async () => {

@@ -8,6 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { build } from 'vite';
+import { checkBudget } from './budget';
 import { prerender } from './prerender';
 
 const root = resolve(import.meta.dirname, '..');
@@ -40,3 +41,10 @@ const { pages, files } = await prerender(outDir);
 console.log(
   `pre-render: ${pages} páginas públicas, ${files} variantes distintas en ${Math.round(performance.now() - started)} ms`,
 );
+
+// The size budget (web/size-budget.ts): a build that passes it fails.
+const failures = checkBudget(outDir);
+if (failures.length) {
+  console.error(failures.join('\n'));
+  process.exit(1);
+}

@@ -9,6 +9,9 @@ export const esManager = {
   loadError: 'Hubo un error al intentar cargar los datos.',
   requestError: 'Hubo un error al realizar la solicitud',
   navLabel: 'Secciones de administración',
+  /** The section bar's buttons where sections are cut at its edges. */
+  navMore: 'Más secciones',
+  navBack: 'Secciones anteriores',
   yes: 'Sí',
   no: 'No',
 

@@ -31,6 +31,7 @@ import { esManager } from '../../i18n/es.manager';
 import { esManagers } from '../../i18n/es.manager.managers';
 import { useDocumentTitle } from '../../lib/title';
 import { ReauthDialog } from '../../components/ReauthDialog';
+import { ScrollRow } from '../../components/ScrollRow';
 
 const CurrentManagerContext = createContext<CurrentManager | null>(null);
 
@@ -117,7 +118,7 @@ export function RequirePermission({ permission, children }: { permission: Permis
 }
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
-  `inline-flex shrink-0 items-center gap-2 rounded-lg px-3 py-2 text-sm font-medium transition ${
+  `inline-flex shrink-0 items-center gap-2 whitespace-nowrap rounded-lg px-3 py-2 text-sm font-medium transition ${
     isActive ? 'bg-white/10 text-white' : 'text-slate-300 hover:bg-white/5 hover:text-white'
   }`;
 
@@ -125,14 +126,20 @@ function ManagerNav() {
   const { role } = useCurrentManager();
   return (
     <nav aria-label={esManager.navLabel} className="border-b border-white/5 bg-navy-950/60">
-      <div className="mx-auto flex max-w-6xl gap-1 overflow-x-auto px-4 py-2 sm:px-6">
+      {/* Eleven sections do not fit in 1152 px (a laptop's 1280–1366 px window): the row scrolls and
+          says so at the edge where sections are cut (issue 28). */}
+      <ScrollRow
+        moreLabel={esManager.navMore}
+        backLabel={esManager.navBack}
+        className="mx-auto max-w-6xl px-4 py-2 sm:px-6"
+      >
         {NAV.filter((item) => can(role, item.permission)).map(({ to, label, icon: Icon, end }) => (
           <NavLink key={to} to={to} end={end} className={navClass}>
             <Icon className="size-4" aria-hidden="true" />
             {label}
           </NavLink>
         ))}
-      </div>
+      </ScrollRow>
     </nav>
   );
 }
@@ -167,24 +174,31 @@ export function ManagerLayout() {
     <CurrentManagerContext.Provider value={me.data}>
       <div className="flex min-h-screen flex-col">
         <header className="border-b border-white/5 bg-navy-950/85">
-          <div className="mx-auto flex h-16 max-w-6xl items-center gap-4 px-4 sm:px-6">
-            <Brand to="/manager/dashboard" />
-            <span className="hidden rounded-full bg-blue-500/15 px-2.5 py-0.5 text-xs font-medium text-blue-200 sm:inline">
+          {/* One line at every width (issue 28): on a phone the company name gives way (cut with an
+              ellipsis) and Seguridad and "Cerrar sesión" keep their icon, their names read aloud. */}
+          <div className="mx-auto flex h-16 max-w-6xl items-center gap-2 px-4 sm:gap-4 sm:px-6">
+            <Brand to="/manager/dashboard" className="min-w-0" />
+            <span className="hidden shrink-0 rounded-full bg-blue-500/15 px-2.5 py-0.5 text-xs font-medium text-blue-200 sm:inline">
               {es.manager.title}
             </span>
-            <div className="ml-auto flex items-center gap-3">
+            <div className="ml-auto flex shrink-0 items-center gap-1 sm:gap-3">
               <span className="hidden text-sm text-slate-300 sm:inline">{me.data.username}</span>
-              <NavLink to="/manager/dashboard/security" className={navClass}>
+              <NavLink
+                to="/manager/dashboard/security"
+                className={navClass}
+                aria-label={esManagers.security.link}
+              >
                 <ShieldCheck className="size-4" aria-hidden="true" />
-                {esManagers.security.link}
+                <span className="hidden sm:inline">{esManagers.security.link}</span>
               </NavLink>
               <button
                 type="button"
                 onClick={() => void signOut()}
-                className="inline-flex items-center gap-2 rounded-lg px-3 py-2 text-sm text-slate-300 hover:bg-white/5 hover:text-white"
+                aria-label={es.manager.logout}
+                className="inline-flex items-center gap-2 rounded-lg px-3 py-2 text-sm whitespace-nowrap text-slate-300 hover:bg-white/5 hover:text-white"
               >
                 <LogOut className="size-4" aria-hidden="true" />
-                {es.manager.logout}
+                <span className="hidden sm:inline">{es.manager.logout}</span>
               </button>
             </div>
           </div>
