@@ -322,6 +322,7 @@ describe('Reconciler on an in-memory device', () => {
     });
     const [a, b] = [peer(2)!, peer(3)!];
     await r.applySnapshot(snapshot(1, [a, b]));
+    Object.assign(f.device.peer(a.public_key)!, { rx: 1000, tx: 2000 });
     await r.collectStats(false);
     Object.assign(f.device.peer(a.public_key)!, { rx: 7000, tx: 9000 });
     // Re-key: the old key leaves, a new one takes its address.
@@ -344,7 +345,12 @@ describe('Reconciler on an in-memory device', () => {
       ['final', [a.public_key]],
       ['report', [a2.public_key]],
     ]);
-    expect(sent[0]!.peers[0]).toMatchObject({ rx_bytes: 7000, tx_bytes: 9000 });
+    // With its counters at the pass before it left: the control plane's fallback for a moved key.
+    expect(sent[0]!.peers[0]).toMatchObject({
+      rx_bytes: 7000,
+      tx_bytes: 9000,
+      since: { rx_bytes: 1000, tx_bytes: 2000 },
+    });
     // Then the retired key is deleted (queued behind the pass), and never reported again.
     await r.repair();
     expect(f.device.peer(a.public_key)).toBeUndefined();
@@ -392,12 +398,21 @@ describe('Reconciler on an in-memory device', () => {
     });
     const [a, b] = [peer(2)!, peer(3)!];
     await r.applySnapshot(snapshot(1, [a, b]));
+    Object.assign(f.device.peer(a.public_key)!, { rx: 10, tx: 11 });
+    await r.collectStats(false);
     Object.assign(f.device.peer(a.public_key)!, { rx: 42, tx: 43 });
     await r.applyDelta({ type: 'delta', revision: 2, upsert: [], remove: [a.public_key] });
     expect(await r.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, retired: 1 });
     expect(f.device.publicKeys()).toEqual([b.public_key]);
     expect(finals).toEqual([
-      [expect.objectContaining({ public_key: a.public_key, rx_bytes: 42, tx_bytes: 43 })],
+      [
+        expect.objectContaining({
+          public_key: a.public_key,
+          rx_bytes: 42,
+          tx_bytes: 43,
+          since: { rx_bytes: 10, tx_bytes: 11 },
+        }),
+      ],
     ]);
     // Nothing left to retire: the next pass reports no finals.
     await r.collectStats(false);

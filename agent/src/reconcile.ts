@@ -40,6 +40,17 @@ interface LastCounters {
   pass: number;
 }
 
+/** A key a delta removed, waiting on the interface for a read of its last counters. */
+interface Retirement {
+  /** Which retirement: a key added back and retired again is a new one. */
+  seq: number;
+  /**
+   * Its counters at the last stats pass before it was retired (AgentPeerStats.since), handed to the
+   * first last report made of it only: the control plane would count a second one twice.
+   */
+  since?: { rx_bytes: number; tx_bytes: number };
+}
+
 /** What one apply did (for logs, tests and the benchmark). */
 export interface ApplyResult {
   revision: number;
@@ -163,7 +174,7 @@ export class Reconciler {
    * reports their last counters (onFinalStats) and deletes them; each with its retirement number, so
    * a key added back and retired again is never deleted on an older retirement's read.
    */
-  private readonly retiring = new Map<string, number>();
+  private readonly retiring = new Map<string, Retirement>();
   private retirements = 0;
 
   constructor(private readonly opts: ReconcilerOptions) {
@@ -256,7 +267,11 @@ export class Reconciler {
         // A key that is not desired is not on the interface either (or a repair removes it).
         const known = desired.peers.delete(key);
         if (retire && known) {
-          this.retiring.set(key, ++this.retirements);
+          const last = this.lastStats.get(key);
+          this.retiring.set(key, {
+            seq: ++this.retirements,
+            ...(last ? { since: { rx_bytes: last.rx, tx_bytes: last.tx } } : {}),
+          });
           ops.push(retireOp(key));
         } else ops.push({ publicKey: key, remove: true });
       }
@@ -342,10 +357,13 @@ export class Reconciler {
     /** Retired keys read by this pass, with the retirement they were read under. */
     const leaving = new Map<string, number>();
     const finals: AgentPeerStats[] = [];
+    /** Baselines handed to this pass's finals: given back if the pass fails before sending them. */
+    const taken: [Retirement, NonNullable<Retirement['since']>][] = [];
     /** Reports of keys new to the pass, held while any retired key's finals are still to come. */
     let held: AgentPeerStats[] | null = retiring.size > 0 ? [] : null;
     const release = () => {
       if (finals.length > 0) this.opts.onFinalStats?.(finals.splice(0));
+      taken.length = 0;
       if (held) for (const h of held) out.push(h);
       held = null;
     };
@@ -355,17 +373,19 @@ export class Reconciler {
         const retired = retiring.get(publicKey);
         if (retired !== undefined) {
           // Not marked as seen: the pass forgets it below, like a peer that left the interface.
-          leaving.set(publicKey, retired);
-          // Its counters at the previous read: the control plane's fallback when it can no longer
+          leaving.set(publicKey, retired.seq);
+          // Its counters before retirement: the control plane's fallback when it can no longer
           // match the key to its own last reading (contracts: AgentPeerStats.since).
-          const before = seen.get(publicKey);
+          const since = retired.since;
+          if (since) taken.push([retired, since]);
+          retired.since = undefined;
           finals.push({
             public_key: publicKey,
             rx_bytes: rx,
             tx_bytes: tx,
             latest_handshake: handshake,
             endpoint,
-            ...(before ? { since: { rx_bytes: before.rx, tx_bytes: before.tx } } : {}),
+            ...(since ? { since } : {}),
           });
           if (held && leaving.size === retiring.size) release();
           return;
@@ -414,6 +434,7 @@ export class Reconciler {
       // Half a pass updated some peers without reporting them: forget all, report all next time.
       // Retired keys stay retired: the next pass reads them again.
       seen.clear();
+      for (const [retired, since] of taken) retired.since = since;
       throw err;
     }
     release();
@@ -424,7 +445,7 @@ export class Reconciler {
       }
     // A retired key the read did not find is gone already (daemon restarted): nothing left to read.
     for (const [key, retired] of retiring)
-      if (!leaving.has(key) && retired <= retiredBefore) retiring.delete(key);
+      if (!leaving.has(key) && retired.seq <= retiredBefore) retiring.delete(key);
     if (leaving.size > 0) void this.deleteRetired(leaving);
     return out;
   }
@@ -434,7 +455,7 @@ export class Reconciler {
     return this.enqueue(async () => {
       const ops: UapiPeerOp[] = [];
       for (const [key, retired] of read)
-        if (this.retiring.get(key) === retired) {
+        if (this.retiring.get(key)?.seq === retired) {
           this.retiring.delete(key);
           ops.push({ publicKey: key, remove: true });
         }
@@ -553,18 +574,26 @@ export class Reconciler {
     const differ = new PeerDiffer(d.peers);
     // Keys this pass deletes leave their last counters, from the read it does anyway (issue 24).
     const finals: AgentPeerStats[] = [];
+    const taken: [Retirement, NonNullable<Retirement['since']>][] = [];
     const final = this.opts.onFinalStats;
     const live = await driver.scan((p) => {
       differ.visit(p);
       if (final && !d.peers.has(p.publicKey)) {
-        const before = this.lastStats.get(p.publicKey);
+        // A retired key's baseline goes with its first last report only; a stray's is its last read.
+        const retired = this.retiring.get(p.publicKey);
+        const last = retired ? undefined : this.lastStats.get(p.publicKey);
+        const since = retired ? retired.since : last && { rx_bytes: last.rx, tx_bytes: last.tx };
+        if (retired?.since) {
+          taken.push([retired, retired.since]);
+          retired.since = undefined;
+        }
         finals.push({
           public_key: p.publicKey,
           rx_bytes: p.rxBytes,
           tx_bytes: p.txBytes,
           latest_handshake: p.lastHandshakeSec,
           endpoint: p.endpoint && p.endpoint.length <= 64 ? p.endpoint : null,
-          ...(before ? { since: { rx_bytes: before.rx, tx_bytes: before.tx } } : {}),
+          ...(since ? { since } : {}),
         });
       }
     });
@@ -575,7 +604,13 @@ export class Reconciler {
     if (live.privateKey !== d.privateKey) req.privateKey = d.privateKey;
     if (live.listenPort !== d.listenPort) req.listenPort = d.listenPort;
     const t3 = performance.now();
-    if (device || !isEmptyDiff(diff)) await driver.set(req);
+    try {
+      if (device || !isEmptyDiff(diff)) await driver.set(req);
+    } catch (err) {
+      // Nothing reported: the retry's read hands the same baselines to its finals.
+      for (const [retired, since] of taken) retired.since = since;
+      throw err;
+    }
     const t4 = performance.now();
     // Once they are gone, not before: a pass that fails and retries must not report them twice.
     if (finals.length > 0) final?.(finals);
