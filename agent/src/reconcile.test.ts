@@ -360,7 +360,7 @@ describe('Reconciler on an in-memory device', () => {
     await r.close();
   });
 
-  it('keeps a retired key that a later delta adds back, with its counters, and deletes only the rest', async () => {
+  it('restarts from zero a retired key that a later delta adds back, and deletes only the rest', async () => {
     const f = fakeBackend();
     const finals: AgentPeerStats[][] = [];
     const r = new Reconciler({
@@ -373,15 +373,14 @@ describe('Reconciler on an in-memory device', () => {
     await r.applySnapshot(snapshot(1, [a, b, c]));
     Object.assign(f.device.peer(a.public_key)!, { rx: 500, tx: 600 });
     await r.applyDelta({ type: 'delta', revision: 2, upsert: [], remove: [a.public_key, b.public_key] });
-    // Switched on again before the next pass (a manager's mistake undone): same key, same server.
+    // Moved away and back (or switched off and on) before the next pass: if it kept its counters,
+    // the control plane could count all 1,100 bytes again after another server's reading of it.
     await r.applyDelta({ type: 'delta', revision: 3, upsert: [a], remove: [] });
-    expect(f.device.peer(a.public_key)?.allowedIps).toEqual(['10.64.0.2/32']);
+    expect(f.device.peer(a.public_key)).toMatchObject({ allowedIps: ['10.64.0.2/32'], rx: 0, tx: 0 });
+    expect(f.device.peer(a.public_key)!.psk).toBe(Buffer.from(a.preshared_key, 'base64').toString('hex'));
     const report = await r.collectStats(false);
     expect(finals.map((p) => p.map((s) => s.public_key))).toEqual([[b.public_key]]);
-    expect(report?.find((s) => s.public_key === a.public_key)).toMatchObject({
-      rx_bytes: 500,
-      tx_bytes: 600,
-    });
+    expect(report?.find((s) => s.public_key === a.public_key)).toMatchObject({ rx_bytes: 0, tx_bytes: 0 });
     expect(await r.repair()).toMatchObject({ added: 0, updated: 0, removed: 0, retired: 0 });
     expect(f.device.publicKeys().sort()).toEqual([a.public_key, c.public_key].sort());
     await r.close();

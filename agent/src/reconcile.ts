@@ -279,8 +279,11 @@ export class Reconciler {
       // Deltas carry customers (no endpoint); resolve anyway should one ever carry a mesh link.
       if (states.some((p) => p.endpointSpec !== undefined)) await this.resolveEndpoints(states);
       for (const state of states) {
-        // Back before its last read: it keeps its counters and is reported as any other peer.
-        this.retiring.delete(state.publicKey);
+        // Back before its last read (moved away and back, switched off and on): it starts again
+        // from zero. Kept, its counters could reach the control plane after another server's
+        // reading of the key and be counted whole a second time; reset, at most its tail since the
+        // last pass goes uncounted (docs/decisions.md, issue 24).
+        if (this.retiring.delete(state.publicKey)) ops.push({ publicKey: state.publicKey, remove: true });
         desired.peers.set(state.publicKey, state);
         ops.push(upsertOp(state));
       }
