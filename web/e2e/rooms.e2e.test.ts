@@ -4,6 +4,7 @@
  * owner's page shows the guest's peer (and its private IP) live, the owner removes it — the guest's
  * page says so live — and deletes the room. Neither page reloads; the push websocket carries it all.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Peer } from '@vpn/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -193,6 +194,36 @@ describe('Salas', () => {
     ).toBe(0);
     await peerRow(guestPage, 'pc-beto')
       .getByRole('button', { name: 'Sacar mi peer pc-beto de la sala' })
+      .waitFor();
+
+    // The guest takes the room-only tunnel of their peer: a download, and a QR code on request.
+    const roomConfig = guestPage.getByRole('region', { name: 'Configuración solo para la Sala' });
+    const [download] = await Promise.all([
+      guestPage.waitForEvent('download'),
+      roomConfig
+        .getByRole('button', { name: 'Descargar la configuración solo para la Sala del peer pc-beto' })
+        .click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('pc-beto-sala.conf');
+    const conf = readFileSync(await download.path(), 'utf8');
+    expect(conf).toMatch(new RegExp(`^Address = ${guest.peer.address.replaceAll('.', '\\.')}/32$`, 'm'));
+    expect(conf).toMatch(/^AllowedIPs = 10\.64\.0\.0\/10, 255\.255\.255\.255\/32, 224\.0\.0\.0\/4$/m);
+    expect(conf).not.toMatch(/^DNS/m);
+    await roomConfig
+      .getByRole('button', {
+        name: 'Mostrar el código QR de la configuración solo para la Sala del peer pc-beto',
+      })
+      .click();
+    const qrDialog = guestPage.getByRole('dialog', { name: 'Configuración solo para la Sala: pc-beto' });
+    await qrDialog
+      .getByRole('img', { name: 'Código QR de la configuración solo para la Sala del peer pc-beto' })
+      .waitFor();
+    await guestPage.keyboard.press('Escape');
+    await qrDialog.waitFor({ state: 'detached' });
+    // And how games meet in the room.
+    await guestPage
+      .getByRole('region', { name: 'Jugar en la Sala' })
+      .getByText(/permítelo también en redes «Públicas»/)
       .waitFor();
 
     // The owner's page shows the guest's peer live, with the private IP gamers type in.

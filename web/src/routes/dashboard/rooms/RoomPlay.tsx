@@ -8,10 +8,8 @@ import type { RoomPeer } from '../../../api/rooms';
 import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
-import { esRooms } from '../../../i18n/es.rooms';
+import { esRoomPlay as t } from '../../../i18n/es.roomPlay';
 import { RoomConfigDialog, downloadRoomConfig } from '../peers/RoomConfigDialog';
-
-const t = esRooms.detail;
 
 /**
  * The room-only tunnel of each of my peers in this room, as a download and a QR code (the QR dialog
