@@ -15,7 +15,7 @@ import { redactUrl } from './lib/redact.ts';
 import { serializeError } from './lib/dbErrorLog.ts';
 import { fastifyTrustProxy } from './lib/trustProxy.ts';
 import { registerAccessControl } from './plugins/auth.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { answerFrameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerInputGuards } from './plugins/input.ts';
 import { security } from './plugins/security.ts';
 import { web } from './plugins/web.ts';
@@ -102,6 +102,9 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     // Route areas import their files while registering; on a loaded machine that passed avvio's
     // default 10 s and the start failed (AVV_ERR_PLUGIN_EXEC_TIMEOUT). A slow start is not an error.
     pluginTimeout: 120_000,
+    // Refusals the router makes before any route or error handler runs (a path segment past
+    // maxParamLength, a malformed %-escape): Fastify's own answers are English.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
 
   // One entry point per domain, lowest first (docs/architecture.md): each builds its services.

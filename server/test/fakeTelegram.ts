@@ -8,6 +8,11 @@
  * updates are POSTed to the URL with X-Telegram-Bot-Api-Secret-Token), deleteWebhook,
  * sendMessage, sendDocument, sendPhoto, answerCallbackQuery, setMyCommands. Tests play users:
  * `message()` and `press()` queue updates as Telegram would deliver them; `sent` is what the bot said.
+ * And Telegram's refusals (docs/decisions.md, "Telegram bot"): flood control (`flood(seconds)`:
+ * sends answer 429 "Too Many Requests: retry after N" with `parameters.retry_after`, the seconds
+ * left), a user who blocked the bot (`block(chat)`: 403 "Forbidden: bot was blocked by the user"),
+ * and a second getUpdates while one is waiting: the waiting one ends with 409 "Conflict: terminated
+ * by other getUpdates request; make sure that only one bot instance is running".
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,8 +38,15 @@ export class FakeTelegram {
   readonly answeredCallbacks: { id: string; text?: string }[] = [];
   /** Each getUpdates answer: which updates it handed out (to see that two pollers never both got one). */
   readonly deliveries: number[][] = [];
+  /** Requests Telegram refused (429, 403, 409), as the bot was told. */
+  readonly refused: { method: string; code: number; chatId?: number; at: number }[] = [];
   commands: unknown = null;
   webhook: { url: string; secret?: string } | null = null;
+  private floodUntil = 0;
+  private held: Promise<void> | null = null;
+  private readonly blocked = new Set<number>();
+  /** The getUpdates request now waiting, ended by the next one. */
+  private waitingPoll: (() => void) | null = null;
   private queue: Update[] = [];
   private nextUpdate = 1;
   private nextMessage = 1;
@@ -59,6 +71,29 @@ export class FakeTelegram {
     this.waiters.splice(0).forEach((w) => w());
     this.server?.closeAllConnections();
     await new Promise((r) => this.server?.close(r));
+  }
+
+  // ---- Telegram's refusals ----
+
+  /** Flood control for the next `seconds`: every send answers 429 with the seconds left. */
+  flood(seconds: number): void {
+    this.floodUntil = Date.now() + seconds * 1000;
+  }
+
+  /**
+   * The next getUpdates that hands out updates keeps its answer until the returned function is
+   * called: the updates left Telegram (unconfirmed until the next offset) but the poller has not
+   * handled them, as when it froze right after. Not a Telegram behaviour: a test's stopwatch.
+   */
+  holdNextAnswer(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((r) => (release = r));
+    return release;
+  }
+
+  /** The user of this private chat blocked the bot: sends to it answer 403. */
+  block(chatId: number): void {
+    this.blocked.add(chatId);
   }
 
   // ---- users ----
@@ -183,6 +218,18 @@ export class FakeTelegram {
     const method = m[2]!;
     this.calls.push({ method, params });
     const ok = (result: unknown) => reply(200, { ok: true, result });
+    const refuse = (code: number, description: string, extra: Params = {}) => {
+      const chatId = params.chat_id !== undefined ? Number(params.chat_id) : undefined;
+      this.refused.push({ method, code, at: Date.now(), ...(chatId !== undefined ? { chatId } : {}) });
+      reply(code, { ok: false, error_code: code, description, ...extra });
+    };
+    if (method === 'sendMessage' || method === 'sendDocument' || method === 'sendPhoto') {
+      const left = Math.ceil((this.floodUntil - Date.now()) / 1000);
+      if (left > 0)
+        return refuse(429, `Too Many Requests: retry after ${left}`, { parameters: { retry_after: left } });
+      if (this.blocked.has(Number(params.chat_id)))
+        return refuse(403, 'Forbidden: bot was blocked by the user');
+    }
     switch (method) {
       case 'getMe':
         return ok({
@@ -195,7 +242,7 @@ export class FakeTelegram {
           supports_inline_queries: false,
         });
       case 'getUpdates':
-        return this.getUpdates(params, ok, fail);
+        return this.getUpdates(req, params, ok, refuse);
       case 'setWebhook': {
         if (typeof params.url !== 'string') return fail(400, 'Bad Request: bad webhook: URL must be set');
         this.webhook = params.url
@@ -286,24 +333,35 @@ export class FakeTelegram {
 
   /**
    * getUpdates: updates with update_id >= offset (those below are confirmed and forgotten), waiting
-   * up to `timeout` seconds for one. Refused while a webhook is set.
+   * up to `timeout` seconds for one. Refused while a webhook is set. A second request while one
+   * waits ends the waiting one with 409 (only one poller at a time); a request whose connection
+   * closed (its instance died) no longer waits.
    */
   private async getUpdates(
+    req: IncomingMessage,
     params: Params,
     ok: (r: unknown) => void,
-    fail: (code: number, d: string) => void,
+    refuse: (code: number, d: string) => void,
   ): Promise<void> {
     if (this.webhook)
-      return fail(
+      return refuse(
         409,
         "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
       );
+    this.waitingPoll?.();
+    let ended = false;
+    const end = () => {
+      ended = true;
+      this.wake();
+    };
+    this.waitingPoll = end;
+    req.socket.once('close', end);
     const offset = params.offset !== undefined ? Number(params.offset) : undefined;
     if (offset !== undefined) this.queue = this.queue.filter((u) => u.update_id >= offset);
     const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
     const timeout = Math.max(0, Number(params.timeout ?? 0));
     const deadline = Date.now() + timeout * 1000;
-    while (this.queue.length === 0 && Date.now() < deadline) {
+    while (this.queue.length === 0 && Date.now() < deadline && !ended) {
       await new Promise<void>((r) => {
         const timer = setTimeout(r, Math.max(0, deadline - Date.now()));
         this.waiters.push(() => {
@@ -313,8 +371,22 @@ export class FakeTelegram {
       });
       if (!this.server?.listening) break;
     }
+    req.socket.off('close', end);
+    if (this.waitingPoll === end) this.waitingPoll = null;
+    if (ended) {
+      if (req.socket.destroyed) return;
+      return refuse(
+        409,
+        'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      );
+    }
     const batch = this.queue.slice(0, limit);
     this.deliveries.push(batch.map((u) => u.update_id));
+    const held = batch.length ? this.held : null;
+    if (held) {
+      this.held = null;
+      await held;
+    }
     ok(batch);
   }
 }

@@ -3,13 +3,15 @@
  * 1. an invoice paid by hand is refunded from the console ('Registrar un reembolso hecho por otra
  *    vía', the sandbox gateway cannot send money back): the invoice reads 'Reembolsada' with who and
  *    why, and the customer's peer marks the plan 'Reembolsado' in its plan history;
- * 2. 'Exportar CSV' saves a real file (fetched with the bearer token) whose 'cobrado' and
- *    'reembolsado' columns add up to the totals line of 'Ingresos por mes'.
+ * 2. 'Exportar CSV' saves a real file (fetched with the bearer token) whose row of that invoice
+ *    holds the plan's price as charged and refunded, and the totals line of 'Ingresos por mes' moved
+ *    by exactly that price in both columns (the journeys run one file at a time, so nothing else
+ *    pays meanwhile). The expectations come from what this test paid, not from the server's sums.
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlanId, registerCustomer, uniqueName } from './api';
+import { ManagerApi, firstPlan, registerCustomer, uniqueName } from './api';
 import { ADMIN_PASSWORD, launchChromium, openPage, signInManager } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -60,7 +62,7 @@ async function openInvoice(page: Page, peer: string): Promise<string> {
       'X-Requested-With': 'XMLHttpRequest',
       Authorization: `Bearer ${access}`,
     },
-    body: JSON.stringify({ operation: 'new_peer', peer, plan: await firstPlanId(baseUrl) }),
+    body: JSON.stringify({ operation: 'new_peer', peer, plan: (await firstPlan(baseUrl)).id }),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { id: string }).id;
@@ -104,12 +106,28 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
+/** A CSV amount ("3.50", "3.5", "-1.25", "12") → cents, exactly; anything else is an error. */
+function centsOf(text: string | undefined): number {
+  const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text ?? '');
+  if (!match) throw new Error(`importe ilegible: «${text}»`);
+  const cents = Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0'));
+  return match[1] ? -cents : cents;
+}
+
 describe('Facturas: refunds, revenue and the CSV', () => {
   it('refunds a paid invoice by hand; the customer sees it; the CSV adds up to the revenue table', async () => {
     const username = uniqueName('reembolso');
     await registerCustomer(baseUrl, username, PASSWORD);
     const customer = await newPage();
     await customerLogin(customer, username);
+    // What the revenue table said before this test paid anything.
+    const before = (
+      await manager.request<{ totals: { paid: string; refunded: string; net: string } }>(
+        'GET',
+        '/api/admin/invoices/revenue',
+      )
+    ).totals;
+    const price = Math.round((await firstPlan(baseUrl)).price * 100);
     const id = await openInvoice(customer, 'devuelto');
     await manager.request('PATCH', `/api/admin/invoices/${id}`, {
       operation: 'mark_paid',
@@ -154,20 +172,18 @@ describe('Facturas: refunds, revenue and the CSV', () => {
     const ours = rows.find((r) => r[col('factura')] === id);
     expect(ours?.[col('estado')]).toBe('refunded');
     expect(ours?.[col('motivo')]).toBe('Devuelto por transferencia BPA 7788');
-    const sum = (name: string) =>
-      rows.slice(1).reduce((acc, r) => {
-        const [int = '0', frac = '00'] = (r[col(name)] ?? '0').split('.');
-        return acc + Number(int) * 100 + Number(frac);
-      }, 0);
+    expect(centsOf(ours?.[col('importe')])).toBe(price);
+    expect(centsOf(ours?.[col('cobrado')])).toBe(price);
+    expect(centsOf(ours?.[col('reembolsado')])).toBe(price);
 
     await page.getByRole('tab', { name: 'Ingresos por mes' }).click();
     const totals = page.getByRole('table', { name: 'Ingresos por mes' }).getByRole('row', { name: /^Total/ });
     await totals.waitFor();
     const cells = await totals.getByRole('cell').allTextContents();
-    // Cobrado, Reembolsado, Neto (after the row header and the gateway).
-    expect(centsShown(cells[1]!)).toBe(sum('cobrado'));
-    expect(centsShown(cells[2]!)).toBe(sum('reembolsado'));
-    expect(centsShown(cells[3]!)).toBe(sum('cobrado') - sum('reembolsado'));
-    expect(sum('reembolsado')).toBeGreaterThan(0);
+    // Cobrado, Reembolsado, Neto (after the row header and the gateway): this test's payment and its
+    // refund each moved their column by the price, and the net by nothing.
+    expect(centsShown(cells[1]!)).toBe(centsOf(before.paid) + price);
+    expect(centsShown(cells[2]!)).toBe(centsOf(before.refunded) + price);
+    expect(centsShown(cells[3]!)).toBe(centsOf(before.net));
   });
 });

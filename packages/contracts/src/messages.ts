@@ -36,6 +36,7 @@ export const msg = {
   notFound: 'Recurso no encontrado',
   invalidCharacters: 'La solicitud contiene caracteres no válidos',
   invalidRequest: 'La solicitud no es válida',
+  urlTooLong: 'La dirección de la solicitud es demasiado larga',
   invalidJson: 'El cuerpo de la solicitud no es un JSON válido',
   bodyTooLarge: 'La solicitud es demasiado grande',
   internal: 'Ocurrió un error inesperado en el servidor',

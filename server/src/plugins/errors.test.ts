@@ -1,10 +1,13 @@
 /**
  * A body over the limit is answered 413 without closing the connection: a reverse proxy (Caddy in
  * deploy/) still sending that body must get the answer, not a reset it turns into 502. Checked on a
- * raw socket with HTTP/1.1 keep-alive: the same socket then serves the next request.
+ * raw socket with HTTP/1.1 keep-alive: the same socket then serves the next request. And what the
+ * router refuses before any handler runs (a too long path segment, a broken %-escape) is answered in
+ * Spanish, not with Fastify's English.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { msg } from '@vpn/contracts';
 import { createTestApp, listen, type TestApp } from '../../test/helpers.ts';
 
 /** Reads one HTTP/1.1 response (headers and a Content-Length body) from the socket. */
@@ -61,5 +64,22 @@ describe('body over the limit', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe("the router's own refusals", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ scheduler: false });
+  });
+  afterAll(() => t.close());
+
+  it('a path segment past the router’s limit and a broken %-escape answer in Spanish', async () => {
+    const long = await t.app.inject({ method: 'GET', url: `/api/admin/plans/${'a'.repeat(500)}` });
+    expect(long.statusCode).toBe(414);
+    expect(long.json()).toEqual({ message: msg.urlTooLong, code: 'bad_url' });
+    const broken = await t.app.inject({ method: 'GET', url: '/api/admin/plans/%E0%A4%A' });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toEqual({ message: msg.invalidRequest, code: 'bad_url' });
   });
 });

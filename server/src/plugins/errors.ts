@@ -1,10 +1,25 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { msg, type ErrorBody } from '@vpn/contracts';
 import { HttpError, isDatabaseUnavailable, isDiskFull } from '../lib/errors.ts';
 
 /** What a browser opening a page gets while the database cannot be reached (no script, no asset). */
 const MAINTENANCE_PAGE = `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="refresh" content="15"><title>Mantenimiento</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:15vh auto;padding:24px;color:#0f172a;text-align:center"><h1 style="font-size:1.4rem">${msg.maintenance}</h1></body></html>`;
+
+/**
+ * Fastify's `frameworkErrors`: refusals its router makes before any route or error handler runs (a
+ * path segment past maxParamLength, a malformed %-escape), which it would answer in English.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  void reply
+    .status(tooLong ? 414 : 400)
+    .send({ message: tooLong ? msg.urlTooLong : msg.invalidRequest, code: 'bad_url' } satisfies ErrorBody);
+}
 
 /** The one place that turns errors into `{ message }` answers (Spanish; 5xx internals hidden). */
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -59,6 +59,15 @@ export function describeTelegramError(err: unknown): Record<string, unknown> {
   };
 }
 
+/** Seconds up to which a 429's `retry_after` is waited in place (longer: the send fails). */
+export const FLOOD_WAIT_MAX_SECONDS = 5;
+
+/** The `retry_after` of a 429 answer when it is short enough to wait in place; null otherwise. */
+function floodWait(answer: { ok?: boolean; error_code?: number; parameters?: { retry_after?: number } }) {
+  const wait = !answer.ok && answer.error_code === 429 ? answer.parameters?.retry_after : undefined;
+  return wait !== undefined && wait >= 0 && wait <= FLOOD_WAIT_MAX_SECONDS ? wait : null;
+}
+
 /** Below Telegram's 4096 characters per message. */
 const MESSAGE_LIMIT = 3900;
 /** Buttons offered in one menu (a longer list is reached by name: /config <peer>, or the panel). */
@@ -92,6 +101,17 @@ function absolute(url: string, publicUrl: string | undefined): string {
 export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?: Bot['botInfo']): Bot {
   const bot = new Bot(token, { client: { apiRoot, timeoutSeconds: 30 }, ...(botInfo ? { botInfo } : {}) });
   const throttle = new ChatThrottle();
+
+  // Telegram's flood control answers 429 with `parameters.retry_after`, the seconds to wait before
+  // the same request may be repeated: a short wait is waited and the request sent once more (an
+  // answer to a command is not lost); a longer one is the caller's (TelegramService.send pauses).
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    const res = await prev(method, payload, signal);
+    const wait = floodWait(res);
+    if (wait === null || method === 'getUpdates') return res;
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    return prev(method, payload, signal);
+  });
 
   // Telegram marks commands with bot_command entities, which grammY's command() reads; a message
   // that starts with one but carries none (a client or relay that drops them) is marked here.
@@ -387,16 +407,32 @@ export async function sendFile(
   form.set('chat_id', String(chatId));
   form.set('caption', caption);
   form.set(field, new Blob([new Uint8Array(bytes)]), filename);
-  let answer: { ok?: boolean; error_code?: number; description?: string };
-  try {
-    const res = await fetch(`${apiRoot}/bot${token}/${method}`, {
-      method: 'POST',
-      body: form,
-      signal: AbortSignal.timeout(30_000),
-    });
-    answer = (await res.json()) as typeof answer;
-  } catch (err) {
-    throw Object.assign(new Error(`Telegram: ${method} sin respuesta (${(err as Error).name})`), { method });
+  let answer: {
+    ok?: boolean;
+    error_code?: number;
+    description?: string;
+    parameters?: { retry_after?: number };
+  };
+  const post = async () => {
+    try {
+      const res = await fetch(`${apiRoot}/bot${token}/${method}`, {
+        method: 'POST',
+        body: form,
+        signal: AbortSignal.timeout(30_000),
+      });
+      return (await res.json()) as typeof answer;
+    } catch (err) {
+      throw Object.assign(new Error(`Telegram: ${method} sin respuesta (${(err as Error).name})`), {
+        method,
+      });
+    }
+  };
+  answer = await post();
+  // Flood control, as for the other calls (buildBot): a short retry_after is waited, then once more.
+  const wait = floodWait(answer);
+  if (wait !== null) {
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    answer = await post();
   }
   if (!answer.ok)
     throw Object.assign(new Error(answer.description ?? method), {

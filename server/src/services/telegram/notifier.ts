@@ -65,10 +65,15 @@ export class TelegramNotifier {
 
   /** Sends under a claim; a send that failed gives the claim back for the next tick. */
   private async once(key: string, chatId: number, text: string): Promise<boolean> {
-    if (!(await this.deps.store.claim(key))) return false;
-    if (await this.deps.send(chatId, text)) return true;
+    return (await this.deliver(key, chatId, text)) === 'sent';
+  }
+
+  /** As `once`, telling a send that failed (to be tried again) from one made before. */
+  private async deliver(key: string, chatId: number, text: string): Promise<'sent' | 'before' | 'failed'> {
+    if (!(await this.deps.store.claim(key))) return 'before';
+    if (await this.deps.send(chatId, text)) return 'sent';
     await this.deps.store.release(key);
-    return false;
+    return 'failed';
   }
 
   /** Renewal reminders 72 h and 24 h before expiry (inside 24 h only the 24 h one). */
@@ -210,12 +215,15 @@ export class TelegramNotifier {
             sql`${telegramLinks.linkedAt} <= ${b.createdAt.toISOString()}::timestamptz`,
           ),
         );
-      for (const chat of chats)
-        await this.once(
-          `announcement:${b.id}:${chat.id}`,
-          chat.chatId,
-          t.announcement(this.deps.companyName, b.message),
-        );
+      let failed = false;
+      for (const chat of chats) {
+        const key = `announcement:${b.id}:${chat.id}`;
+        const text = t.announcement(this.deps.companyName, b.message);
+        if ((await this.deliver(key, chat.chatId, text)) === 'failed') failed = true;
+      }
+      // A chat it could not reach yet (Telegram's flood control, the network) is tried on the next
+      // tick; the others hold their claims. After a day it is given up.
+      if (failed && Date.now() - b.createdAt.getTime() < 86_400_000) continue;
       await this.deps.db
         .update(telegramBroadcasts)
         .set({ doneAt: sql`now()` })

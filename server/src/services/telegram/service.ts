@@ -103,6 +103,8 @@ export class TelegramService {
   private webhookSet: string | null = null;
   private managerChats: number[] = [];
   private databaseDownAt = 0;
+  /** Until when Telegram's flood control holds our sends (a 429's retry_after). */
+  private floodUntil = 0;
   private databaseDownTold = false;
 
   constructor(private readonly deps: TelegramDeps) {
@@ -342,19 +344,24 @@ export class TelegramService {
   /**
    * Sends a text; false when it should be tried again (network, Telegram's 5xx or 429). A chat that
    * blocked the bot, or no longer exists, counts as sent (the next notice is not held up by it).
+   * After a 429 whose retry_after was too long to wait in place, nothing is sent until it has
+   * passed: asking again meanwhile only prolongs Telegram's flood control.
    */
   async send(chatId: number, text: string): Promise<boolean> {
     const handle = this.handle;
-    if (!handle) return false;
+    if (!handle || Date.now() < this.floodUntil) return false;
     try {
       // Telegram refuses texts over 4096 characters (a long announcement): cut, not lost.
       await handle.bot.api.sendMessage(chatId, text.length > 4096 ? `${text.slice(0, 4095)}…` : text);
       return true;
     } catch (err) {
       this.deps.log.warn({ ...describeTelegramError(err), chat: chatId }, 'telegram: mensaje no enviado');
-      return (
-        err instanceof GrammyError && err.error_code >= 400 && err.error_code < 500 && err.error_code !== 429
-      );
+      if (!(err instanceof GrammyError)) return false;
+      if (err.error_code === 429) {
+        this.floodUntil = Date.now() + (err.parameters.retry_after ?? 1) * 1000;
+        return false;
+      }
+      return err.error_code >= 400 && err.error_code < 500;
     }
   }
 
