@@ -177,8 +177,13 @@ function results({ suite, code, wallMs, out }) {
   let f = 0;
   let s = 0;
   let slowest = [];
-  if (existsSync(out)) {
-    const r = JSON.parse(readFileSync(out, 'utf8'));
+  let r = null;
+  try {
+    r = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
+  } catch {
+    // A report cut short (the suite killed while writing it): the suite counts as failed below.
+  }
+  if (r) {
     p = r.numPassedTests;
     f = r.numFailedTests;
     s = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
