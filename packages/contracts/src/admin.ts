@@ -2,7 +2,8 @@
  * The manager console's shared contracts: roles, the permission matrix, and the list envelope every
  * admin list answers with. The matrix is written once, here, and read by the server (every admin
  * route declares the permission it needs), the SPA (navigation shows only what a role may use) and
- * the docs (docs/permissions.md is checked against it by a test).
+ * nowhere else. What it must allow is docs/permissions.md, written for people: a test calls every
+ * admin route as every role and expects what that page says, never what this matrix says.
  */
 import { z } from './zod.ts';
 

@@ -159,13 +159,18 @@ describe.skipIf(skip !== null)(`data plane: one device per peer${skip ? ` (omiti
     await new Promise((r) => setTimeout(r, 12_000));
     moveHost(phone, '198.51.100.32');
 
+    // Waited a little past the 2 minutes, so that the deadline is judged on when the product says it
+    // saw it (detected_at, what the customer is shown), not on when this loop last looked.
     await eventually(
       async () => (await customerView(shared.access, shared.id)).concurrent_use !== null,
-      120_000 - (Date.now() - start),
-      'uso simultáneo detectado en 2 minutos',
+      130_000 - (Date.now() - start),
+      'uso simultáneo detectado',
     );
-    const detectedAfterMs = Date.now() - start;
+    const repliesAtDetection = [a.replies, b.replies];
     const seen = await customerView(shared.access, shared.id);
+    const detectedAfterMs = Date.parse(seen.concurrent_use!.detected_at) - start;
+    expect(detectedAfterMs).toBeGreaterThan(0);
+    expect(detectedAfterMs).toBeLessThanOrEqual(120_000);
     expect(seen.concurrent_use!.endpoints).toBeGreaterThanOrEqual(2);
     const operator = await operatorView(shared.id);
     expect(operator.concurrent_use!.endpoints).toBeGreaterThanOrEqual(2);
@@ -176,10 +181,15 @@ describe.skipIf(skip !== null)(`data plane: one device per peer${skip ? ` (omiti
     const info = await push.waitFor('info', (m) => m.peer_id === shared.id, 10_000);
     expect(info.message).toContain('más de un dispositivo');
 
-    // Both devices kept getting through (each gets the replies while it holds the endpoint).
-    await new Promise((r) => setTimeout(r, 5000));
-    expect(a.replies).toBeGreaterThan(0);
-    expect(b.replies).toBeGreaterThan(0);
+    // Both devices keep getting through after the detection: a detection that cut one of them off
+    // would show here. Not every second: replies go to the endpoint and session of whichever device
+    // made the server's current handshake, so the other one waits until its own next handshake
+    // (WireGuard starts one after 15 s without an answer: keepalive 10 s + rekey timeout 5 s).
+    await eventually(
+      () => a.replies > repliesAtDetection[0]! && b.replies > repliesAtDetection[1]!,
+      40_000,
+      'los dos dispositivos siguen recibiendo respuestas después de la detección',
+    );
     a.stop();
     b.stop();
 
@@ -189,7 +199,6 @@ describe.skipIf(skip !== null)(`data plane: one device per peer${skip ? ` (omiti
     await eventually(() => phonePing.replies > before, 10_000, 'el teléfono sigue con tráfico');
     expect((await customerView(roaming.access, roaming.id)).concurrent_use).toBeNull();
     expect((await operatorView(roaming.id)).concurrent_use).toBeNull();
-    expect(detectedAfterMs).toBeLessThanOrEqual(120_000);
     if (process.env.DP_CONCURRENT_STATS_MS)
       console.log(`uso simultáneo detectado a los ${detectedAfterMs} ms`);
   }, 300_000);

@@ -1,21 +1,21 @@
 /**
- * The permission matrix. The expectation is docs/permissions.md, written by hand — never
- * ROLE_PERMISSIONS or can(), the code that enforces access:
- * 1. the page's matrix table is parsed and compared with ROLE_PERMISSIONS (packages/contracts);
- * 2. the page's route table is parsed and compared with the routes the app registers and the
- *    permission each declares (a new route fails here until a person writes its row);
- * 3. every /api/admin route is called as every role, as a customer and without a token, and the
- *    answer must be what the page's two tables say: 401 without a manager token, 403 with the
- *    role's Spanish message where the page's ✓ is missing, and admitted where it is there. Bodies
- *    and ids are harmless (`{}`, id 999999): a 400 or 404 counts as admitted, a 5xx always fails;
- * 4. the public routes a manager's console uses (sign-in, refresh, sign-out) answer without a
+ * Who may call what. The expectation is docs/permissions.md, written by hand for people — never
+ * ROLE_PERMISSIONS, a route's config.permission or can(), the code that enforces access:
+ * 1. the page's tables (one row per /api/admin route, one column per role, ✓ or —) are parsed, and
+ *    every route the app registers must have exactly one row (a new route fails here until a person
+ *    writes who may call it); the public ones are in the page's public table;
+ * 2. every row's route is called as every role, as a customer and without a token, and the answer
+ *    must be what the row says: 401 without a manager token, 403 with the role's Spanish message
+ *    where the row has —, and admitted where it has ✓. Bodies and ids are harmless (`{}`, id
+ *    999999): a 400 or 404 counts as admitted, a 5xx always fails;
+ * 3. the public routes a manager's console uses (sign-in, refresh, sign-out) answer without a
  *    token, for a manager of every role.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { msg, PERMISSIONS, ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '@vpn/contracts';
+import { msg, ROLES, type Role } from '@vpn/contracts';
 import { realmOfPath, roleForbidden } from '../../plugins/auth.ts';
 import {
   bearer,
@@ -29,130 +29,82 @@ import {
 
 const DOC = fileURLToPath(new URL('../../../../docs/permissions.md', import.meta.url));
 
-interface AdminRoute {
-  method: string;
-  url: string;
-  /** The permission, or 'public'. */
-  permission: Permission | 'public';
-}
-
-const routes: AdminRoute[] = [];
+/** `METHOD /path` of every /api/admin route the app registers, guarded and public apart. */
+const registered = { guarded: [] as string[], public: [] as string[] };
 let t: TestApp;
 
-/** Routes outside /api/admin that a manager's console calls (docs/permissions.md, "Public routes"). */
-const sessionRoutes: string[] = [];
-
 function collect(route: RouteOptions): void {
-  if (route.url === '/api/refresh-token' || route.url === '/api/logout')
-    for (const m of [route.method].flat()) if (m !== 'HEAD') sessionRoutes.push(`${m} ${route.url}`);
-  if (realmOfPath(route.url) !== 'manager') return;
-  const config = (route.config ?? {}) as { auth?: string; permission?: Permission };
-  const methods = Array.isArray(route.method) ? route.method : [route.method];
-  for (const method of methods) {
-    // Fastify adds a HEAD twin to every GET; it is the same route.
-    if (method === 'HEAD') continue;
-    routes.push({
-      method,
-      url: route.url,
-      permission: config.auth === 'public' ? 'public' : (config.permission as Permission),
-    });
-  }
+  const url = route.url;
+  const shared = url === '/api/refresh-token' || url === '/api/logout';
+  if (!shared && realmOfPath(url) !== 'manager') return;
+  const config = (route.config ?? {}) as { auth?: string };
+  // Fastify adds a HEAD twin to every GET; it is the same route.
+  for (const method of [route.method].flat().filter((m) => m !== 'HEAD'))
+    (shared || config.auth === 'public' ? registered.public : registered.guarded).push(`${method} ${url}`);
 }
-
-const key = (r: AdminRoute) => `${r.method} ${r.url}`;
 
 beforeAll(async () => {
   t = await createTestApp({ scheduler: false, onRoute: collect });
-  routes.sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method));
 });
 afterAll(() => t.close());
 
-/** The rows of a markdown table whose first cell is back-quoted, as arrays of trimmed cells. */
-function tableRows(markdown: string, first: RegExp): string[][] {
-  return markdown
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) =>
-      line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    )
-    .filter((cells) => first.test(cells[0] ?? ''));
-}
-
-/** The page's matrix: for each permission, the roles with a ✓. */
-function documentedMatrix(): Record<string, Record<Role, boolean>> {
-  const full = readFileSync(DOC, 'utf8');
-  const doc = full.slice(full.indexOf('## Matrix'), full.indexOf('## Routes'));
-  const header = doc
-    .split('\n')
-    .find((line) => line.startsWith('| permission |'))
-    ?.split('|')
-    .slice(1, -1)
-    .map((c) => c.trim());
-  expect(header?.slice(2)).toEqual([...ROLES]);
-  return Object.fromEntries(
-    tableRows(doc, /^`[a-z.]+`$/).map((cells) => [
-      cells[0]!.replaceAll('`', ''),
-      Object.fromEntries(ROLES.map((role, i) => [role, cells[i + 2] === '✓'])) as Record<Role, boolean>,
-    ]),
-  );
-}
-
-/** The page's route table between two markers: `METHOD /path` → permission (or `public`). */
-function documentedRoutes(startMarker: string, endMarker: string): Map<string, string> {
+/** The rows of the markdown tables between two markers whose first cell is a back-quoted route. */
+function tableRows(startMarker: string, endMarker: string): { header: string[]; cells: string[] }[] {
   const doc = readFileSync(DOC, 'utf8');
   const start = doc.indexOf(startMarker);
   const end = doc.indexOf(endMarker);
   expect(start, startMarker).toBeGreaterThan(0);
   expect(end).toBeGreaterThan(start);
-  return new Map(
-    tableRows(doc.slice(start, end), /^`(GET|POST|PUT|PATCH|DELETE) /).map(([route, permission]) => [
-      route!.replaceAll('`', ''),
-      permission!.replaceAll('`', ''),
-    ]),
-  );
+  const split = (line: string) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+  const rows: { header: string[]; cells: string[] }[] = [];
+  let header: string[] = [];
+  for (const line of doc.slice(start, end).split('\n')) {
+    if (/^\|\s*route\s*\|/.test(line)) header = split(line);
+    else if (line.startsWith('| `')) rows.push({ header, cells: split(line) });
+  }
+  return rows;
 }
 
-describe('permission matrix', () => {
-  it('is written in docs/permissions.md as ROLE_PERMISSIONS says', () => {
-    const code = Object.fromEntries(
-      PERMISSIONS.map((p) => [
-        p,
-        Object.fromEntries(ROLES.map((role) => [role, ROLE_PERMISSIONS[role].has(p)])),
-      ]),
-    );
-    expect(documentedMatrix()).toEqual(code);
-  });
-
-  it('lists in docs/permissions.md every admin route the app registers, with the permission it declares', () => {
-    const documented = [...documentedRoutes('<!-- routes:start -->', '<!-- routes:end -->')].map(
-      ([route, permission]) => `${route} → ${permission}`,
-    );
+/** The page's route tables: `METHOD /path` → whether each role may call it. */
+function documentedRoutes(): Map<string, Record<Role, boolean>> {
+  const out = new Map<string, Record<Role, boolean>>();
+  for (const { header, cells } of tableRows('<!-- routes:start -->', '<!-- routes:end -->')) {
+    const route = cells[0]!.replaceAll('`', '');
+    expect(header.slice(2), `the columns of ${route}'s table`).toEqual([...ROLES]);
+    const marks = cells.slice(2);
     expect(
-      [...documented].sort(),
-      'a route was added or its permission changed: write its row in docs/permissions.md by hand',
-    ).toEqual(routes.map((r) => `${key(r)} → ${r.permission}`).sort());
-    // The shared session routes a console uses are still where the page says.
-    expect([...documentedRoutes('<!-- public:start -->', '<!-- public:end -->').keys()].sort()).toEqual(
-      [...sessionRoutes].sort(),
+      marks.every((m) => m === '✓' || m === '—') && marks.length === ROLES.length,
+      `${route}: one ✓ or — per role`,
+    ).toBe(true);
+    expect(out.has(route), `${route} is written twice`).toBe(false);
+    out.set(
+      route,
+      Object.fromEntries(ROLES.map((role, i) => [role, marks[i] === '✓'])) as Record<Role, boolean>,
     );
+  }
+  return out;
+}
+
+const publicRoutes = () =>
+  tableRows('<!-- public:start -->', '<!-- public:end -->').map(({ cells }) => cells[0]!.replaceAll('`', ''));
+
+describe('who may call what (docs/permissions.md)', () => {
+  it('has one row for every admin route the app registers, and none for a route it does not', () => {
+    expect(
+      [...documentedRoutes().keys()].sort(),
+      'a route was added or removed: write its row (who may call it) in docs/permissions.md by hand',
+    ).toEqual([...registered.guarded].sort());
+    expect(publicRoutes().sort()).toEqual([...registered.public].sort());
   });
 
   it('answers every admin route × every role, a customer and no token as docs/permissions.md says', async () => {
-    // The expectation: the page's route table and its matrix, parsed (never can()).
-    const matrix = documentedMatrix();
-    const permissionOf = documentedRoutes('<!-- routes:start -->', '<!-- routes:end -->');
-    expect(permissionOf.size).toBeGreaterThan(40);
-    expect(Object.keys(matrix).length).toBeGreaterThan(15);
-    const expected = (route: string, role: Role): boolean => {
-      const permission = permissionOf.get(route);
-      if (!permission) throw new Error(`${route} no está en docs/permissions.md`);
-      const row = matrix[permission];
-      if (!row) throw new Error(`${route}: el permiso ${permission} no está en la matriz`);
-      return row[role];
-    };
+    // The expectation: the page's rows, parsed (never can()).
+    const documented = documentedRoutes();
+    expect(documented.size).toBeGreaterThan(40);
 
     const tokens = Object.fromEntries(
       await Promise.all(ROLES.map(async (role) => [role, await managerToken(t, role)] as const)),
@@ -161,10 +113,9 @@ describe('permission matrix', () => {
     const customerToken = (await login(t, customer.username, customer.password)).access;
 
     const mismatches: string[] = [];
-    const guarded = [...permissionOf].filter(([, permission]) => permission !== 'public');
     let admitted = 0;
     let refused = 0;
-    for (const [route] of guarded) {
+    for (const [route, allowedFor] of documented) {
       const [method, path] = route.split(' ') as [string, string];
       const url = path.replace(/:[A-Za-z_]+/g, '999999');
       const check = async (who: string, token: string | undefined, want: 'admitted' | 401 | 403) => {
@@ -194,12 +145,12 @@ describe('permission matrix', () => {
                 : want === 403 && message !== roleForbidden(who as Role)
                   ? `expected the role's message, got '${message}'`
                   : null;
-        if (problem) mismatches.push(`${route} [${permissionOf.get(route)}] as ${who}: ${problem}`);
+        if (problem) mismatches.push(`${route} as ${who}: ${problem}`);
       };
       await check('no token', undefined, 401);
       await check('customer', customerToken, 401);
       for (const role of ROLES) {
-        const allowed = expected(route, role);
+        const allowed = allowedFor[role];
         if (allowed) admitted++;
         else refused++;
         await check(role, tokens[role], allowed ? 'admitted' : 403);
@@ -212,19 +163,10 @@ describe('permission matrix', () => {
   }, 300_000);
 
   it('lets a manager of every role sign in, refresh and sign out through the public routes, without a token', async () => {
-    const publicRoutes = [
-      ...[...documentedRoutes('<!-- routes:start -->', '<!-- routes:end -->')]
-        .filter(([, permission]) => permission === 'public')
-        .map(([route]) => route),
-      ...documentedRoutes('<!-- public:start -->', '<!-- public:end -->').keys(),
-    ];
-    expect(publicRoutes.sort()).toEqual([
-      'POST /api/admin/login',
-      'POST /api/logout',
-      'POST /api/refresh-token',
-    ]);
+    const routes = publicRoutes();
+    expect(routes.sort()).toEqual(['POST /api/admin/login', 'POST /api/logout', 'POST /api/refresh-token']);
     // Without a token and with an empty body: the route's own refusal, never the gate's 401.
-    for (const route of publicRoutes) {
+    for (const route of routes) {
       const [method, url] = route.split(' ') as [string, string];
       const res = await t.app.inject({ method: method as 'POST', url, payload: {} });
       expect(res.statusCode, route).toBeLessThan(500);
