@@ -503,27 +503,32 @@ export const SEEDS: Record<string, Seed> = {
     };
   },
   'GET /api/admin/managers': get('owner', '/api/admin/managers'),
-  'POST /api/admin/managers': async () => ({
+  // Every change of who can sign in needs the owner's fresh confirmation (issue 26).
+  'POST /api/admin/managers': async (f) => ({
     who: 'owner',
     method: 'POST',
     url: '/api/admin/managers',
     payload: { username: `fznuevo${n()}`, password: PASSWORD, role: 'support' },
+    headers: await reauth(f, f.tokens.owner!),
   }),
   'PATCH /api/admin/managers/{id}': async (f) => ({
     who: 'owner',
     method: 'PATCH',
     url: `/api/admin/managers/${(await spareManager(f)).id}`,
     payload: { disabled: true },
+    headers: await reauth(f, f.tokens.owner!),
   }),
   'DELETE /api/admin/managers/{id}': async (f) => ({
     who: 'owner',
     method: 'DELETE',
     url: `/api/admin/managers/${(await spareManager(f)).id}`,
+    headers: await reauth(f, f.tokens.owner!),
   }),
   'DELETE /api/admin/managers/{id}/totp': async (f) => ({
     who: 'owner',
     method: 'DELETE',
     url: `/api/admin/managers/${(await enrolledManager(f)).id}/totp`,
+    headers: await reauth(f, f.tokens.owner!),
   }),
   'GET /api/admin/me/totp': get('support', '/api/admin/me/totp'),
   'POST /api/admin/me/reauth': async (f) => {

@@ -36,6 +36,7 @@ export class ManagerApi {
   private constructor(
     readonly baseUrl: string,
     private readonly token: string,
+    private readonly headers: Record<string, string> = {},
   ) {}
 
   static async login(baseUrl: string, username: string, password: string): Promise<ManagerApi> {
@@ -48,7 +49,16 @@ export class ManagerApi {
   }
 
   request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return call<T>(this.baseUrl, method, path, body, this.token);
+    return call<T>(this.baseUrl, method, path, body, this.token, this.headers);
+  }
+
+  /**
+   * This session with a fresh confirmation of the password (`X-Reauth`, five minutes), which every
+   * change of who can sign in needs: creating, editing, disabling or deleting a manager.
+   */
+  async confirmed(password: string): Promise<ManagerApi> {
+    const proof = await this.request<{ token: string }>('POST', '/api/admin/me/reauth', { password });
+    return new ManagerApi(this.baseUrl, this.token, { 'X-Reauth': proof.token });
   }
 
   createServer(body: { name: string; endpoint: string; ubication: string; allow_partys?: boolean }) {

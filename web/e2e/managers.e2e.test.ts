@@ -4,13 +4,16 @@
  *   panel, and the API answers them 403 with the role named;
  * - a manager enrols TOTP from Seguridad (the code is computed here from the key the page shows,
  *   RFC 6238 on node:crypto, independently of the server's code), then signs in with a code and
- *   with a recovery code.
+ *   with a recovery code;
+ * - the owner creates, edits (name, password, role), disables, resets the two-factor of and deletes
+ *   another manager in Gestores: the console asks for the password once (issue 26: each of these
+ *   changes who can sign in) and each change holds.
  */
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManagerApi } from './api';
-import { ADMIN_PASSWORD, launchChromium } from './browser';
+import { ADMIN_PASSWORD, launchChromium, signInManager } from './browser';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
@@ -79,7 +82,13 @@ describe('manager roles and two-factor sign-in', () => {
   it('keeps Ajustes and Gestores from a support manager: not in the nav, a panel at their URLs, 403 from the API', async () => {
     const username = `soporte-${Date.now().toString(36)}`;
     const password = 'clave-de-soporte-e2e';
-    await owner.request('POST', '/api/admin/managers', { username, password, role: 'support' });
+    await (
+      await owner.confirmed(ADMIN_PASSWORD)
+    ).request('POST', '/api/admin/managers', {
+      username,
+      password,
+      role: 'support',
+    });
 
     const page = await newPage();
     await fillLogin(page, username, password);
@@ -104,10 +113,99 @@ describe('manager roles and two-factor sign-in', () => {
     await page.context().close();
   });
 
+  it('creates, edits, disables, resets the two-factor of and deletes a manager after confirming the password once', async () => {
+    const suffix = Date.now().toString(36);
+    const username = `gestionado-${suffix}`;
+    const page = await newPage();
+    await signInManager(page);
+    await page.goto('/manager/dashboard/managers');
+
+    // Creating: the server asks for a fresh confirmation; the console's dialog gets it.
+    await page.getByRole('button', { name: 'Nuevo gestor' }).click();
+    const create = page.getByRole('dialog', { name: 'Nuevo gestor' });
+    await create.getByLabel('Usuario').fill(username);
+    await create.getByLabel('Contraseña', { exact: true }).fill('clave-inicial-e2e');
+    await create.getByRole('button', { name: 'Crear gestor' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirme que es usted' });
+    await confirm.getByLabel('Contraseña', { exact: true }).fill('no-es-la-clave');
+    await confirm.getByRole('button', { name: 'Confirmar' }).click();
+    await confirm.getByText('La contraseña no es correcta').waitFor();
+    await confirm.getByLabel('Contraseña', { exact: true }).fill(ADMIN_PASSWORD);
+    await confirm.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText(`Gestor ${username} creado correctamente`).waitFor();
+
+    // Editing name, password and role: the confirmation is still fresh, nothing is asked again.
+    await page.getByRole('button', { name: `Editar a ${username}` }).click();
+    const edit = page.getByRole('dialog', { name: `Editar a ${username}` });
+    await edit.getByLabel('Usuario').fill(`${username}-b`);
+    await edit.getByLabel('Nueva contraseña (opcional)').fill('clave-nueva-e2e');
+    await edit.getByLabel('Rol').selectOption('finance');
+    await edit.getByRole('button', { name: 'Guardar cambios' }).click();
+    await page.getByText('Cambios guardados').waitFor();
+    expect(await confirm.count()).toBe(0);
+    const renamed = `${username}-b`;
+    const managed = await ManagerApi.login(baseUrl, renamed, 'clave-nueva-e2e');
+    const me = await managed.request<{ role: string; id: number }>('GET', '/api/admin/verify-token');
+    expect(me.role).toBe('finance');
+
+    // Two-factor enrolled by the manager, then reset by the owner.
+    const started = await (
+      await managed.confirmed('clave-nueva-e2e')
+    ).request<{ secret: string }>('POST', '/api/admin/me/totp', {});
+    await managed.request('POST', '/api/admin/me/totp/confirm', {
+      code: totpAt(started.secret, currentStep()),
+    });
+    await page.reload();
+    await page
+      .getByRole('button', { name: `Restablecer la verificación en dos pasos de ${renamed}` })
+      .click();
+    await page.getByRole('button', { name: 'Restablecer dos pasos' }).click();
+    // A reloaded console holds no confirmation: it asks again.
+    await confirm.getByLabel('Contraseña', { exact: true }).fill(ADMIN_PASSWORD);
+    await confirm.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText('Cambios guardados').waitFor();
+    await page
+      .getByRole('button', { name: `Restablecer la verificación en dos pasos de ${renamed}` })
+      .waitFor({
+        state: 'detached',
+      });
+    expect(
+      (
+        await owner.request<{ results: { totp_enabled: boolean }[] }>(
+          'GET',
+          `/api/admin/managers?q=${renamed}`,
+        )
+      ).results[0]!.totp_enabled,
+    ).toBe(false);
+
+    // Disabled: the manager can no longer sign in.
+    await page.getByRole('button', { name: `Deshabilitar a ${renamed}` }).click();
+    await page.getByRole('button', { name: 'Deshabilitar', exact: true }).click();
+    await page.getByText(`${renamed} deshabilitado`).waitFor();
+    await expect(ManagerApi.login(baseUrl, renamed, 'clave-nueva-e2e')).rejects.toThrow('→ 403');
+
+    await page.getByRole('button', { name: `Eliminar a ${renamed}` }).click();
+    await page.getByRole('button', { name: 'Eliminar', exact: true }).click();
+    await page.getByText(`${renamed} eliminado`).waitFor();
+    const left = await owner.request<{ results: { username: string }[] }>(
+      'GET',
+      `/api/admin/managers?q=${encodeURIComponent(username)}`,
+    );
+    expect(left.results).toEqual([]);
+    expect(await confirm.count()).toBe(0);
+    await page.context().close();
+  });
+
   it('enrols TOTP with the key shown in Seguridad, then signs in with a code and with a recovery code', async () => {
     const username = `dospasos-${Date.now().toString(36)}`;
     const password = 'clave-de-dos-pasos-e2e';
-    await owner.request('POST', '/api/admin/managers', { username, password, role: 'finance' });
+    await (
+      await owner.confirmed(ADMIN_PASSWORD)
+    ).request('POST', '/api/admin/managers', {
+      username,
+      password,
+      role: 'finance',
+    });
 
     const page = await newPage();
     await fillLogin(page, username, password);

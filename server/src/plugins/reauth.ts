@@ -21,7 +21,7 @@ import { managers } from '../db/schema.ts';
 import { sha256, verifyPassword } from '../lib/crypto.ts';
 import { badRequest, HttpError } from '../lib/errors.ts';
 import { principalOf } from './auth.ts';
-import { hit, refuseWhenFull } from '../services/identity/rateLimit.ts';
+import { consume, giveBack } from '../services/identity/rateLimit.ts';
 import { twoFactorOf } from '../services/identity/twoFactor.ts';
 
 export const REAUTH_TTL_SECONDS = 300;
@@ -46,26 +46,19 @@ export class ReauthService {
   /** Checks the password (and code) again; answers a confirmation for this session. */
   async confirm(request: FastifyRequest, body: ReauthBody): Promise<ReauthAnswer> {
     const p = principalOf(request);
-    const limit = this.ctx.rateLimits.sensitivePerManager;
-    await refuseWhenFull(this.ctx.db, this.key(p.id), limit);
     const [row] = await this.ctx.db
       .select({ hash: managers.passwordHash, username: managers.username })
       .from(managers)
       .where(eq(managers.id, p.id));
     if (!row) throw reauthRequired();
-    const failed = async (error: HttpError) => {
-      await hit(this.ctx.db, this.key(p.id), limit);
-      await this.ctx.managerLoginThrottle.failed(request.ip, row.username);
-      return error;
-    };
-    if (!(await verifyPassword(body.password, row.hash)))
-      throw await failed(badRequest(msgManagers.wrongPassword));
-    const twoFactor = twoFactorOf(this.ctx);
-    if (await twoFactor.enabled(p.id)) {
-      if (!body.code) throw new HttpError(400, msgManagers.reauthCodeRequired, TOTP_REQUIRED);
-      if (!(await twoFactor.checkCode(p.id, body.code)))
-        throw await failed(badRequest(msgManagers.totpInvalid));
-    }
+    await this.claimed(request, row.username, async () => {
+      if (!(await verifyPassword(body.password, row.hash))) throw badRequest(msgManagers.wrongPassword);
+      const twoFactor = twoFactorOf(this.ctx);
+      if (await twoFactor.enabled(p.id)) {
+        if (!body.code) throw new HttpError(400, msgManagers.reauthCodeRequired, TOTP_REQUIRED);
+        if (!(await twoFactor.checkCode(p.id, body.code))) throw badRequest(msgManagers.totpInvalid);
+      }
+    });
     const token = await new SignJWT({
       sid: p.session ?? null,
       ...(body.code ? { ch: codeHash(body.code) } : {}),
@@ -103,21 +96,34 @@ export class ReauthService {
   }
 
   /**
-   * A wrong password or code sent to DELETE /api/admin/me/totp: counted like a login failure. The
-   * per-manager limit is checked before the guess is looked at.
+   * A wrong password or code sent to DELETE /api/admin/me/totp: counted like a login failure, and
+   * against the per-manager limit before the guess is looked at.
    */
   async guarded<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> {
     const p = principalOf(request);
+    return this.claimed(request, p.username ?? String(p.id), check);
+  }
+
+  /**
+   * Runs a check of the manager's password or code with one try claimed first against the
+   * per-manager limit (429 past it), in one statement, so guesses sent at the same moment see each
+   * other (issue 26). A wrong answer (400, not the question for a code) keeps the claim and counts as
+   * the username's login failure; anything else gives it back.
+   */
+  private async claimed<T>(request: FastifyRequest, username: string, check: () => Promise<T>): Promise<T> {
+    const key = this.key(principalOf(request).id);
     const limit = this.ctx.rateLimits.sensitivePerManager;
-    await refuseWhenFull(this.ctx.db, this.key(p.id), limit);
+    await consume(this.ctx.db, key, limit);
+    let result: T;
     try {
-      return await check();
+      result = await check();
     } catch (error) {
-      if (error instanceof HttpError && error.status === 400) {
-        await hit(this.ctx.db, this.key(p.id), limit);
-        await this.ctx.managerLoginThrottle.failed(request.ip, p.username ?? String(p.id));
-      }
+      if (error instanceof HttpError && error.status === 400 && error.code !== TOTP_REQUIRED)
+        await this.ctx.managerLoginThrottle.failed(request.ip, username);
+      else await giveBack(this.ctx.db, key, limit);
       throw error;
     }
+    await giveBack(this.ctx.db, key, limit);
+    return result;
   }
 }

@@ -81,11 +81,13 @@ beforeAll(async () => {
   const confirmed = await api('POST', '/api/admin/me/totp/confirm', ownerLogin.access, { code });
   for (const c of confirmed.recovery_codes as string[]) remember('código de recuperación', c);
   // Another manager, created through the API with a password.
-  await api('POST', '/api/admin/managers', ownerLogin.access, {
-    username: 'soporte1',
-    password: 'clave-de-soporte-1',
-    role: 'support',
-  });
+  await api(
+    'POST',
+    '/api/admin/managers',
+    ownerLogin.access,
+    { username: 'soporte1', password: 'clave-de-soporte-1', role: 'support' },
+    { 'x-reauth': proof.token },
+  );
   remember('contraseña de gestor', 'clave-de-soporte-1');
   // A server (its agent token), a plan, a customer who registers and logs in, a peer.
   const created = await api('POST', '/api/admin/servers', ownerLogin.access, {

@@ -1,6 +1,7 @@
 /**
  * The manager console's confirmation of sensitive operations (issue 17, M3): when the server answers
- * 403 `reauth_required` (one's own password or two-factor, a new owner, a role, gateway credentials),
+ * 403 `reauth_required` (any change of who can sign in — creating, editing, disabling or deleting a
+ * manager, resetting a two-factor — one's own two-factor, gateway credentials),
  * api/session.ts asks this dialog for the password and, with two-factor on, a code; it sends them to
  * `POST /api/admin/me/reauth` and the refused call goes again with the confirmation. Cancelling
  * leaves the call refused, with the server's message.

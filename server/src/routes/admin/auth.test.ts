@@ -92,6 +92,29 @@ describe('POST /api/admin/login', () => {
     expect(inside.statusCode).toBe(200);
   });
 
+  it(
+    'checks at most the policy count of 60 wrong passwords sent at once from 60 addresses; the rest need a captcha',
+    { timeout: 600_000 },
+    async () => {
+      const m = await createManager(t, 'rafagas', 'clave-de-rafagas');
+      const burst = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          adminLogin({ username: 'rafagas', password: `mala-${i}` }, `198.18.8.${i + 1}`),
+        ),
+      );
+      expect(burst.filter((r) => r.statusCode === 401)).toHaveLength(10);
+      expect(burst.filter((r) => r.statusCode === 429 && r.json().code === 'captcha_required')).toHaveLength(
+        50,
+      );
+      const token = await solveCaptcha(t, 'username=rafagas&realm=manager', '203.0.113.71');
+      const inside = await adminLogin(
+        { username: 'rafagas', password: m.password, captcha_token: token },
+        '203.0.113.71',
+      );
+      expect(inside.statusCode).toBe(200);
+    },
+  );
+
   it('makes an address that keeps failing wait, captcha or not, and no other address', async () => {
     const m = await createManager(t, 'vigilada', 'clave-vigilada');
     // The address's limit of 30 failures, counted as the route counts them (without 30 scrypt runs).

@@ -69,14 +69,14 @@ export const adminManagerRoutes =
         config: { permission: 'managers.manage' },
         schema: {
           ...admin,
-          summary: 'Crea un gestor con su rol',
+          summary: 'Crea un gestor con su rol (con X-Reauth: alguien nuevo podrá iniciar sesión)',
           body: NewManagerBody,
-          response: { 201: AdminManager, 400: ErrorBody, 409: ErrorBody },
+          response: { 201: AdminManager, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody },
         },
       },
       async (request, reply) => {
-        // A new owner can do everything: only with a fresh confirmation.
-        if (request.body.role === 'owner') await reauth.require(request);
+        // A new manager of any role is someone new who can sign in: only with a fresh confirmation.
+        await reauth.require(request);
         return reply.status(201).send(await managers.create(actorOf(request), request.body));
       },
     );
@@ -88,16 +88,16 @@ export const adminManagerRoutes =
         schema: {
           ...admin,
           summary:
-            'Cambia usuario, contraseña, rol o estado; deshabilitarlo o cambiar su rol o contraseña cierra sus sesiones',
+            'Cambia usuario, contraseña, rol o estado (con X-Reauth); deshabilitarlo o cambiar su rol o contraseña cierra sus sesiones',
           params: IdParams,
           body: ManagerPatchBody,
-          response: { 200: AdminManager, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+          response: { 200: AdminManager, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request) => {
-        const self = request.params.id === principalOf(request).id;
-        if (request.body.role !== undefined || (self && request.body.password !== undefined))
-          await reauth.require(request);
+        // Every field changes who can sign in (and with what): a stolen session alone must not set
+        // another owner's password, rename an account away from its owner, or re-enable one.
+        await reauth.require(request);
         return managers.update(actorOf(request), request.params.id, request.body);
       },
     );
@@ -108,12 +108,13 @@ export const adminManagerRoutes =
         config: { permission: 'managers.manage' },
         schema: {
           ...admin,
-          summary: 'Elimina un gestor (no a sí mismo ni al último propietario activo)',
+          summary: 'Elimina un gestor (con X-Reauth; no a sí mismo ni al último propietario activo)',
           params: IdParams,
-          response: { 200: MessageBody, 404: ErrorBody, 409: ErrorBody },
+          response: { 200: MessageBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request) => {
+        await reauth.require(request);
         await managers.remove(actorOf(request), request.params.id);
         return { message: msgManagers.deleted };
       },
@@ -125,13 +126,14 @@ export const adminManagerRoutes =
         config: { permission: 'managers.manage' },
         schema: {
           ...admin,
-          summary: 'Restablece la verificación en dos pasos de un gestor (teléfono perdido)',
+          summary: 'Restablece la verificación en dos pasos de un gestor (teléfono perdido; con X-Reauth)',
           params: IdParams,
-          response: { 200: MessageBody, 404: ErrorBody, 409: ErrorBody },
+          response: { 200: MessageBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request) => {
-        if (request.params.id === principalOf(request).id) await reauth.require(request);
+        // Clearing another owner's two-factor is half of taking that account over (issue 26).
+        await reauth.require(request);
         await twoFactor.reset(actorOf(request), request.params.id);
         return { message: msgManagers.totpReset };
       },

@@ -108,6 +108,53 @@ describe('sensitive manager operations', () => {
     expect(elsewhere.statusCode).toBe(403);
   });
 
+  it("refuse a stolen owner session another owner's password, name, 2FA, state, role and deletion, and new managers", async () => {
+    const thief = await owner('duenaRobada');
+    const b = await owner('duenaB');
+    const proofB = (await b.reauth({ password: b.password })).json().token as string;
+    const { secret } = (await b.call('POST', '/api/admin/me/totp', undefined, proofB)).json();
+    expect(
+      (await b.call('POST', '/api/admin/me/totp/confirm', { code: codeAt(secret, step()) })).statusCode,
+    ).toBe(200);
+    const attempts: [string, 'POST' | 'PATCH' | 'DELETE', string, object | undefined][] = [
+      ['password', 'PATCH', `/api/admin/managers/${b.id}`, { password: 'robada-123456' }],
+      ['username', 'PATCH', `/api/admin/managers/${b.id}`, { username: 'duena-b-robada' }],
+      ['disable', 'PATCH', `/api/admin/managers/${b.id}`, { disabled: true }],
+      ['role', 'PATCH', `/api/admin/managers/${b.id}`, { role: 'support' }],
+      ['2FA reset', 'DELETE', `/api/admin/managers/${b.id}/totp`, undefined],
+      ['delete', 'DELETE', `/api/admin/managers/${b.id}`, undefined],
+      [
+        'new support manager',
+        'POST',
+        '/api/admin/managers',
+        { username: 'cuenta-del-ladron', password: 'ladron-12345', role: 'support' },
+      ],
+    ];
+    for (const [what, method, url, payload] of attempts) {
+      const res = await thief.call(method, url, payload);
+      expect(res.statusCode, what).toBe(403);
+      expect(res.json(), what).toMatchObject({ code: 'reauth_required' });
+    }
+    // B is untouched: the old password still opens the account, and only with B's code.
+    const [row] = await t.ctx.db.select().from(managers).where(eq(managers.id, b.id));
+    expect(row).toMatchObject({ username: 'duenaB', role: 'owner', active: true });
+    expect(row!.totpEnabledAt).not.toBeNull();
+    expect(await verifyPassword(b.password, row!.passwordHash)).toBe(true);
+    expect((await b.login(undefined, '203.0.113.60')).json().code).toBe('totp_required');
+    expect(await t.ctx.db.select().from(managers).where(eq(managers.username, 'cuenta-del-ladron'))).toEqual(
+      [],
+    );
+    // The real owner, with the password again, can do each of them.
+    const proof = (await thief.reauth({ password: thief.password })).json().token as string;
+    const reset = await thief.call('DELETE', `/api/admin/managers/${b.id}/totp`, undefined, proof);
+    expect(reset.statusCode).toBe(200);
+    const disabled = await thief.call('PATCH', `/api/admin/managers/${b.id}`, { disabled: true }, proof);
+    expect(disabled.json()).toMatchObject({ disabled: true });
+    expect((await thief.call('DELETE', `/api/admin/managers/${b.id}`, undefined, proof)).statusCode).toBe(
+      200,
+    );
+  });
+
   it('ask for the code too when two-factor is on; enrolling it ends the other sessions', async () => {
     const o = await owner('duenaTotp');
     const proof = (await o.reauth({ password: o.password })).json().token as string;
@@ -132,6 +179,19 @@ describe('sensitive manager operations', () => {
     expect(wrong.statusCode).toBe(400);
     const off = await o.call('DELETE', '/api/admin/me/totp', { code }, withCode.json().token);
     expect(off.statusCode).toBe(200);
+  });
+
+  it('check at most the limit of 60 wrong passwords sent at once, and still confirm the right one later', async () => {
+    const o = await owner('duenaRafaga');
+    const burst = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => o.reauth({ password: `mala-${i}` })),
+    );
+    expect(burst.filter((r) => r.statusCode === 400)).toHaveLength(10);
+    expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(50);
+    expect(burst.find((r) => r.statusCode === 429)!.headers['retry-after']).toBeDefined();
+    // Confirmations that succeed give their try back: the limit only ever fills with wrong ones.
+    await t.ctx.db.delete(rateLimits);
+    for (let i = 0; i < 12; i++) expect((await o.reauth({ password: o.password })).statusCode).toBe(200);
   });
 
   it('count wrong passwords and codes like login failures, and stop answering past the limit', async () => {

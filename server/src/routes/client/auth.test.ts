@@ -281,6 +281,38 @@ describe('POST /api/client/login', () => {
     await limited.app.close();
   });
 
+  it(
+    'checks at most the policy count of 60 wrong passwords sent at once from 60 addresses; the rest need a captcha',
+    { timeout: 600_000 },
+    async () => {
+      // The default policy's 10 failures, over 30 days: none drains while a slow machine runs the burst.
+      const limited = await createTestApp({
+        database: t.database,
+        rateLimits: { loginFailuresPerAccount: { max: 10, windowSeconds: 30 * 86_400 } },
+      });
+      const c = await createCustomer(t, 'rafaga', 'clave-de-rafaga');
+      const attempt = (password: string, address: string, captcha_token?: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/api/client/login',
+          remoteAddress: address,
+          payload: { username: 'rafaga', password, ...(captcha_token ? { captcha_token } : {}) },
+        });
+      const burst = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => attempt(`mala-${i}`, `198.18.7.${i + 1}`)),
+      );
+      const checked = burst.filter((r) => r.statusCode === 401);
+      const asked = burst.filter((r) => r.statusCode === 429 && r.json().code === 'captcha_required');
+      expect(checked).toHaveLength(10);
+      expect(asked).toHaveLength(50);
+      // The customer, with a solved captcha, still gets in; that forgets the failures.
+      const solved = await solveCaptcha(limited, 'username=rafaga', '203.0.113.70');
+      expect((await attempt(c.password, '203.0.113.70', solved)).statusCode).toBe(200);
+      expect((await attempt(c.password, '203.0.113.70')).statusCode).toBe(200);
+      await limited.app.close();
+    },
+  );
+
   it('makes the captcha harder as failures for the account go on past the limit, and refuses an easier one', async () => {
     const limited = await createTestApp({
       database: t.database,

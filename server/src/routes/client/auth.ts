@@ -55,15 +55,13 @@ export const customerAuthRoutes =
       async (request) => {
         const { username, password, remember, captcha_token } = request.body;
         if (!username.trim() || !password) throw badRequest(msg.credentialsRequired);
-        const lane = await ctx.loginThrottle.admit(request.ip, username, captcha_token);
-        const id = await passwordLane(lane, () => authenticateCustomer(ctx.db, username, password)).catch(
-          async (e: unknown) => {
-            if (e instanceof HttpError && e.status === 401)
-              await ctx.loginThrottle.failed(request.ip, username);
-            throw e;
-          },
+        const id = await ctx.loginThrottle.attempt(
+          request.ip,
+          username,
+          captcha_token,
+          (lane) => passwordLane(lane, () => authenticateCustomer(ctx.db, username, password)),
+          (e) => e instanceof HttpError && e.status === 401,
         );
-        await ctx.loginThrottle.succeeded(request.ip, username);
         return ctx.sessions.issue({ realm: 'customer', id }, remember ?? false, {
           ip: request.ip,
           userAgent: request.headers['user-agent'],

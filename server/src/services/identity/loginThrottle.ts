@@ -6,12 +6,14 @@ import { ALTCHA_MAX_FACTOR, type CaptchaService } from './captcha.ts';
 import {
   clear,
   FAILURE_CAP,
+  fullError,
+  giveBack,
   hit,
-  lastHitAt,
+  hitLocked,
+  lockKey,
   LOGIN_DELAY_AFTER,
   LOGIN_DELAY_MAX_SECONDS,
   peek,
-  refuseWhenFull,
   type Limit,
 } from './rateLimit.ts';
 
@@ -30,10 +32,23 @@ export interface ThrottleRealm {
   ipFull: 'captcha' | 'wait';
 }
 
+/** An admitted attempt's claim on the limits (`LoginThrottle.admit`). */
+export interface LoginClaim {
+  /** The work gate's lane for the password check. */
+  lane: Lane;
+  /** A wrong password, an unknown user or a wrong code: the claim stays, as the failure. */
+  failed(): Promise<void>;
+  /** The right password: the account's failures are forgotten and the address's claim given back. */
+  succeeded(): Promise<void>;
+  /** Neither (a question, a disabled account, a busy server): the claim is given back. */
+  release(): Promise<void>;
+}
+
 /**
  * Login throttling that stops guessing without letting anyone lock an account out (issue 17, M1/M2):
- *  - a successful login counts against nothing (and forgets the account's failures);
- *  - per address, only failures count;
+ *  - every attempt is counted before its password is checked, and a success gives that count back
+ *    (and forgets the account's failures): only failures stay counted, and concurrent attempts
+ *    see each other;
  *  - per account, failures never lock and never delay everyone: past the limit the password is
  *    checked only with a solved captcha, whose work grows with how far past the limit the account
  *    (or the address) is — so the real owner, from an address that has not failed, still gets in;
@@ -72,41 +87,94 @@ export class LoginThrottle {
   }
 
   /**
-   * Before the password is checked: this address's delay for this account (429 `login_delay`,
-   * Retry-After); a manager's address past its limit waits (429 `rate_limited`); past the account's
-   * (or a customer address's) limit a solved captcha of the current difficulty is needed
-   * (429 `captcha_required`). A captcha sent when none is needed is still checked and spent.
-   * Answers the lane the password check runs in: `suspect` for an address that has been failing.
+   * Before the password is checked, counts the attempt as a failure (a claim, which the outcome
+   * keeps or gives back), under row locks, so attempts sent at the same moment see each other and a
+   * burst gets no more checks than the policy allows (issue 26). Refuses, counting nothing:
+   * this address's delay for this account (429 `login_delay`, Retry-After); a manager's address past
+   * its limit (429 `rate_limited`); past the account's (or a customer address's) limit, an attempt
+   * without a solved captcha (429 `captcha_required`). A captcha is verified first, at the difficulty
+   * the failures so far call for; one sent when none is needed is still checked and spent.
+   * The password check runs in the `suspect` lane for an address that has been failing.
    */
   async admit(
     ip: string,
     username: string,
     captchaToken: string | undefined,
     now = Date.now(),
-  ): Promise<Lane> {
+  ): Promise<LoginClaim> {
     const { perIp, perAccount, ipFull } = this.realm;
-    const pairFailures = await peek(this.db, this.pairKey(ip, username), perAccount, now);
-    if (pairFailures >= LOGIN_DELAY_AFTER) {
-      const wait = Math.min(2 ** (pairFailures - LOGIN_DELAY_AFTER), LOGIN_DELAY_MAX_SECONDS);
-      const last = await lastHitAt(this.db, this.pairKey(ip, username));
-      const remaining = (last?.getTime() ?? 0) / 1000 + wait - now / 1000;
-      if (remaining > 0) throw tooMany(msg.loginSlowDown(Math.ceil(remaining)), 'login_delay', remaining);
+    if (captchaToken) {
+      const factor = await this.captchaFactor(ip, username, now);
+      await this.captcha.verify(captchaToken, ip, factor > 1 ? factor / 2 : 1);
     }
-    if (ipFull === 'wait') await refuseWhenFull(this.db, this.ipKey(ip), perIp, now);
-    const ipFailures = await peek(this.db, this.ipKey(ip), perIp, now);
-    const failures = await peek(this.db, this.accountKey(username), perAccount, now);
-    const needed = (ipFull === 'captcha' && ipFailures >= perIp.max) || failures >= perAccount.max;
-    if (needed && !captchaToken) throw tooMany(msg.loginCaptchaRequired, 'captcha_required', 1);
-    if (captchaToken)
-      await this.captcha.verify(
-        captchaToken,
-        ip,
-        needed ? (await this.captchaFactor(ip, username, now)) / 2 : 1,
-      );
-    return ipFailures > 0 || pairFailures > 0 ? 'suspect' : 'normal';
+    const keys = { pair: this.pairKey(ip, username), account: this.accountKey(username), ip: this.ipKey(ip) };
+    // A customer's address may be a whole carrier-grade NAT: claims in flight for it would ask its
+    // customers for a captcha whenever many sign in at once, so only its failures count (after the
+    // fact). A manager's address is claimed like the account.
+    const claimAddress = ipFull === 'wait';
+    const lane = await this.db.transaction(async (tx) => {
+      // Always this order (pair, account, address): two attempts never wait on each other crosswise.
+      const pair = await lockKey(tx, keys.pair, perAccount, now);
+      const account = await lockKey(tx, keys.account, perAccount, now);
+      const address = claimAddress ? await lockKey(tx, keys.ip, perIp, now) : null;
+      const ipLevel = address ? address.level : await peek(tx, keys.ip, perIp, now);
+      if (pair.level >= LOGIN_DELAY_AFTER) {
+        const wait = Math.min(2 ** (pair.level - LOGIN_DELAY_AFTER), LOGIN_DELAY_MAX_SECONDS);
+        const remaining = (pair.lastAt?.getTime() ?? 0) / 1000 + wait - now / 1000;
+        if (remaining > 0) throw tooMany(msg.loginSlowDown(Math.ceil(remaining)), 'login_delay', remaining);
+      }
+      if (address && address.level >= perIp.max) throw fullError(address, now);
+      const needed = (ipFull === 'captcha' && ipLevel >= perIp.max) || account.level >= perAccount.max;
+      if (needed && !captchaToken) throw tooMany(msg.loginCaptchaRequired, 'captcha_required', 1);
+      for (const key of [pair, account, address]) if (key) await hitLocked(tx, key, now);
+      return ipLevel > 0 || pair.level > 0 ? ('suspect' as const) : ('normal' as const);
+    });
+    return {
+      lane,
+      failed: async () => {
+        if (!claimAddress) await hit(this.db, keys.ip, perIp);
+      },
+      succeeded: async () => {
+        await clear(this.db, keys.account);
+        await clear(this.db, keys.pair);
+        if (claimAddress) await giveBack(this.db, keys.ip, perIp);
+      },
+      release: async () => {
+        await giveBack(this.db, keys.pair, perAccount);
+        await giveBack(this.db, keys.account, perAccount);
+        if (claimAddress) await giveBack(this.db, keys.ip, perIp);
+      },
+    };
   }
 
-  /** A wrong password, an unknown user or a wrong code: counts for the address, the account and both. */
+  /**
+   * One sign-in attempt under the limits: admitted (and counted) first, then `check` runs in its
+   * lane; an error `isFailure` calls a failure keeps the count, a success forgets the account's
+   * failures, anything else (a question, a disabled account, a busy server) gives the count back.
+   */
+  async attempt<T>(
+    ip: string,
+    username: string,
+    captchaToken: string | undefined,
+    check: (lane: Lane) => Promise<T>,
+    isFailure: (error: unknown) => boolean,
+  ): Promise<T> {
+    const claim = await this.admit(ip, username, captchaToken);
+    let result: T;
+    try {
+      result = await check(claim.lane);
+    } catch (error) {
+      await (isFailure(error) ? claim.failed() : claim.release());
+      throw error;
+    }
+    await claim.succeeded();
+    return result;
+  }
+
+  /**
+   * A wrong password or code found outside a sign-in (the console's re-confirmation): counts for the
+   * address, the account and both, after the fact.
+   */
   async failed(ip: string, username: string, now = Date.now()): Promise<void> {
     await hit(this.db, this.ipKey(ip), this.realm.perIp, now);
     await hit(this.db, this.accountKey(username), this.realm.perAccount, now);

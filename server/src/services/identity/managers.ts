@@ -50,11 +50,13 @@ export async function authenticateManager(db: Db, username: string, password: st
 }
 
 /**
- * Runs a manager login attempt under the login limits (services/identity/loginThrottle.ts). Only failures
- * count (a wrong password, an unknown username, a wrong two-factor code), so a manager who signs in
- * often is never refused. A full address waits; a username past its limit needs the right password
- * *and* a solved captcha, so wrong passwords sent for it from anywhere cannot keep its manager out.
- * A success forgets the username's failures. A missing two-factor code is a question, not a failure.
+ * Runs a manager login attempt under the login limits (services/identity/loginThrottle.ts): counted
+ * before the password is checked, kept only as a failure (a wrong password, an unknown username, a
+ * wrong two-factor code), so a manager who signs in often is never refused and a burst of guesses
+ * gets no more checks than the policy allows. A full address waits; a username past its limit needs
+ * the right password *and* a solved captcha, so wrong passwords sent for it from anywhere cannot keep
+ * its manager out. A success forgets the username's failures. A missing two-factor code is a
+ * question, not a failure.
  */
 export async function throttledManagerLogin<T>(
   throttle: LoginThrottle,
@@ -63,16 +65,13 @@ export async function throttledManagerLogin<T>(
   captchaToken: string | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
-  const lane = await throttle.admit(ip, username, captchaToken);
-  try {
-    const result = await passwordLane(lane, attempt);
-    await throttle.succeeded(ip, username);
-    return result;
-  } catch (error) {
-    if (error instanceof HttpError && error.status === 401 && error.code !== TOTP_REQUIRED)
-      await throttle.failed(ip, username);
-    throw error;
-  }
+  return throttle.attempt(
+    ip,
+    username,
+    captchaToken,
+    (lane) => passwordLane(lane, attempt),
+    (error) => error instanceof HttpError && error.status === 401 && error.code !== TOTP_REQUIRED,
+  );
 }
 
 export async function getCurrentManager(db: Db, id: number): Promise<CurrentManager> {

@@ -54,14 +54,8 @@ export async function peek(db: Db, key: string, limit: Limit, now = Date.now()):
 const levelOf = (tat: Date | undefined, limit: Limit, now: number) =>
   tat ? Math.max(0, Math.ceil((tat.getTime() - now) / emission(limit) - 1e-9)) : 0;
 
-/** When the key last got a hit (null when never or forgotten). */
-export async function lastHitAt(db: Db, key: string): Promise<Date | null> {
-  const [row] = await db.select({ at: rateLimits.lastAt }).from(rateLimits).where(eq(rateLimits.key, key));
-  return row?.at ?? null;
-}
-
 /**
- * Counts one hit against `key` without refusing (failures are counted after the fact), up to
+ * Counts one hit against `key` without refusing (failures found after the fact), up to
  * FAILURE_CAP times the limit. Returns the hits now counted.
  */
 export async function hit(db: Db, key: string, limit: Limit, now = Date.now()): Promise<number> {
@@ -102,10 +96,60 @@ export async function consume(db: Db, key: string, limit: Limit, now = Date.now(
   throw full(current?.tat, limit, now);
 }
 
-/** Throws 429 with Retry-After when `key` already holds `limit.max` hits (failures counted by `hit`). */
-export async function refuseWhenFull(db: Db, key: string, limit: Limit, now = Date.now()): Promise<void> {
-  const [row] = await db.select({ tat: rateLimits.tat }).from(rateLimits).where(eq(rateLimits.key, key));
-  if (levelOf(row?.tat, limit, now) >= limit.max) throw full(row?.tat, limit, now);
+/**
+ * A key's state read under its row lock (`lockKey`), inside a transaction: while it is held, a
+ * concurrent attempt on the same key waits for this one to count or give up, so no burst of
+ * attempts can all read the same level (issue 26).
+ */
+export interface LockedKey {
+  key: string;
+  limit: Limit;
+  /** Hits counted now. */
+  level: number;
+  tat: Date;
+  lastAt: Date | null;
+}
+
+/**
+ * Inside a transaction: locks `key`'s row until the transaction ends (creating it drained when
+ * missing) and answers its state. Lock keys in one fixed order everywhere, so two attempts never
+ * wait on each other crosswise.
+ */
+export async function lockKey(tx: Db, key: string, limit: Limit, now = Date.now()): Promise<LockedKey> {
+  const [row] = await tx
+    .insert(rateLimits)
+    .values({ key, tat: new Date(now), lastAt: null })
+    .onConflictDoUpdate({ target: rateLimits.key, set: { key: sql`excluded.key` } })
+    .returning({ tat: rateLimits.tat, lastAt: rateLimits.lastAt });
+  const tat = row?.tat ?? new Date(now);
+  return { key, limit, level: levelOf(tat, limit, now), tat, lastAt: row?.lastAt ?? null };
+}
+
+/** Counts one hit against a key locked by `lockKey`, without refusing, up to FAILURE_CAP times the limit. */
+export async function hitLocked(tx: Db, locked: LockedKey, now = Date.now()): Promise<void> {
+  const { limit } = locked;
+  const tat = Math.min(
+    Math.max(locked.tat.getTime(), now) + emission(limit),
+    now + limit.windowSeconds * 1000 * FAILURE_CAP,
+  );
+  await tx
+    .update(rateLimits)
+    .set({ tat: new Date(tat), lastAt: new Date(now) })
+    .where(eq(rateLimits.key, locked.key));
+}
+
+/** 429 with Retry-After for a locked key that holds `limit.max` hits. */
+export const fullError = (locked: LockedKey, now = Date.now()) => full(locked.tat, locked.limit, now);
+
+/**
+ * Takes back one hit counted ahead of an outcome that turned out not to count (the right password,
+ * a question, a busy server): the claim a success gives back.
+ */
+export async function giveBack(db: Db, key: string, limit: Limit): Promise<void> {
+  await db
+    .update(rateLimits)
+    .set({ tat: sql`${rateLimits.tat} - ${ms(emission(limit))}` })
+    .where(eq(rateLimits.key, key));
 }
 
 /** 429 with Retry-After: the time until the key has room for one more hit. */
