@@ -11,6 +11,7 @@ import { AgentConnection, type AgentHandler, type ConnectionOptions } from './co
 import { ConcurrentUseDetector } from './concurrent.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
+import { removeRelay } from './relay.ts';
 import type { Logger } from './log.ts';
 import { Reconciler } from './reconcile.ts';
 import { createStateWriter, loadState } from './state.ts';
@@ -86,6 +87,7 @@ export class Agent {
       collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
       upgrade: (msg, send) => this.upgrade(msg, send),
       concurrentUse: (now) => this.concurrent.take(now),
+      relayStats: () => r.relayStats(),
     };
     this.connection = new AgentConnection({
       url: opts.url,
@@ -138,8 +140,10 @@ export class Agent {
     await this.reconciler.close();
     const name = this.backend.interfaceName;
     await this.backend.stop(options);
-    if (options.teardown && name && this.opts.firewall !== false)
+    if (options.teardown && name && this.opts.firewall !== false) {
       await removeFirewall(this.backend.runner, name).catch(() => undefined);
+      await removeRelay(this.backend.runner, name).catch(() => undefined);
+    }
     this.state?.flush();
   }
 }

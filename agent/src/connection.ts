@@ -60,6 +60,11 @@ export interface AgentHandler {
    * as `concurrent_use` only to a control plane whose welcome said it stores them.
    */
   concurrentUse?(now: number): AgentConcurrentUsePeer[];
+  /**
+   * After each stats pass: the discovery relay's state and counters (issue 25), sent as
+   * `relay_stats` only to a control plane whose welcome said it stores them.
+   */
+  relayStats?(): Promise<{ active: boolean; relayed: number; dropped: number }>;
 }
 
 export interface ConnectionOptions {
@@ -191,6 +196,7 @@ export class AgentConnection extends EventEmitter {
     let statsBusy = false;
     let fullStats = true;
     let concurrentUse = false;
+    let relayStats = false;
 
     const send = (msg: AgentToServer): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -263,6 +269,8 @@ export class AgentConnection extends EventEmitter {
             const flagged = concurrentUse ? (o.handler.concurrentUse?.(Date.now()) ?? []) : [];
             for (let i = 0; i < flagged.length; i += AGENT_STATS_CHUNK_PEERS)
               send({ type: 'concurrent_use', at, peers: flagged.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
+            if (relayStats && o.handler.relayStats)
+              return o.handler.relayStats().then((r) => send({ type: 'relay_stats', at, ...r }));
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {
@@ -275,8 +283,9 @@ export class AgentConnection extends EventEmitter {
       idleTimer?.refresh();
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       void this.receive(text, send, {
-        onWelcome: (statsIntervalMs, concurrent) => {
+        onWelcome: (statsIntervalMs, concurrent, relay) => {
           concurrentUse = concurrent;
+          relayStats = relay;
           startStats(statsIntervalMs);
         },
         onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
@@ -342,7 +351,7 @@ export class AgentConnection extends EventEmitter {
     text: string,
     send: (msg: AgentToServer) => void,
     hooks: {
-      onWelcome?: (statsIntervalMs: number, concurrentUse: boolean) => void;
+      onWelcome?: (statsIntervalMs: number, concurrentUse: boolean, relayStats: boolean) => void;
       onProtocolMismatch?: () => void;
     } = {},
   ): Promise<void> {
@@ -367,7 +376,7 @@ export class AgentConnection extends EventEmitter {
           server_id: msg.server_id,
           stats_interval_ms: msg.stats_interval_ms,
         });
-        hooks.onWelcome?.(msg.stats_interval_ms, msg.concurrent_use === true);
+        hooks.onWelcome?.(msg.stats_interval_ms, msg.concurrent_use === true, msg.relay_stats === true);
         return;
       case 'snapshot':
         if ((msg.parts ?? 1) > 1) {

@@ -17,6 +17,7 @@ import { ForeignLinkError, removeInterface } from './backend.ts';
 import { ConfigError, USAGE, parseCli } from './config.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
+import { removeRelay } from './relay.ts';
 import { createLogger, errorMessage } from './log.ts';
 import { AGENT_VERSION } from './version.ts';
 
@@ -57,6 +58,7 @@ async function main(): Promise<number> {
       log.warn('no se pudo borrar la interfaz', { error: errorMessage(err) });
     }
     await removeFirewall(runner, cmd.interfaceName);
+    await removeRelay(runner, cmd.interfaceName);
     log.info('interfaz y tabla de nftables retiradas', { interface: cmd.interfaceName });
     return 0;
   }

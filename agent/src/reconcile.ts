@@ -26,6 +26,7 @@ import { parseCidr } from './cidr.ts';
 import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerState } from './diff.ts';
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
+import { RelayTable, desiredRelay, type RelaySpec } from './relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
@@ -119,6 +120,8 @@ interface Desired {
   peers: Map<string, PeerState>;
   /** Rooms: validated `source . destination` pairs for the firewall (kept across deltas). */
   roomPairs: RoomPair[];
+  /** Discovery relay (issue 25), null when off; kept across deltas. */
+  relay: RelaySpec | null;
 }
 
 /** Waits `ms`, or less when any of `signals` aborts (not AbortSignal.any: Node 18.19 lacks it). */
@@ -176,10 +179,18 @@ export class Reconciler {
    */
   private readonly retiring = new Map<string, Retirement>();
   private retirements = 0;
+  /** The discovery relay's nftables table (issue 25). */
+  private relay: RelayTable | null = null;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.applied = opts.initialRevision ?? 0;
     this.uplink = opts.uplink ?? null;
+  }
+
+  /** The discovery relay's state and counters since the agent started (issue 25). */
+  async relayStats(): Promise<{ active: boolean; relayed: number; dropped: number }> {
+    const counters = await this.relay?.counters();
+    return { active: counters != null, relayed: counters?.relayed ?? 0, dropped: counters?.dropped ?? 0 };
   }
 
   /** The last revision applied to the interface. */
@@ -245,6 +256,7 @@ export class Reconciler {
       nat: s.interface.nat,
       peers,
       roomPairs: rooms.pairs,
+      relay: desiredRelay(s, this.opts.interfaceName ?? s.interface.name, this.opts.log),
     };
     return this.enqueue(async () => {
       this.desired = desired;
@@ -570,6 +582,8 @@ export class Reconciler {
         address: own?.address,
         hostTcpPorts: this.opts.hostTcpPorts,
       });
+      this.relay ??= new RelayTable(backend.runner);
+      await this.relay.apply(d.relay, { verify: true });
     }
     await this.resolveEndpoints(d.peers.values());
     const driver = backend.driver();

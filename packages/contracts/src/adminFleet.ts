@@ -52,6 +52,8 @@ export const ServerPatch = z
     ubication: z.string().trim().max(120, 'La ubicación admite hasta 120 caracteres'),
     active: z.boolean(),
     allow_partys: z.boolean(),
+    /** Game discovery in rooms on this server (issue 25); the site's `allow_discovery` still rules. */
+    allow_discovery: z.boolean(),
   })
   .partial()
   .strict();
@@ -67,6 +69,18 @@ export const AdminServer = z.object({
   ubication: z.string(),
   active: z.boolean(),
   allow_partys: z.boolean(),
+  allow_discovery: z.boolean(),
+  /**
+   * The discovery relay as the server's agent last reported it (issue 25): `active`, its rules are
+   * in place (null: the agent never reported, e.g. an agent older than the relay); datagrams
+   * relayed to rooms and dropped by the limits since the agent started.
+   */
+  relay: z.object({
+    active: z.boolean().nullable(),
+    relayed: z.number().int(),
+    dropped: z.number().int(),
+    reported_at: z.string().nullable(),
+  }),
   dns: z.string(),
   mtu: z.number().int(),
   interface_name: z.string(),

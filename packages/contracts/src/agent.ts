@@ -155,6 +155,21 @@ export type AgentConcurrentUse = z.infer<typeof AgentConcurrentUse>;
 export const CONCURRENT_WINDOW_MS = 10 * 60_000;
 export const CONCURRENT_MIN_SWITCHES = 3;
 
+/**
+ * Issue 25: the discovery relay as the agent runs it, sent with every stats pass to a control plane
+ * whose `welcome` said `relay_stats: true`. `active`: the relay rules are in place. `relayed` and
+ * `dropped`: original datagrams relayed to their room, and dropped by the limits (size, denied
+ * port, the sender's rate), counted since the agent started.
+ */
+export const AgentRelayStats = z.object({
+  type: z.literal('relay_stats'),
+  at: z.number().int(),
+  active: z.boolean(),
+  relayed: z.number().int().min(0),
+  dropped: z.number().int().min(0),
+});
+export type AgentRelayStats = z.infer<typeof AgentRelayStats>;
+
 /** Everything an agent may send. */
 export const AgentToServer = z.discriminatedUnion('type', [
   AgentHello,
@@ -166,10 +181,48 @@ export const AgentToServer = z.discriminatedUnion('type', [
   AgentApplyError,
   AgentUpgradeResult,
   AgentConcurrentUse,
+  AgentRelayStats,
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
 const Ipv4 = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'IPv4 no válida');
+
+/**
+ * Game discovery across rooms (issue 25): the limits every server applies to each sender, unless
+ * the panel's environment says otherwise (docs/decisions.md, issue 25).
+ */
+export const RELAY_DEFAULTS = {
+  rate_per_second: 20,
+  burst: 40,
+  max_bytes: 1400,
+  /** NetBIOS (137, 138), SSDP (1900), mDNS (5353), LLMNR (5355): operating-system chatter. */
+  deny_ports: [137, 138, 1900, 5353, 5355],
+} as const;
+
+/** A room as one server relays it: its members' addresses here and on other servers. */
+export const AgentRelayRoom = z.object({
+  id: z.number().int().min(0),
+  local: z.array(Ipv4).min(1),
+  remote: z.array(Ipv4),
+});
+export type AgentRelayRoom = z.infer<typeof AgentRelayRoom>;
+
+/**
+ * Discovery relay of a server: a room member's UDP datagram to 255.255.255.255, the pool's
+ * broadcast or 224.0.0.0/4 is copied, as unicast, to each other member of its room. `enabled`
+ * false (switched off in Ajustes, globally or for this server, or rooms not allowed here): the
+ * agent removes its relay rules.
+ */
+export const AgentRelay = z.object({
+  enabled: z.boolean(),
+  rate_per_second: z.number().int().min(1).max(10_000),
+  burst: z.number().int().min(1).max(10_000),
+  max_bytes: z.number().int().min(1).max(65_507),
+  deny_ports: z.array(z.number().int().min(1).max(65_535)).max(100),
+  /** Rooms with a member on this server (only when enabled). */
+  rooms: z.array(AgentRelayRoom),
+});
+export type AgentRelay = z.infer<typeof AgentRelay>;
 
 export const ServerSnapshot = z.object({
   type: z.literal('snapshot'),
@@ -182,6 +235,8 @@ export const ServerSnapshot = z.object({
    * listed. Everything else peer-to-peer stays dropped.
    */
   room_pairs: z.array(z.tuple([Ipv4, Ipv4])).optional(),
+  /** Discovery relay (issue 25). Absent (older control planes): no relay. */
+  relay: AgentRelay.optional(),
   /**
    * How many messages carry the peers: this one and `parts − 1` `snapshot_peers` right after it
    * (absent: 1). Only to agents whose hello said `snapshot_parts`.
@@ -244,6 +299,8 @@ export const ServerWelcome = z.object({
   stats_interval_ms: z.number().int().min(1000),
   /** The control plane stores `concurrent_use` reports (issue 19). Absent: older control planes. */
   concurrent_use: z.boolean().optional(),
+  /** The control plane stores `relay_stats` reports (issue 25). Absent: older control planes. */
+  relay_stats: z.boolean().optional(),
 });
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'SHA-256 no válido');

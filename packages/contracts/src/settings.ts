@@ -31,5 +31,10 @@ export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 export const SiteSettings = PublicSettings.extend({
   allow_partys: z.boolean(),
   allow_payments_remesita: z.boolean(),
+  /**
+   * Game discovery across rooms (issue 25): broadcasts and multicast of a room member are relayed
+   * to its room mates. Off: no server relays, whatever its own switch says.
+   */
+  allow_discovery: z.boolean(),
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;

@@ -265,6 +265,7 @@ export class AgentConnection {
           server_id: this.server.id,
           stats_interval_ms: this.deps.statsIntervalMs ?? STATS_INTERVAL_MS,
           ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
+          relay_stats: true,
         });
         await this.sendSnapshot();
         // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
@@ -318,6 +319,18 @@ export class AgentConnection {
       case 'concurrent_use':
         await this.seen();
         return this.deps.concurrentUse?.record(this.server.id, parsed.peers);
+      case 'relay_stats':
+        // The discovery relay as the agent runs it (issue 25): Servidores and /metrics read it.
+        await this.deps.db
+          .update(servers)
+          .set({
+            relayActive: parsed.active,
+            relayRelayed: parsed.relayed,
+            relayDropped: parsed.dropped,
+            relayReportedAt: new Date(parsed.at),
+          })
+          .where(eq(servers.id, this.server.id));
+        return;
       case 'error':
         this.deps.log.warn({ serverId: this.server.id, message: parsed.message }, 'agent reported an error');
         return;

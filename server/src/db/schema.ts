@@ -158,6 +158,13 @@ export const servers = pgTable(
     agentUpgradeVersion: text('agent_upgrade_version'),
     agentUpgradeError: text('agent_upgrade_error'),
     agentUpgradeAt: timestamp('agent_upgrade_at', { withTimezone: true }),
+    /** Game discovery relayed in rooms on this server (0024; the site switch can still turn it off). */
+    allowDiscovery: boolean('allow_discovery').notNull().default(true),
+    /** The agent's last `relay_stats` (0024): rules in place (null: never reported), counters. */
+    relayActive: boolean('relay_active'),
+    relayRelayed: bigint('relay_relayed', { mode: 'number' }).notNull().default(0),
+    relayDropped: bigint('relay_dropped', { mode: 'number' }).notNull().default(0),
+    relayReportedAt: timestamp('relay_reported_at', { withTimezone: true }),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
     createdAt: created(),
   },

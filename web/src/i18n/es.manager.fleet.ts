@@ -28,7 +28,12 @@ export const esFleet = {
       agent: 'Agente',
       state: 'Estado',
       peers: 'Peers',
+      relay: 'Descubrimiento',
     },
+    relayOn: 'Reenvía',
+    relayOff: 'No reenvía',
+    relayUnknown: 'Sin datos',
+    relayTitle: 'Si el agente reenvía a cada sala el descubrimiento de juegos (difusión y multicast)',
     online: 'En línea',
     offline: 'Sin conexión',
     enabled: 'Activo',
@@ -65,6 +70,11 @@ export const esFleet = {
     rooms: 'Salas',
     roomsOn: 'Permitidas',
     roomsOff: 'No permitidas',
+    relay: 'Descubrimiento de juegos',
+    relayValue: (active: boolean | null, allowed: boolean, relayed: number, dropped: number) =>
+      active === null
+        ? 'El agente aún no informó (un agente anterior no lo reenvía)'
+        : `${active ? 'Reenvía' : allowed ? 'No reenvía (apagado en Ajustes)' : 'No reenvía (apagado en este servidor)'} · ${number.format(relayed)} reenviados, ${number.format(dropped)} descartados`,
     peers: 'Peers del servidor',
     peersSearch: 'Buscar peers del servidor',
     peersPlaceholder: 'Nombre o dirección',
@@ -97,6 +107,7 @@ export const esFleet = {
     ubication: 'Ubicación',
     active: 'Activo (admite peers nuevos y traslados)',
     allowRooms: 'Permitir salas',
+    allowDiscovery: 'Descubrimiento de juegos en las salas (difusión y multicast)',
     submit: 'Guardar cambios',
     saved: 'Servidor actualizado correctamente',
     portInvalid: 'El puerto debe estar entre 1 y 65535',

@@ -107,6 +107,7 @@ export const esManager = {
       allow_email: 'Permitir correo electrónico',
       allow_partys: 'Permitir salas',
       allow_payments_remesita: 'Pagos con Remesita',
+      allow_discovery: 'Descubrimiento de juegos en las salas',
     } satisfies Record<keyof SiteSettings, string>,
     hints: {
       maintenance: 'Cierra el sitio a los clientes; los administradores siguen entrando.',
@@ -117,6 +118,8 @@ export const esManager = {
       allow_email: 'El sitio envía correos (verificación, recuperación).',
       allow_partys: 'Los clientes pueden crear salas y unirse a ellas.',
       allow_payments_remesita: 'Los clientes pueden pagar con Remesita.',
+      allow_discovery:
+        'Los juegos de LAN de una sala se encuentran solos: la difusión y el multicast de cada miembro llegan a los demás. Apagado en todos los servidores; cada servidor tiene además su propio interruptor.',
     } satisfies Record<keyof SiteSettings, string>,
   },
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { readSiteSettings, savePublicSwitches } from '../../services/site/settings.ts';
+import { resendAllServers } from '../../services/fleet/desiredState.ts';
 import { ReauthService } from '../../plugins/reauth.ts';
 
 /** The switches `settings.public` may change; gateway switches are not among them. */
@@ -17,6 +18,7 @@ const PublicSwitchesPatch = z
       show_landing: z.boolean(),
       allow_email: z.boolean(),
       allow_partys: z.boolean(),
+      allow_discovery: z.boolean(),
     },
     {
       error: (issue) =>
@@ -60,7 +62,13 @@ export const adminSettingsRoutes =
           response: { 200: SiteSettings, 400: ErrorBody },
         },
       },
-      async (request) => savePublicSwitches(ctx.db, ctx.bus, actorOf(request), request.body),
+      async (request) => {
+        const before = await readSiteSettings(ctx.db);
+        const saved = await savePublicSwitches(ctx.db, ctx.bus, actorOf(request), request.body);
+        // Discovery is enforced by the nodes: every agent gets its relay rules again.
+        if (saved.allow_discovery !== before.allow_discovery) await resendAllServers(ctx.db, ctx.bus);
+        return saved;
+      },
     );
 
     app.get(

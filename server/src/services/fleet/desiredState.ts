@@ -1,9 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
-import type { AgentPeer, ServerDelta, ServerSnapshot } from '@vpn/contracts';
+import {
+  RELAY_DEFAULTS,
+  type AgentPeer,
+  type AgentRelay,
+  type AgentRelayRoom,
+  type ServerDelta,
+  type ServerSnapshot,
+} from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
+import type { Bus } from '../../realtime/bus.ts';
 import { customers, peers, serverChanges, servers } from '../../db/schema.ts';
 import { decrypt } from '../../lib/crypto.ts';
+import { getSiteSettings } from '../site/settings.ts';
 import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
 import type { ServerRow } from './servers.ts';
 
@@ -23,6 +32,22 @@ export interface Change {
 export interface Revision {
   serverId: number;
   revision: number;
+}
+
+/**
+ * Every server's agent gets a full snapshot: a site-wide switch that reaches the nodes changed
+ * (discovery, issue 25).
+ */
+export async function resendAllServers(db: Db, bus: Bus): Promise<void> {
+  const ids = await db.select({ id: servers.id }).from(servers);
+  const revisions = await db.transaction((tx) =>
+    recordChanges(
+      tx,
+      ids.map((s) => ({ serverId: s.id, full: true })),
+    ),
+  );
+  for (const r of revisions)
+    await bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
 }
 
 /** Records changes inside the caller's transaction; returns the new revision of each server. */
@@ -94,6 +119,15 @@ export async function buildSnapshot(
     .where(liveOnServer(server.id))
     .orderBy(asc(peers.id));
   const rooms = await roomsForServer(db, server, meshKey);
+  const site = await getSiteSettings(db);
+  const relay: AgentRelay = {
+    enabled: site.allow_discovery && server.allowDiscovery,
+    rate_per_second: RELAY_DEFAULTS.rate_per_second,
+    burst: RELAY_DEFAULTS.burst,
+    max_bytes: RELAY_DEFAULTS.max_bytes,
+    deny_ports: [...RELAY_DEFAULTS.deny_ports],
+    rooms: site.allow_discovery && server.allowDiscovery ? rooms.relay : [],
+  };
   return {
     type: 'snapshot',
     revision: current?.revision ?? server.revision,
@@ -107,6 +141,7 @@ export async function buildSnapshot(
     },
     peers: [...rows.map((p) => toAgentPeer(key, p)), ...rooms.mesh],
     room_pairs: rooms.pairs,
+    relay,
   };
 }
 
@@ -120,18 +155,19 @@ export function meshPresharedKey(meshKey: Buffer, a: number, b: number): string 
 /**
  * Rooms as one server must enforce them: every (local member, room mate) address pair in both
  * directions, and one mesh link per other server that hosts mates of local members, carrying
- * exactly those mates' addresses (architecture decision 5).
+ * exactly those mates' addresses (architecture decision 5). `relay`: each room with a member here,
+ * its members here and elsewhere (the discovery relay, issue 25).
  */
 export async function roomsForServer(
   db: Db,
   server: ServerRow,
   meshKey: Buffer,
-): Promise<{ pairs: [string, string][]; mesh: AgentPeer[] }> {
+): Promise<{ pairs: [string, string][]; mesh: AgentPeer[]; relay: AgentRelayRoom[] }> {
   const locals = await db
     .select({ id: peers.id, roomId: peers.roomId, address: peers.address })
     .from(peers)
     .where(and(eq(peers.serverId, server.id), isNotNull(peers.roomId)));
-  if (locals.length === 0) return { pairs: [], mesh: [] };
+  if (locals.length === 0) return { pairs: [], mesh: [], relay: [] };
   const roomIds = [...new Set(locals.map((l) => l.roomId!))];
   const members = await db
     .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
@@ -167,7 +203,13 @@ export async function roomsForServer(
     endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
     persistent_keepalive: 25,
   }));
-  return { pairs: [...pairs.values()], mesh };
+  const relay = new Map<number, AgentRelayRoom>();
+  for (const m of [...members].sort((a, b) => a.id - b.id)) {
+    const room = relay.get(m.roomId!) ?? { id: m.roomId!, local: [], remote: [] };
+    (m.serverId === server.id ? room.local : room.remote).push(host(m.address));
+    relay.set(m.roomId!, room);
+  }
+  return { pairs: [...pairs.values()], mesh, relay: [...relay.values()].sort((a, b) => a.id - b.id) };
 }
 
 /**

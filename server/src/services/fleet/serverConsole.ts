@@ -250,11 +250,15 @@ export class AdminServerService {
           ...(patch.ubication !== undefined ? { ubication: patch.ubication } : {}),
           ...(patch.active !== undefined ? { active: patch.active } : {}),
           ...(patch.allow_partys !== undefined ? { allowRooms: patch.allow_partys } : {}),
+          ...(patch.allow_discovery !== undefined ? { allowDiscovery: patch.allow_discovery } : {}),
         })
         .where(eq(servers.id, id))
         .returning();
       const endpointChanged = after!.host !== before.host || after!.port !== before.port;
       let revisions: Revision[] = [];
+      // The discovery switch changes only this server's relay rules: a snapshot for its agent.
+      if (!endpointChanged && after!.allowDiscovery !== before.allowDiscovery)
+        revisions = await recordChanges(tx, [{ serverId: id, full: true }]);
       if (endpointChanged) {
         // Servers hosting room mates of this server's peers dial it through a mesh link.
         const meshed = await tx
@@ -363,6 +367,6 @@ export class AdminServerService {
 
 /** What the audit compares: configuration, not the agent's live counters. */
 function stripKeys(s: AdminServer): Record<string, unknown> {
-  const { name, host, port, ubication, active, allow_partys, dns, mtu, interface_name } = s;
-  return { name, host, port, ubication, active, allow_partys, dns, mtu, interface_name };
+  const { name, host, port, ubication, active, allow_partys, allow_discovery, dns, mtu, interface_name } = s;
+  return { name, host, port, ubication, active, allow_partys, allow_discovery, dns, mtu, interface_name };
 }

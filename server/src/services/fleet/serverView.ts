@@ -20,6 +20,13 @@ export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string |
     ubication: s.ubication,
     active: s.active,
     allow_partys: s.allowRooms,
+    allow_discovery: s.allowDiscovery,
+    relay: {
+      active: s.relayActive,
+      relayed: s.relayRelayed,
+      dropped: s.relayDropped,
+      reported_at: s.relayReportedAt?.toISOString() ?? null,
+    },
     dns: s.dns,
     mtu: s.mtu,
     interface_name: s.interfaceName,

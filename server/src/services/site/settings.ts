@@ -16,6 +16,7 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
   allow_email: false,
   allow_partys: false,
   allow_payments_remesita: false,
+  allow_discovery: true,
 };
 
 const KEYS = Object.keys(DEFAULT_SITE_SETTINGS) as (keyof SiteSettings)[];
@@ -77,6 +78,7 @@ export const PUBLIC_SWITCHES = [
   'show_landing',
   'allow_email',
   'allow_partys',
+  'allow_discovery',
 ] as const satisfies readonly (keyof SiteSettings)[];
 export type PublicSwitches = Pick<SiteSettings, (typeof PUBLIC_SWITCHES)[number]>;
 

@@ -115,6 +115,20 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly serverRelayActive = new Gauge({
+    name: 'vpn_server_discovery_relay_active',
+    help: 'Per server whose agent reported its game-discovery relay (issue 25): 1 while its rules are in place, 0 when switched off',
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly serverRelayDatagrams = new Gauge({
+    name: 'vpn_server_discovery_datagrams_total',
+    help: 'Game-discovery datagrams (broadcast, multicast) of room members, relayed to the room or dropped by the limits (size, denied port, sender rate); counted by the agent since it started, so it resets when the agent restarts (use rate())',
+    labelNames: ['server_id', 'server', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly invoiceCount = new Gauge({
     name: 'vpn_invoices',
     help: 'Invoices by gateway and state',
@@ -159,11 +173,15 @@ export class Telemetry {
       active_peers: string | number;
       disabled_peers: string | number;
       concurrent_peers: string | number;
+      relay_active: boolean | null;
+      relay_relayed: string | number;
+      relay_dropped: string | number;
     };
     const fleet = await db.execute(sql`
       select s.id, s.name, s.revision, s.acked_revision as acked,
              extract(epoch from s.last_seen_at) as last_seen,
              s.agent_version, s.agent_node_version,
+             s.relay_active, s.relay_relayed, s.relay_dropped,
              count(p.id) filter (where p.active) as active_peers,
              count(p.id) filter (where not p.active) as disabled_peers,
              count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers
@@ -178,6 +196,8 @@ export class Telemetry {
       this.serverConnected,
       this.serverAgentInfo,
       this.serverConcurrentUse,
+      this.serverRelayActive,
+      this.serverRelayDatagrams,
     ])
       g.reset();
     const here = new Set(live.connectedServers ?? []);
@@ -193,6 +213,11 @@ export class Telemetry {
       this.serverLastSeen.set(labels, s.last_seen === null ? 0 : Number(s.last_seen));
       this.serverConnected.set(labels, here.has(Number(s.id)) ? 1 : 0);
       this.serverConcurrentUse.set(labels, Number(s.concurrent_peers));
+      if (s.relay_active !== null) {
+        this.serverRelayActive.set(labels, s.relay_active ? 1 : 0);
+        this.serverRelayDatagrams.set({ ...labels, outcome: 'relayed' }, Number(s.relay_relayed));
+        this.serverRelayDatagrams.set({ ...labels, outcome: 'dropped' }, Number(s.relay_dropped));
+      }
       if (s.agent_version !== null) {
         const latest = live.latestAgentVersion ?? null;
         const outdated = latest !== null && compareVersions(s.agent_version, latest) < 0;

@@ -110,6 +110,10 @@ function Status({ server }: { server: AdminServerDetail }) {
     [t.lastSeen, when],
     [t.onlinePeers, `${server.online_peers} / ${server.peers}`],
     [t.rooms, server.allow_partys ? t.roomsOn : t.roomsOff],
+    [
+      t.relay,
+      t.relayValue(server.relay.active, server.allow_discovery, server.relay.relayed, server.relay.dropped),
+    ],
   ];
   return (
     <dl className="mt-4 grid gap-x-6 gap-y-3 sm:grid-cols-2 lg:grid-cols-3">

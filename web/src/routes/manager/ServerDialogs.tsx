@@ -183,7 +183,7 @@ function Check({
   );
 }
 
-/** Edits name, host, port, location, active and rooms; sends only what changed. */
+/** Edits name, host, port, location, active, rooms and discovery; sends only what changed. */
 export function EditServerDialog({
   server,
   onClose,
@@ -213,6 +213,7 @@ function EditForm({
     ubication: server.ubication,
     active: server.active,
     allowRooms: server.allow_partys,
+    allowDiscovery: server.allow_discovery,
   });
   const [error, setError] = useState<string | null>(null);
   const save = useMutation({
@@ -232,6 +233,7 @@ function EditForm({
     if (form.ubication.trim() !== server.ubication) body.ubication = form.ubication.trim();
     if (form.active !== server.active) body.active = form.active;
     if (form.allowRooms !== server.allow_partys) body.allow_partys = form.allowRooms;
+    if (form.allowDiscovery !== server.allow_discovery) body.allow_discovery = form.allowDiscovery;
     if (Object.keys(body).length === 0) return onClose();
     setError(null);
     save.mutate(body);
@@ -268,6 +270,12 @@ function EditForm({
         checked={form.allowRooms}
         disabled={save.isPending}
         onChange={(v) => setForm((prev) => ({ ...prev, allowRooms: v }))}
+      />
+      <Check
+        label={t.allowDiscovery}
+        checked={form.allowDiscovery}
+        disabled={save.isPending}
+        onChange={(v) => setForm((prev) => ({ ...prev, allowDiscovery: v }))}
       />
     </FormDialog>
   );

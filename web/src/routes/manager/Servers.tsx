@@ -159,6 +159,20 @@ export function ManagerServers() {
       header: c.state,
       cell: (s) => <StateBadge ok={s.active}>{s.active ? t.enabled : t.disabled}</StateBadge>,
     },
+    {
+      key: 'relay',
+      header: c.relay,
+      cell: (s) =>
+        s.relay.active === null ? (
+          <span className="text-xs text-slate-400" title={t.relayTitle}>
+            {t.relayUnknown}
+          </span>
+        ) : (
+          <span title={t.relayTitle}>
+            <StateBadge ok={s.relay.active}>{s.relay.active ? t.relayOn : t.relayOff}</StateBadge>
+          </span>
+        ),
+    },
     { key: 'peers', header: c.peers, cell: (s) => s.peers.toLocaleString('es-ES') },
   ];
 

@@ -115,6 +115,7 @@ describe('Resumen and Ajustes', () => {
     allow_email: true,
     allow_partys: false,
     allow_payments_remesita: false,
+    allow_discovery: true,
   };
 
   it('sets the policy: notify and regenerate after N detections in 24 h', async () => {

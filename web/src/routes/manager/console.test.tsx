@@ -17,6 +17,7 @@ const settings: SiteSettings = {
   allow_email: true,
   allow_partys: false,
   allow_payments_remesita: false,
+  allow_discovery: true,
 };
 
 function signedIn(routes: Record<string, Handler>) {

@@ -37,6 +37,8 @@ const madrid: AdminServer = {
   ubication: 'Madrid, España',
   active: true,
   allow_partys: true,
+  allow_discovery: true,
+  relay: { active: true, relayed: 1234, dropped: 56, reported_at: '2025-03-05T10:00:00.000Z' },
   dns: '1.1.1.1',
   mtu: 1420,
   interface_name: 'wg0',
@@ -183,6 +185,50 @@ describe('Servidores', { timeout: 20_000 }, () => {
     await userEvent.click(within(form).getByRole('button', { name: 'Guardar cambios' }));
     expect(await screen.findByText('Servidor actualizado correctamente')).toBeInTheDocument();
     expect(api.callsTo('PATCH /api/admin/servers/3')[0]?.body).toEqual({ port: 51900, allow_partys: false });
+  });
+
+  it('shows whether each node relays game discovery, and switches it off for one server', async () => {
+    const quiet: AdminServer = {
+      ...madrid,
+      id: 5,
+      name: 'Lima',
+      ubication: 'Perú',
+      allow_discovery: false,
+      relay: { active: false, relayed: 10, dropped: 0, reported_at: null },
+    };
+    const old: AdminServer = {
+      ...madrid,
+      id: 6,
+      name: 'Quito',
+      ubication: 'Ecuador',
+      relay: { active: null, relayed: 0, dropped: 0, reported_at: null },
+    };
+    const api = signedIn(
+      serverRoutes({
+        'GET /api/admin/servers': { body: { count: 3, results: [madrid, quiet, old] } },
+        'PATCH /api/admin/servers/3': (call) => ({ body: { ...madrid, ...(call.body as object) } }),
+      }),
+    );
+    renderApp('/manager/dashboard/servers');
+    const table = await screen.findByRole('table', { name: 'Servidores' });
+    expect(within(table).getByRole('columnheader', { name: 'Descubrimiento' })).toBeInTheDocument();
+    expect(within(table).getByRole('row', { name: /Madrid/ })).toHaveTextContent('Reenvía');
+    expect(within(table).getByRole('row', { name: /Lima/ })).toHaveTextContent('No reenvía');
+    expect(within(table).getByRole('row', { name: /Quito/ })).toHaveTextContent('Sin datos');
+
+    await userEvent.click(within(table).getByText('Madrid'));
+    const panel = await screen.findByRole('complementary', { name: 'Estado en vivo' });
+    expect(within(panel).getByText('Descubrimiento de juegos').nextSibling).toHaveTextContent(
+      'Reenvía · 1234 reenviados, 56 descartados'.replace('1234', (1234).toLocaleString('es-ES')),
+    );
+    await userEvent.click(await within(panel).findByRole('button', { name: 'Editar' }));
+    const form = await screen.findByRole('dialog', { name: 'Editar servidor' });
+    const box = within(form).getByLabelText('Descubrimiento de juegos en las salas (difusión y multicast)');
+    expect(box).toBeChecked();
+    await userEvent.click(box);
+    await userEvent.click(within(form).getByRole('button', { name: 'Guardar cambios' }));
+    expect(await screen.findByText('Servidor actualizado correctamente')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/admin/servers/3')[0]?.body).toEqual({ allow_discovery: false });
   });
 
   it('drains after confirming with a reason, and the bar follows the admin_drain pushes', async () => {
@@ -393,6 +439,7 @@ const siteSettings = {
   allow_email: true,
   allow_partys: false,
   allow_payments_remesita: false,
+  allow_discovery: true,
 };
 
 describe('Ajustes — pasarelas', { timeout: 20_000 }, () => {

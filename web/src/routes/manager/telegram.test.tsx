@@ -20,6 +20,7 @@ const settings: SiteSettings = {
   allow_email: true,
   allow_partys: false,
   allow_payments_remesita: false,
+  allow_discovery: true,
 };
 
 describe('Telegram in the console', () => {

@@ -1,0 +1,111 @@
+/**
+ * A tiny UDP receiver and sender run inside a namespace (`ip netns exec NS node -e …`), for the
+ * discovery relay's data-plane test: what a LAN game does (a broadcast or multicast datagram from a
+ * fixed source port) and what the other player's game sees (each datagram's source address and port).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface Datagram {
+  /** The port it arrived on. */
+  port: number;
+  from: string;
+  fromPort: number;
+  text: string;
+  /** Milliseconds since the receiver started. */
+  at: number;
+}
+
+const RECEIVER = `
+const dgram = require('node:dgram');
+const t0 = Date.now();
+for (const port of process.argv.slice(1).map(Number)) {
+  const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+  s.on('message', (msg, r) => process.stdout.write(JSON.stringify({ port, from: r.address, fromPort: r.port, text: msg.toString().slice(0, 64), at: Date.now() - t0 }) + '\\n'));
+  s.bind(port, '0.0.0.0', () => { if (port === Number(process.argv.at(-1))) process.stdout.write('{"ready":true}\\n'); });
+}
+`;
+
+/** Listens on `ports` (all addresses) in `ns` until stopped; collects every datagram. */
+export class Receiver {
+  readonly got: Datagram[] = [];
+  private readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+
+  constructor(ns: string, ports: number[]) {
+    this.child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', RECEIVER, ...ports.map(String)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buf = '';
+    let ready: () => void;
+    this.ready = new Promise((r) => (ready = r));
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buf.slice(0, nl)) as Datagram | { ready: true };
+        buf = buf.slice(nl + 1);
+        if ('ready' in line) ready();
+        else this.got.push(line);
+      }
+    });
+  }
+
+  /** Datagrams whose text starts with `tag`. */
+  tagged(tag: string): Datagram[] {
+    return this.got.filter((d) => d.text.startsWith(tag));
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+  }
+}
+
+const SENDER = `
+const dgram = require('node:dgram');
+const [bindAddr, sport, dest, dport, count, perSecond, tag] = process.argv.slice(1);
+const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+s.bind(Number(sport), bindAddr, () => {
+  s.setBroadcast(true);
+  if (dest.startsWith('22') || dest.startsWith('23')) s.setMulticastInterface(bindAddr);
+  const n = Number(count);
+  const gap = 1000 / Number(perSecond);
+  const t0 = Date.now();
+  let i = 0;
+  const next = () => {
+    while (i < n && Date.now() - t0 >= i * gap) {
+      s.send(tag + ' ' + i, Number(dport), dest);
+      i++;
+    }
+    if (i < n) setTimeout(next, 1);
+    else setTimeout(() => s.close(), 200);
+  };
+  next();
+});
+`;
+
+/**
+ * Sends `count` datagrams from `bind`:`sport` to `dest`:`dport` at `perSecond`, texts `<tag> <i>`,
+ * from inside `ns` (broadcast allowed; multicast out of the tunnel address's interface).
+ */
+export function sendUdp(
+  ns: string,
+  o: {
+    bind: string;
+    sport: number;
+    dest: string;
+    dport: number;
+    count: number;
+    perSecond: number;
+    tag: string;
+  },
+): Promise<void> {
+  const args = [o.bind, o.sport, o.dest, o.dport, o.count, o.perSecond, o.tag].map(String);
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', SENDER, ...args], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`emisor UDP terminó con ${code}`)),
+    );
+  });
+}
