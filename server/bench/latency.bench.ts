@@ -153,6 +153,8 @@ try {
   const ids = (await ctx.db.select({ id: peers.id }).from(peers).limit(SAMPLES)).map((p) => p.id);
   const latencies: number[] = [];
   const patchTimes: number[] = [];
+  /** Per sample, success − PATCH answer: the delta, the agent's write, its ack and the push. */
+  const afterAnswer: number[] = [];
   for (const id of ids) {
     const before = push.messages.length;
     const start = performance.now();
@@ -167,10 +169,15 @@ try {
       await new Promise((r) => setImmediate(r));
     }
     latencies.push(performance.now() - start);
+    afterAnswer.push(latencies[latencies.length - 1]! - patchTimes[patchTimes.length - 1]!);
   }
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   patchTimes.sort((a, b) => a - b);
+  afterAnswer.sort((a, b) => a - b);
+  console.log(
+    `  (tras la respuesta HTTP hasta el success — delta, escritura del agente, ack, push: p50 ${afterAnswer[Math.floor(afterAnswer.length / 2)]!.toFixed(1)} ms, p99 ${afterAnswer[Math.floor(afterAnswer.length * 0.99)]!.toFixed(1)} ms)`,
+  );
   console.log(
     `  (respuesta HTTP del PATCH: p50 ${patchTimes[Math.floor(patchTimes.length / 2)]!.toFixed(1)} ms, p99 ${patchTimes[Math.floor(patchTimes.length * 0.99)]!.toFixed(1)} ms)`,
   );
