@@ -2,9 +2,10 @@
  * The room-only tunnel for real (issue 25, part 2): a client loads the `?scope=room` file the way
  * wg-quick does (one route per AllowedIPs entry, no DNS), with wireguard-go, the real agent and
  * nftables, in network namespaces, driven only through the public HTTP API. Room mates answer on
- * two servers, a mate who joins later answers without a new download, a non-mate does not, and a
- * ping to the internet host leaves by the client's own uplink: an nftables counter in the client
- * namespace, keyed by output interface, says which way each packet went.
+ * two servers, a mate who joins later answers without a new download, a non-mate does not, a game's
+ * broadcast and multicast reach the mate through the agent's relay, and a ping to the internet host
+ * leaves by the client's own uplink: an nftables counter in the client namespace, keyed by output
+ * interface, says which way each packet went.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ import {
   uniqueName,
   type Host,
 } from './network.ts';
+import { Receiver } from './udp.ts';
 
 const skip = dataplaneSkipReason();
 
@@ -42,6 +44,7 @@ describe.skipIf(skip !== null)(`room-only tunnel${skip ? ` (omitido: ${skip})` :
   let planId: number;
   let scratch: string;
   const srv: { host: Host; id: number; iface: string }[] = [];
+  const receivers: Receiver[] = [];
 
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
     t.app.inject({ method, url, headers: bearer(token), payload });
@@ -184,6 +187,7 @@ describe.skipIf(skip !== null)(`room-only tunnel${skip ? ` (omitido: ${skip})` :
   });
 
   afterAll(async () => {
+    for (const r of receivers) r.stop();
     await t?.close();
     await lab?.cleanup();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -236,9 +240,22 @@ describe.skipIf(skip !== null)(`room-only tunnel${skip ? ` (omitido: ${skip})` :
     expect(afterPing['internet-uplink']).toBeGreaterThanOrEqual(1);
     expect(afterPing['internet-tunnel']).toBe(0);
 
-    // Discovery (Minecraft Bedrock's broadcast, Minecraft Java's multicast) enters the tunnel.
+    // Discovery (Minecraft Bedrock's broadcast, Minecraft Java's multicast), sent as a game does
+    // (no bound address), enters the tunnel and reaches the mate on the other server, from Ana.
+    const luisGame = new Receiver(cb.ns, [19132, 4445]);
+    receivers.push(luisGame);
+    await luisGame.ready;
     await sendUdp(ca.ns, '255.255.255.255', 19132);
     await sendUdp(ca.ns, '224.0.2.60', 4445);
+    await eventually(
+      () => [19132, 4445].every((port) => luisGame.got.some((d) => d.port === port)),
+      20_000,
+      'descubrimiento recibido por el compañero',
+    );
+    expect(luisGame.got.map((d) => [d.port, d.from, d.text]).sort()).toEqual([
+      [19132, ana.address, 'descubrimiento'],
+      [4445, ana.address, 'descubrimiento'],
+    ]);
     // (At least one: the kernel also loops a broadcast back to the host through postrouting.)
     const afterDiscovery = counters();
     expect(afterDiscovery['broadcast-tunnel']).toBeGreaterThanOrEqual(1);
