@@ -105,6 +105,11 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     // Refusals the router makes before any route or error handler runs (a path segment past
     // maxParamLength, a malformed %-escape): Fastify's own answers are English.
     frameworkErrors: answerFrameworkError,
+    // While an instance closes (systemctl stop, an upgrade) a request that reaches it on a
+    // connection the proxy already holds is answered, not refused: Fastify's default 503 would go
+    // to the user as is (Caddy retries a connection that fails, not an answer). New connections
+    // are refused and go to another instance; close() waits for the requests under way.
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
   // One entry point per domain, lowest first (docs/architecture.md): each builds its services.

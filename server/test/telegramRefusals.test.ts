@@ -33,6 +33,17 @@ describe('Telegram refusing the bot', () => {
   const sendsTo = (chat: number) =>
     fake.calls.filter((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === chat).length;
 
+  /** An announcement published from Contenido with "Enviar por Telegram" ticked. */
+  async function announce(name: string, message: string): Promise<void> {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/advertisements',
+      headers: bearer(owner),
+      payload: { name, message, telegram: true },
+    });
+    expect(res.statusCode).toBe(201);
+  }
+
   /** A customer's chat linked through the dashboard's one-time code. */
   async function linkedChat(username: string, chat: number): Promise<void> {
     const c = await createCustomer(t, username);
@@ -65,13 +76,7 @@ describe('Telegram refusing the bot', () => {
     await linkedChat('bloqueo', 6101);
     await linkedChat('abierto', 6102);
     fake.block(6101);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/advertisements',
-      headers: bearer(owner),
-      payload: { name: 'Corte', message: 'El lunes de 2:00 a 3:00.', telegram: true },
-    });
-    expect(res.statusCode).toBe(201);
+    await announce('Corte', 'El lunes de 2:00 a 3:00.');
     await t.ctx.telegram.notifier.tick();
     await t.ctx.telegram.notifier.tick();
     expect(fake.to(6102).at(-1)?.text).toBe('Nube VPN: Corte\n\nEl lunes de 2:00 a 3:00.');
@@ -89,13 +94,7 @@ describe('Telegram refusing the bot', () => {
     // Told to wait 40 s: the next notices do not knock meanwhile, and an announcement waits too.
     expect(await t.ctx.telegram.send(6002, 'Aviso uno')).toBe(false);
     expect(await t.ctx.telegram.send(6003, 'Aviso dos')).toBe(false);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/advertisements',
-      headers: bearer(owner),
-      payload: { name: 'Tarifas', message: 'Nuevos planes.', telegram: true },
-    });
-    expect(res.statusCode).toBe(201);
+    await announce('Tarifas', 'Nuevos planes.');
     const linkedBefore = fake.to(6102).length;
     await t.ctx.telegram.notifier.tick();
     expect(sendsTo(6002) + sendsTo(6003)).toBe(1);

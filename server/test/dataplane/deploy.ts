@@ -49,20 +49,19 @@ export function runDocCommand(
 }
 
 /**
- * The unprivileged user the panel runs as here, like the unit's `User=vpn-panel` (`nobody`), when
- * it can read the compiled repository; null otherwise (a checkout under a private directory).
+ * The unprivileged user the panel runs as here, like the unit's `User=vpn-panel` (`nobody`). It must
+ * be able to read the compiled repository (`file`): when it cannot (a checkout under a private
+ * directory) this throws, naming the file, rather than letting the test run the panel as root and
+ * prove nothing about the unit's unprivileged user.
  */
-export function unprivilegedUser(): { uid: number; gid: number } | null {
+export function unprivilegedUser(file = join(ROOT, 'server/dist/main.js')): { uid: number; gid: number } {
   const id = (flag: string) => spawnSync('id', [flag, 'nobody'], { encoding: 'utf8' }).stdout.trim();
-  const readable = spawnSync('runuser', [
-    '-u',
-    'nobody',
-    '--',
-    'test',
-    '-r',
-    join(ROOT, 'server/dist/main.js'),
-  ]);
-  return readable.status === 0 ? { uid: Number(id('-u')), gid: Number(id('-g')) } : null;
+  const readable = spawnSync('runuser', ['-u', 'nobody', '--', 'test', '-r', file]);
+  if (readable.status !== 0)
+    throw new Error(
+      `el usuario nobody no puede leer ${file}: el panel correría como root. Deje legibles (o+rx) los directorios que llevan al repositorio.`,
+    );
+  return { uid: Number(id('-u')), gid: Number(id('-g')) };
 }
 
 /** True when `runuser -u postgres -- psql` reaches the cluster behind `url` (a local Debian one). */
@@ -236,6 +235,48 @@ export class HttpsClient {
       req.on('error', reject);
       req.end(body);
     });
+  }
+
+  /**
+   * A JSON request in flight: its headers and the first half of its body go now, the rest when
+   * `finish()` is called, so the request is open at the panel meanwhile (Caddy streams bodies).
+   */
+  slowRequest(
+    method: string,
+    path: string,
+    json: unknown,
+  ): { finish: () => void; answer: Promise<HttpsAnswer> } {
+    const body = Buffer.from(JSON.stringify(json));
+    let finish = () => {};
+    const answer = new Promise<HttpsAnswer>((resolve, reject) => {
+      const req = httpsRequest(
+        new URL(path, this.base),
+        {
+          method,
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+          ca: this.ca,
+          lookup: this.lookup,
+          localAddress: this.localAddress,
+          agent: false,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString(),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, body.length >> 1));
+      finish = () => void req.end(body.subarray(body.length >> 1));
+    });
+    return { finish, answer };
   }
 
   async json<T>(method: string, path: string, opts: Parameters<HttpsClient['request']>[2] = {}) {
