@@ -102,6 +102,7 @@ export const RATE_LIMIT_VARS = [
   ['RATE_LIMIT_PASSWORD_CHANGE_PER_ACCOUNT', 'passwordChangePerAccount'],
   ['RATE_LIMIT_MANAGER_SENSITIVE', 'sensitivePerManager'],
   ['RATE_LIMIT_PEER_CHANGES', 'peerChangesPerPeer'],
+  ['RATE_LIMIT_INVOICES_PER_CUSTOMER', 'invoicesPerCustomer'],
 ] as const satisfies readonly (readonly [string, keyof RateLimitPolicy])[];
 
 /** Every environment variable the control plane reads; README.md has the same table. */

@@ -3,7 +3,8 @@
  * invoices): a signed-in buyer, the purchase call, the payment-result page and the peer list, each
  * through the public API. `app` is read at call time (the tests build theirs in beforeAll).
  */
-import { plans } from '../src/db/schema.ts';
+import { eq, sql } from 'drizzle-orm';
+import { invoices, plans } from '../src/db/schema.ts';
 import { bearer, createCustomer, login, type TestApp } from './helpers.ts';
 
 /**
@@ -42,4 +43,15 @@ export function customerPayments(app: () => TestApp) {
       (await inject('GET', `/api/client/invoices/${id}`, access)).json(),
     myPeers: async (access: string) => (await inject('GET', '/api/client/accounts/peers', access)).json(),
   };
+}
+
+/**
+ * Moves an invoice's last gateway check 31 s back, as if its 30 s had passed: the next poll or
+ * webhook notice asks the gateway again (services/billing/invoices.ts, CHECK_EVERY).
+ */
+export async function gatewayCheckOver(t: TestApp, invoiceId: string): Promise<void> {
+  await t.ctx.db
+    .update(invoices)
+    .set({ gatewayCheckedAt: sql`now() - interval '31 seconds'` })
+    .where(eq(invoices.id, invoiceId));
 }

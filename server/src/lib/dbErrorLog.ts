@@ -119,3 +119,10 @@ export function serializeError(err: unknown, depth = 0): SerializedError {
   if (own.cause) out.cause = serializeError(own.cause, depth + 1);
   return out;
 }
+
+/**
+ * An error as a log line's `reason`: a database error is its query's name and SQLSTATE
+ * ("database error 23505 in insert into peers"), never the driver's or Drizzle's message, which
+ * quote the values; any other error its own message (ours are Spanish and hold no secrets).
+ */
+export const reasonOf = (err: unknown): string => serializeError(err).message;

@@ -35,4 +35,6 @@ export interface RateLimitPolicy {
   sensitivePerManager: Limit;
   /** Customers' key regenerations and server changes per peer. */
   peerChangesPerPeer: Limit;
+  /** Invoices a customer creates (each a row and one or two calls to the gateway). */
+  invoicesPerCustomer: Limit;
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { invoices } from '../db/schema.ts';
 import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../test/helpers.ts';
-import { customerPayments, openShop } from '../../test/payments.ts';
+import { customerPayments, gatewayCheckOver, openShop } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -57,6 +57,8 @@ const notify = async (uuid: string, remoteId?: string) =>
       payload: remoteId ? { transaction_uuid: uuid, remote_id: remoteId } : { transaction_uuid: uuid },
     })
   ).json();
+
+const checkWindowOver = (id: string) => gatewayCheckOver(t, id);
 
 describe('a QvaPay confirmation credits only the invoice it belongs to', () => {
   it('refuses a paid transaction other than the one stored at creation, even naming this invoice', async () => {
@@ -175,7 +177,43 @@ describe('a QvaPay confirmation credits only the invoice it belongs to', () => {
     } finally {
       await qvapay.listenAgain();
     }
+    // QvaPay's next notice, once the 30 s of the last check have passed, credits it.
+    await checkWindowOver(a.id);
     expect(await notify(a.uuid, a.id)).toMatchObject({ credited: true });
+  });
+});
+
+describe('the webhook, called by anyone', () => {
+  it('50 hits for one invoice ask QvaPay once; the payment page shares that check', async () => {
+    const c = await buyer();
+    const a = await invoiceOf(c.access, 'Martillo');
+    const asked = () => qvapay.requests.filter((p) => p.endsWith(`/transaction/${a.uuid}`)).length;
+    const before = asked();
+    const hits = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        t.app.inject({
+          method: i % 2 ? 'GET' : 'POST',
+          url: `/api/payments/qvapay/webhook?transaction_uuid=${a.uuid}`,
+          remoteAddress: `198.18.9.${i + 1}`,
+        }),
+      ),
+    );
+    expect(hits.map((h) => h.statusCode)).toEqual(Array(50).fill(200));
+    expect(hits.every((h) => h.json().credited === false)).toBe(true);
+    expect(asked() - before).toBe(1);
+    // Paid now: the page's polls and more hits within the 30 s still make no call...
+    qvapay.pay(a.uuid);
+    expect((await shown(c.access, a.id)).status).toBe('pending');
+    expect(await notify(a.uuid)).toMatchObject({ credited: false });
+    expect(asked() - before).toBe(1);
+    // ...and the first hit after them asks again, and credits.
+    await checkWindowOver(a.id);
+    expect(await notify(a.uuid)).toEqual({ ok: true, credited: true });
+    expect(asked() - before).toBe(2);
+    // A paid invoice is never asked about again, however often the webhook is called.
+    await checkWindowOver(a.id);
+    expect(await notify(a.uuid)).toEqual({ ok: true, credited: false });
+    expect(asked() - before).toBe(2);
   });
 });
 

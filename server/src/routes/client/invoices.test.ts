@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoices, peers } from '../../db/schema.ts';
 import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
-import { customerPayments, openShop } from '../../../test/payments.ts';
+import { customerPayments, gatewayCheckOver, openShop } from '../../../test/payments.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
 
 let t: TestApp;
@@ -52,7 +52,10 @@ describe('QvaPay', () => {
     expect(forged.json().credited).toBe(false);
     expect(await myPeers(c.access)).toEqual([]);
 
+    // Paid, and notified again once the 30 s of that check have passed (issue 26: at most one
+    // question to QvaPay per invoice per 30 s, however often the webhook is called).
     qvapay.pay(row!.transactionUuid!);
+    await gatewayCheckOver(t, id);
     const results = await Promise.all(
       [1, 2, 3].map(() =>
         t.app.inject({
@@ -128,6 +131,50 @@ describe('QvaPay', () => {
       url: `/api/payments/qvapay/webhook?transaction_uuid=${rb!.transactionUuid}`,
     });
     expect(cheap.json().credited).toBe(false);
+  });
+});
+
+describe('invoices per customer', () => {
+  it('refuses a burst of invoices past RATE_LIMIT_INVOICES_PER_CUSTOMER with 429, creating nothing and calling no gateway', async () => {
+    const limited = await createTestApp({
+      database: t.database,
+      scheduler: false,
+      env: {
+        QVAPAY_APP_ID: 'app-1',
+        QVAPAY_APP_SECRET: 'secreto',
+        QVAPAY_API_URL: qvapay.apiUrl,
+        PUBLIC_URL: 'https://panel.example',
+        RATE_LIMIT_INVOICES_PER_CUSTOMER: `3/${30 * 86_400}`,
+      },
+    });
+    try {
+      await setSettings(limited, { allow_payments_qvapay: true });
+      const c = await buyer();
+      const other = await buyer();
+      const created = () => qvapay.requests.filter((p) => p.endsWith('/create_invoice')).length;
+      const before = created();
+      const buy = (access: string, i: number) =>
+        limited.app.inject({
+          method: 'PUT',
+          url: '/api/client/invoices',
+          headers: bearer(access),
+          payload: { operation: 'new_peer', peer: `Ráfaga ${i}`, plan: planId },
+        });
+      const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => buy(c.access, i)));
+      expect(burst.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+      const refused = burst.find((r) => r.statusCode === 429)!;
+      expect(refused.json().message).toBe(
+        'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+      );
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const rows = await limited.ctx.db.select().from(invoices).where(eq(invoices.customerId, c.id));
+      expect(rows).toHaveLength(3);
+      expect(created() - before).toBe(3);
+      // Another customer's purchases are not held back by this one's.
+      expect((await buy(other.access, 9)).statusCode).toBe(200);
+    } finally {
+      await limited.app.close();
+    }
   });
 });
 

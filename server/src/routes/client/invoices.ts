@@ -3,8 +3,16 @@ import { z } from 'zod';
 import { ErrorBody, Invoice, InvoiceBody, InvoiceCreated, PaymentSettings } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
+import { consume } from '../../services/identity/rateLimit.ts';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody };
+const errors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  429: ErrorBody,
+  502: ErrorBody,
+};
 
 /** Purchases: an invoice, then the gateway's payment page; the result page reads the invoice back. */
 export const invoiceRoutes =
@@ -15,13 +23,19 @@ export const invoiceRoutes =
       {
         schema: {
           tags: ['payments'],
-          summary: 'Crea una factura y devuelve la URL de pago',
+          summary:
+            'Crea una factura y devuelve la URL de pago (limitado por cliente: RATE_LIMIT_INVOICES_PER_CUSTOMER)',
           security: [{ bearer: [] }],
           body: InvoiceBody,
           response: { 200: InvoiceCreated, ...errors },
         },
       },
-      async (request) => ctx.invoices.create(principalOf(request).id, request.body),
+      async (request) => {
+        const id = principalOf(request).id;
+        // Each invoice is a row and one or two calls to the gateway: a customer's burst is bounded.
+        await consume(ctx.db, `invoices:customer:${id}`, ctx.rateLimits.invoicesPerCustomer);
+        return ctx.invoices.create(id, request.body);
+      },
     );
 
     app.get(

@@ -250,6 +250,11 @@ describe('a provisioning failure', () => {
       await t.ctx.db.execute(sql`drop function no_history()`);
     }
     expect(failuresOf(id)).toHaveLength(1);
+    // The database's refusal is logged as the query's name and SQLSTATE: Drizzle's message would
+    // quote the query's values (the peer, the invoice, the plan).
+    const [failure] = failuresOf(id);
+    expect(failure!.reason).toBe('database error P0001 in insert into plan_history');
+    expect(JSON.stringify(failure)).not.toMatch(/sin espacio|params/);
     expect(await showInvoice(c.access, id)).toMatchObject({ status: 'paid', delivered: false });
     const [unchanged] = await myPeers(c.access);
     expect(Date.parse(unchanged.expiration_date)).toBe(before);

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { billingMsg, catalogMsg, msg, type Invoice, type InvoiceBody } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { invoices, paymentNotices, peers, planHistory, plans } from '../../db/schema.ts';
+import { reasonOf } from '../../lib/dbErrorLog.ts';
 import {
   badRequest,
   constraintOf,
@@ -208,24 +209,7 @@ export class InvoiceService {
   async present(customerId: number, id: string): Promise<Invoice> {
     let row = await this.getOwned(customerId, id);
     if (row.status === 'pending' && (await this.gatewayOf(row.gateway))?.verify) {
-      const [claimed] = await this.db
-        .update(invoices)
-        .set({ gatewayCheckedAt: sql`now()` })
-        .where(
-          and(
-            eq(invoices.id, row.id),
-            eq(invoices.status, 'pending'),
-            or(
-              isNull(invoices.gatewayCheckedAt),
-              lte(invoices.gatewayCheckedAt, sql`now() - ${CHECK_EVERY}::interval`),
-            ),
-          ),
-        )
-        .returning({ id: invoices.id });
-      if (claimed) {
-        const { message } = await this.confirm(row);
-        await this.db.update(invoices).set({ gatewayMessage: message }).where(eq(invoices.id, row.id));
-      }
+      await this.checkClaimed(row, ['pending']);
       row = await this.getOwned(customerId, id);
     }
     const message = row.gatewayMessage;
@@ -325,7 +309,42 @@ export class InvoiceService {
     if (!row) return { credited: false, message: msg.paymentNotFound };
     if (remoteId !== null && remoteId !== row.id)
       return { credited: false, message: msg.paymentNotThisInvoice };
-    return this.confirm(row);
+    // Anyone can call the webhook, as often as they like: QvaPay is asked about an invoice at most
+    // once per CHECK_EVERY, shared with the payment page's polls (issue 26). In between, the answer is
+    // what the last check said.
+    if (!(CONFIRMABLE as readonly string[]).includes(row.status)) return { credited: false, message: null };
+    const checked = await this.checkClaimed(row, CONFIRMABLE);
+    return checked ?? { credited: false, message: row.gatewayMessage };
+  }
+
+  /**
+   * Asks the gateway about the invoice if this call claims the check (the row's `gateway_checked_at`
+   * older than {@link CHECK_EVERY}, with a status in `statuses`: one conditional update, so polls,
+   * webhooks and instances share it) and keeps what it said for the payment page. Null when a check
+   * ran within CHECK_EVERY.
+   */
+  private async checkClaimed(row: InvoiceRow, statuses: readonly string[]): Promise<Confirmation | null> {
+    const [claimed] = await this.db
+      .update(invoices)
+      .set({ gatewayCheckedAt: sql`now()` })
+      .where(
+        and(
+          eq(invoices.id, row.id),
+          inArray(invoices.status, [...statuses]),
+          or(
+            isNull(invoices.gatewayCheckedAt),
+            lte(invoices.gatewayCheckedAt, sql`now() - ${CHECK_EVERY}::interval`),
+          ),
+        ),
+      )
+      .returning({ id: invoices.id });
+    if (!claimed) return null;
+    const confirmation = await this.confirm(row);
+    await this.db
+      .update(invoices)
+      .set({ gatewayMessage: confirmation.message })
+      .where(eq(invoices.id, row.id));
+    return confirmation;
   }
 
   /** Remesita's IPN: see {@link notifyRemesita} (services/billing/remesitaIpn.ts). */
@@ -422,7 +441,7 @@ export class InvoiceService {
       // Delivered all the same: agents converge from the change log on their next sync, and the
       // customer's list is read again when their socket reconnects.
       this.deps.log.error(
-        { invoice: invoiceId, reason: err instanceof Error ? err.message : String(err) },
+        { invoice: invoiceId, reason: reasonOf(err) },
         'factura entregada, pero no se pudo avisar al agente o al cliente',
       );
     }
@@ -466,9 +485,10 @@ export class InvoiceService {
   }
 
   private async deliveryFailed(invoiceId: string, err: unknown): Promise<void> {
-    // The reason only (a Spanish message such as "No hay servidores disponibles", or the database's):
-    // never the row, which holds the transaction reference.
-    const reason = err instanceof Error ? err.message : String(err);
+    // The reason only (a Spanish message such as "No hay servidores disponibles", or the failed
+    // query's name and SQLSTATE): never the row, which holds the transaction reference, nor a
+    // database error's message, which quotes the query's values.
+    const reason = reasonOf(err);
     try {
       const [row] = await this.db
         .update(invoices)
@@ -484,7 +504,7 @@ export class InvoiceService {
       );
     } catch (e) {
       this.deps.log.error(
-        { invoice: invoiceId, reason, error: e instanceof Error ? e.message : String(e) },
+        { invoice: invoiceId, reason, error: reasonOf(e) },
         'factura pagada sin entregar: no se pudo programar el reintento',
       );
     }

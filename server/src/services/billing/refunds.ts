@@ -11,6 +11,7 @@ import { billingMsg, msg, type InvoiceRefund } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { invoices } from '../../db/schema.ts';
 import { badRequest, conflict, HttpError, notFound, UUID_RE } from '../../lib/errors.ts';
+import { reasonOf } from '../../lib/dbErrorLog.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { REFUNDABLE_GATEWAYS } from './invoiceConsole.ts';
 import { announceInvoice } from './invoiceEvents.ts';
@@ -126,7 +127,7 @@ export class RefundService {
       // The gateway already sent the money back: that must not be lost from sight.
       if (refundReference !== null)
         this.deps.log.error(
-          { invoice: id, refund: refundReference, reason: err instanceof Error ? err.message : String(err) },
+          { invoice: id, refund: refundReference, reason: reasonOf(err) },
           'reembolso hecho en la pasarela pero no registrado',
         );
       throw err;

@@ -20,6 +20,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   passwordChangePerAccount: { max: 10, windowSeconds: 3600 },
   sensitivePerManager: { max: 10, windowSeconds: 900 },
   peerChangesPerPeer: { max: 10, windowSeconds: 3600 },
+  invoicesPerCustomer: { max: 10, windowSeconds: 600 },
 };
 
 /** After this many wrong passwords from one address for one account, each further try waits 1, 2, 4… s (≤ 60). */
