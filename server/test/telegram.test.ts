@@ -31,6 +31,7 @@ import {
   listen,
   login,
   managerToken,
+  reauthHeader,
   type TestApp,
 } from './helpers.ts';
 import { ProtocolAgent } from './protocolAgent.ts';
@@ -91,8 +92,19 @@ describe('Telegram bot', () => {
   let peer: typeof peers.$inferSelect;
   const CHAT = 5001;
 
-  const call = (method: string, url: string, token: string, payload?: unknown) =>
-    t.app.inject({ method: method as 'GET', url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  const call = (
+    method: string,
+    url: string,
+    token: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...bearer(token), ...headers },
+      ...(payload ? { payload } : {}),
+    });
 
   /** Writes `text` in `chat` and answers what the bot said back (the next `count` messages). */
   async function say(chat: number, text: string, count = 1) {
@@ -105,8 +117,13 @@ describe('Telegram bot', () => {
     fake.press(chat, data);
     return fake.waitFor(chat, count, before);
   }
-  async function linkChat(token: string, chat: number, path = '/api/client/telegram/link') {
-    const res = await call('POST', path, token);
+  async function linkChat(
+    token: string,
+    chat: number,
+    path = '/api/client/telegram/link',
+    headers: Record<string, string> = {},
+  ) {
+    const res = await call('POST', path, token, undefined, headers);
     expect(res.statusCode).toBe(200);
     const url = new URL(res.json().url);
     expect(`${url.origin}${url.pathname}`).toBe(`https://t.me/${fake.username}`);
@@ -406,23 +423,40 @@ describe('Telegram bot', () => {
     expect((await call('POST', '/api/admin/me/telegram/link', support)).json()).toMatchObject({
       code: 'telegram_role',
     });
-    const m = await createManager(t, 'operador', 'clave-de-gestor', 'operations');
-    const ops = (
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/admin/login',
-        payload: { username: m.username, password: m.password },
-      })
-    ).json().access as string;
+    /** A manager signed in, with the password confirmed again (X-Reauth) before two-factor is on. */
+    const signedIn = async (username: string, role: 'owner' | 'operations') => {
+      const manager = await createManager(t, username, 'clave-de-gestor', role);
+      const session = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/admin/login',
+          payload: { username, password: manager.password },
+        })
+      ).json().access as string;
+      return { ...manager, session, confirmed: await reauthHeader(t, session, manager.password) };
+    };
+    const m = await signedIn('operador', 'operations');
+    const ops = m.session;
     const noTotp = await call('POST', '/api/admin/me/telegram/link', ops);
     expect(noTotp.statusCode).toBe(409);
     expect(noTotp.json().message).toMatch(/verificación en dos pasos/);
-    // Two-factor enrolled (as confirming a code would leave it): the link is allowed.
+    // Two-factor enrolled (as confirming a code would leave it): the link also wants the password
+    // again — a stolen session alone does not link the thief's chat to the alerts (issue 26).
     await t.ctx.db.update(managers).set({ totpEnabledAt: new Date() }).where(eq(managers.id, m.id));
-    const { answer } = await linkChat(ops, 8001, '/api/admin/me/telegram/link');
+    const unconfirmed = await call('POST', '/api/admin/me/telegram/link', ops);
+    expect(unconfirmed.statusCode).toBe(403);
+    expect(unconfirmed.json().code).toBe('reauth_required');
+    const { answer } = await linkChat(ops, 8001, '/api/admin/me/telegram/link', m.confirmed);
     expect(answer[0]!.text).toMatch(/vinculado al gestor/);
+    // Operations does not see revenue in the console (docs/permissions.md): nor today's payments here.
     const [status] = await say(8001, '/estado');
-    expect(status!.text).toBe(
+    expect(status!.text).toBe('Estado del servicio\nServidores en línea: 0 de 1\nPeers activos: 2');
+    // An owner does.
+    const o = await signedIn('duena-tg', 'owner');
+    await t.ctx.db.update(managers).set({ totpEnabledAt: new Date() }).where(eq(managers.id, o.id));
+    await linkChat(o.session, 8002, '/api/admin/me/telegram/link', o.confirmed);
+    const [full] = await say(8002, '/estado');
+    expect(full!.text).toBe(
       'Estado del servicio\nServidores en línea: 0 de 1\nPeers activos: 2\nPagos de hoy: 1 (3.00 USD)',
     );
     // A customer's chat cannot ask it.
@@ -504,13 +538,16 @@ describe('Telegram bot', () => {
       reason: 'La factura ya estaba pagada.',
       resolvedAt: new Date(),
     });
-    const sent = fake.to(8001).length;
+    const sent = fake.to(8002).length;
+    const opsSent = fake.to(8001).length;
     await t.ctx.telegram.notifier.tick();
     await t.ctx.telegram.notifier.tick();
-    const got = fake.to(8001).slice(sent);
+    const got = fake.to(8002).slice(sent);
     expect(got.map((m) => m.text)).toEqual([
       `⚠️ Pago sin factura abierta: remesita, referencia ${notice!.reference}, 3.00 USD. La factura ya estaba pagada. No acreditó nada: revíselo en Facturas.`,
     ]);
+    // Payments without an open invoice are revenue: the operations manager's chat is not told.
+    expect(fake.to(8001).slice(opsSent)).toEqual([]);
   });
 
   it('ends the link on "Desvincular", on a password change and when the customer is disabled', async () => {

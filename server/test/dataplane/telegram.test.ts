@@ -17,6 +17,7 @@ import {
   listen,
   login,
   managerToken,
+  reauthHeader,
   type TestApp,
 } from '../helpers.ts';
 import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, uniqueName, type Host } from './network.ts';
@@ -48,8 +49,8 @@ describe.skipIf(skip !== null)(`Telegram on the data plane${skip ? ` (omitido: $
     fake.press(chat, data);
     return fake.waitFor(chat, 1, before);
   }
-  async function link(token: string, path: string, chat: number) {
-    const res = await t.app.inject({ method: 'POST', url: path, headers: bearer(token) });
+  async function link(token: string, path: string, chat: number, headers: Record<string, string> = {}) {
+    const res = await t.app.inject({ method: 'POST', url: path, headers: { ...bearer(token), ...headers } });
     expect(res.statusCode).toBe(200);
     const code = new URL(res.json().url).searchParams.get('start')!;
     const [answer] = await say(chat, `/start ${code}`);
@@ -151,8 +152,10 @@ describe.skipIf(skip !== null)(`Telegram on the data plane${skip ? ` (omitido: $
         payload: { username: m.username, password: m.password },
       })
     ).json().access as string;
+    // A manager's link needs the password again (X-Reauth), asked before two-factor is on.
+    const confirmed = await reauthHeader(t, token, m.password);
     await t.ctx.db.update(managers).set({ totpEnabledAt: new Date() }).where(eq(managers.id, m.id));
-    await link(token, '/api/admin/me/telegram/link', MANAGER_CHAT);
+    await link(token, '/api/admin/me/telegram/link', MANAGER_CHAT, confirmed);
     const notifier = t.ctx.telegram.notifier;
     const t0 = Date.now();
     const at = (ms: number) => new Date(t0 + ms);

@@ -18,6 +18,7 @@ const schema = { tags: ['admin'], security: [{ bearer: [] }] };
  */
 export default (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    const reauth = new ReauthService(ctx);
     app.get(
       '/api/admin/me/telegram',
       {
@@ -38,11 +39,12 @@ export default (ctx: AppContext): FastifyPluginAsyncZod =>
         schema: {
           ...schema,
           summary:
-            'Enlace t.me de un solo uso (10 minutos); propietario y operaciones, con verificación en dos pasos',
-          response: { 200: TelegramLink, 409: ErrorBody },
+            'Enlace t.me de un solo uso (10 minutos); propietario y operaciones, con verificación en dos pasos y X-Reauth',
+          response: { 200: TelegramLink, 403: ErrorBody, 409: ErrorBody },
         },
       },
-      async (request) => ctx.telegram.linkUrl('manager', principalOf(request).id),
+      async (request) =>
+        ctx.telegram.linkUrl('manager', principalOf(request).id, () => reauth.require(request)),
     );
 
     app.delete(
@@ -84,7 +86,7 @@ export default (ctx: AppContext): FastifyPluginAsyncZod =>
       },
       async (request) => {
         // Whoever holds the token speaks to every linked chat as the panel: a fresh confirmation first.
-        await new ReauthService(ctx).require(request);
+        await reauth.require(request);
         return ctx.telegram.saveToken(actorOf(request), request.body.token);
       },
     );

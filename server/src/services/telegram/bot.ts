@@ -5,6 +5,7 @@ import { Bot, InlineKeyboard, type Context } from 'grammy';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
+import { can } from '@vpn/contracts';
 import { HttpError } from '../../lib/errors.ts';
 import { formatBytes } from '../peers/allowance.ts';
 import type { InvoiceService } from '../billing/invoices.ts';
@@ -371,7 +372,8 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
   bot.command('estado', async (ctx) => {
     const manager = await deps.store.managerOfChat(ctx.chat.id);
     if (!manager) return void (await ctx.reply(t.notLinkedManager));
-    await ctx.reply(t.status(await serviceStatus(deps.db)));
+    // What the console would show this role (docs/permissions.md): today's payments are revenue.
+    await ctx.reply(t.status(await serviceStatus(deps.db, can(manager.role, 'revenue.read'))));
   });
 
   bot.on('message', async (ctx) => {
@@ -456,8 +458,11 @@ export function startOfHavanaDay(now = new Date()): Date {
   return new Date(`${get('year')}-${get('month')}-${get('day')}T00:00:00${offset}`);
 }
 
-/** /estado: servers online of total (switched-on ones), peers active, payments since midnight in Cuba. */
-export async function serviceStatus(db: Db, now = new Date()) {
+/**
+ * /estado: servers online of total (switched-on ones), peers active and, for a role that reads
+ * revenue, payments since midnight in Cuba.
+ */
+export async function serviceStatus(db: Db, revenue: boolean, now = new Date()) {
   const rows = await db.select({ active: servers.active, lastSeenAt: servers.lastSeenAt }).from(servers);
   const on = rows.filter((s) => s.active);
   const [peerCount] = await db
@@ -469,6 +474,12 @@ export async function serviceStatus(db: Db, now = new Date()) {
         sql`(${peers.expiresAt} is null or ${peers.expiresAt} > ${now.toISOString()}::timestamptz)`,
       ),
     );
+  const status = {
+    online: on.filter((s) => agentOnline(s, now.getTime())).length,
+    total: on.length,
+    peers: peerCount!.n,
+  };
+  if (!revenue) return status;
   const [paid] = await db
     .select({
       n: sql<number>`count(*)::int`,
@@ -476,11 +487,5 @@ export async function serviceStatus(db: Db, now = new Date()) {
     })
     .from(invoices)
     .where(and(gte(invoices.paidAt, startOfHavanaDay(now)), sql`${invoices.status} = 'paid'`));
-  return {
-    online: on.filter((s) => agentOnline(s, now.getTime())).length,
-    total: on.length,
-    peers: peerCount!.n,
-    payments: paid!.n,
-    amount: Number(paid!.amount).toFixed(2),
-  };
+  return { ...status, paid: { count: paid!.n, amount: Number(paid!.amount).toFixed(2) } };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql, type Column, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import {
@@ -12,7 +12,7 @@ import {
   telegramBroadcasts,
   telegramLinks,
 } from '../../db/schema.ts';
-import { concurrentMsg } from '@vpn/contracts';
+import { can, concurrentMsg, type Permission } from '@vpn/contracts';
 import { formatBytes } from '../peers/allowance.ts';
 import { agentOnline } from '../fleet/servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
@@ -29,6 +29,16 @@ const RECENT = `7 days`;
 
 /** A customer's linked chat (joined after `customers`; `customerLinkValid` says it still holds). */
 const customerChat = and(eq(telegramLinks.realm, 'customer'), eq(telegramLinks.subjectId, customers.id))!;
+
+/** The customer notices of events (each has its switch, read when the event is announced). */
+export type EventKind = 'payments' | 'allowance' | 'concurrent';
+
+/** One customer notice: the claim that keeps it to one message, its chat and its text. */
+interface Notice {
+  key: string;
+  chatId: number;
+  text: string;
+}
 
 /** Sends one text to one chat; false when it did not go (already logged). */
 export type Send = (chatId: number, text: string) => Promise<boolean>;
@@ -54,9 +64,9 @@ export class TelegramNotifier {
   async tick(now = new Date()): Promise<void> {
     await this.deps.store.pruneEnded();
     await this.reminders(now);
-    await this.allowance();
-    await this.payments(now);
-    await this.concurrentUse();
+    await this.sendDue('allowance', now);
+    await this.sendDue('payments', now);
+    await this.sendDue('concurrent', now);
     await this.broadcasts();
     await this.agentAlerts(now);
     await this.deliveryAlerts(now);
@@ -102,8 +112,35 @@ export class TelegramNotifier {
     return sent;
   }
 
+  /**
+   * Switching event notices back on (`kinds`, for one customer whose switches for them are off now):
+   * the events that happened while they were off are never announced (issue 26: a notice is decided
+   * when its event happens). Claims every notice of those kinds that would be due, without sending
+   * it; run before the switches turn on.
+   */
+  async silence(customerId: number, kinds: readonly EventKind[]): Promise<void> {
+    for (const kind of kinds)
+      for (const notice of await this.due(kind, new Date(), customerId))
+        await this.deps.store.claim(notice.key);
+  }
+
+  /**
+   * The event notices of `kind` due now (each with its claim key): for chats whose switch is on, or,
+   * with `customerId`, for that customer's chat whatever its switch says (to silence them).
+   */
+  private async due(kind: EventKind, now: Date, customerId?: number): Promise<Notice[]> {
+    const who = (flag: Column) => (customerId === undefined ? eq(flag, true) : eq(customers.id, customerId));
+    if (kind === 'payments') return this.paymentNotices(who(telegramLinks.notifyPayments), now);
+    if (kind === 'allowance') return this.allowanceNotices(who(telegramLinks.notifyAllowance));
+    return this.concurrentNotices(who(telegramLinks.notifyConcurrent));
+  }
+
+  private async sendDue(kind: EventKind, now: Date): Promise<void> {
+    for (const notice of await this.due(kind, now)) await this.once(notice.key, notice.chatId, notice.text);
+  }
+
   /** The allowance's 80 % notice and its 100 % switch-off, as AllowanceService recorded them. */
-  private async allowance(): Promise<void> {
+  private async allowanceNotices(who: SQL): Promise<Notice[]> {
     const rows = await this.deps.db
       .select({
         id: peers.id,
@@ -121,26 +158,32 @@ export class TelegramNotifier {
       .where(
         and(
           customerLinkValid,
-          eq(telegramLinks.notifyAllowance, true),
+          who,
           isNotNull(peers.dataAllowance),
           sql`(${peers.dataNoticeAt} >= ${telegramLinks.linkedAt} or ${peers.dataExhaustedAt} >= ${telegramLinks.linkedAt})`,
         ),
       );
+    const notices: Notice[] = [];
     for (const row of rows) {
       if (row.exhaustedAt && row.exhaustedAt >= row.linkedAt) {
-        await this.once(`data100:${row.id}:${row.exhaustedAt.getTime()}`, row.chatId, t.data100(row.name));
+        notices.push({
+          key: `data100:${row.id}:${row.exhaustedAt.getTime()}`,
+          chatId: row.chatId,
+          text: t.data100(row.name),
+        });
       } else if (row.noticeAt && row.noticeAt >= row.linkedAt && !row.exhaustedAt) {
-        await this.once(
-          `data80:${row.id}:${row.noticeAt.getTime()}`,
-          row.chatId,
-          t.data80(row.name, formatBytes(row.used), formatBytes(row.allowance!)),
-        );
+        notices.push({
+          key: `data80:${row.id}:${row.noticeAt.getTime()}`,
+          chatId: row.chatId,
+          text: t.data80(row.name, formatBytes(row.used), formatBytes(row.allowance!)),
+        });
       }
     }
+    return notices;
   }
 
   /** A paid invoice delivered (credited) after the chat was linked. */
-  private async payments(now: Date): Promise<void> {
+  private async paymentNotices(who: SQL, now: Date): Promise<Notice[]> {
     const rows = await this.deps.db
       .select({
         id: invoices.id,
@@ -157,23 +200,22 @@ export class TelegramNotifier {
       .where(
         and(
           customerLinkValid,
-          eq(telegramLinks.notifyPayments, true),
+          who,
           eq(invoices.status, 'paid'),
           isNotNull(invoices.creditedAt),
           sql`${invoices.paidAt} > ${now.toISOString()}::timestamptz - ${RECENT}::interval`,
           sql`${invoices.creditedAt} >= ${telegramLinks.linkedAt}`,
         ),
       );
-    for (const row of rows)
-      await this.once(
-        `paid:${row.id}`,
-        row.chatId,
-        t.paid(row.plan, row.peer ?? row.newPeer ?? '', row.amount),
-      );
+    return rows.map((row) => ({
+      key: `paid:${row.id}`,
+      chatId: row.chatId,
+      text: t.paid(row.plan, row.peer ?? row.newPeer ?? '', row.amount),
+    }));
   }
 
   /** A peer flagged in use on two devices at once (issue 19): once per episode (`concurrent_use_at`). */
-  private async concurrentUse(): Promise<void> {
+  private async concurrentNotices(who: SQL): Promise<Notice[]> {
     const rows = await this.deps.db
       .select({ id: peers.id, name: peers.name, at: peers.concurrentUseAt, chatId: telegramLinks.chatId })
       .from(peers)
@@ -182,17 +224,16 @@ export class TelegramNotifier {
       .where(
         and(
           customerLinkValid,
-          eq(telegramLinks.notifyConcurrent, true),
+          who,
           isNotNull(peers.concurrentUseAt),
           sql`${peers.concurrentUseAt} >= ${telegramLinks.linkedAt}`,
         ),
       );
-    for (const row of rows)
-      await this.once(
-        `concurrent:${row.id}:${row.at!.getTime()}`,
-        row.chatId,
-        concurrentMsg.detected(row.name),
-      );
+    return rows.map((row) => ({
+      key: `concurrent:${row.id}:${row.at!.getTime()}`,
+      chatId: row.chatId,
+      text: concurrentMsg.detected(row.name),
+    }));
   }
 
   /** Announcements ticked "enviar por Telegram": to every chat linked when it was published. */
@@ -231,18 +272,21 @@ export class TelegramNotifier {
     }
   }
 
-  /** Chats of the managers who get alerts (owner, operations; two-factor on; link not ended). */
-  async managerChats(): Promise<number[]> {
+  /**
+   * Chats of the managers who get alerts (owner, operations; two-factor on; link not ended) and
+   * whose role may see what the alert tells (docs/permissions.md): the console's rule, in the chat.
+   */
+  async managerChats(permission: Permission): Promise<number[]> {
     const rows = await this.deps.db
-      .select({ chatId: telegramLinks.chatId })
+      .select({ chatId: telegramLinks.chatId, role: managers.role })
       .from(telegramLinks)
       .innerJoin(managers, eq(managers.id, telegramLinks.subjectId))
       .where(and(eq(telegramLinks.realm, 'manager'), managerLinkValid));
-    return rows.map((r) => r.chatId);
+    return rows.filter((r) => can(r.role, permission)).map((r) => r.chatId);
   }
 
-  private async toManagers(text: string): Promise<void> {
-    for (const chat of await this.managerChats()) await this.deps.send(chat, text);
+  private async toManagers(permission: Permission, text: string): Promise<void> {
+    for (const chat of await this.managerChats(permission)) await this.deps.send(chat, text);
   }
 
   /**
@@ -250,7 +294,8 @@ export class TelegramNotifier {
    * has lasted `after` ms, a good one at once. A change from what was last told is told, unless
    * the subject was told something less than ALERT_GAP_MS ago (then at a later tick). A subject
    * seen for the first time counts as told good since now (a server already down when the bot
-   * starts is reported once it has been seen down for the whole delay).
+   * starts is reported once it has been seen down for the whole delay). Told to the managers whose
+   * role has `permission` (servers' states: `servers.read`).
    */
   async track(
     key: string,
@@ -260,6 +305,7 @@ export class TelegramNotifier {
     now: Date,
     message: (state: string) => string,
     known?: Map<string, typeof telegramAlerts.$inferSelect>,
+    permission: Permission = 'servers.read',
   ): Promise<void> {
     const [row] = known
       ? [known.get(key)].filter((r) => r !== undefined)
@@ -298,7 +344,7 @@ export class TelegramNotifier {
         ),
       )
       .returning({ key: telegramAlerts.key });
-    if (won) await this.toManagers(message(state));
+    if (won) await this.toManagers(permission, message(state));
   }
 
   /** Agents offline for more than 5 minutes (and back), and online agents lagging for more than 2. */
@@ -360,7 +406,11 @@ export class TelegramNotifier {
       );
     for (const row of rows)
       if (await this.deps.store.claim(`delivery:${row.id}`))
-        await this.toManagers(t.deliveryFailed(row.id, row.plan, row.customer, row.attempts));
+        // The invoice, its plan and customer: what Facturas shows, to roles that read invoices.
+        await this.toManagers(
+          'invoices.read',
+          t.deliveryFailed(row.id, row.plan, row.customer, row.attempts),
+        );
   }
 
   /** Money a gateway said arrived that credited nothing (payment_notices.outcome = 'unmatched'). */
@@ -377,7 +427,9 @@ export class TelegramNotifier {
       );
     for (const row of rows)
       if (await this.deps.store.claim(`notice:${row.id}`))
+        // Payments without an open invoice are revenue in the console (docs/permissions.md).
         await this.toManagers(
+          'revenue.read',
           t.unmatchedPayment(
             row.gateway,
             row.reference,

@@ -11,7 +11,7 @@ import type { Actor } from '../site/audit.ts';
 import type { InvoiceService } from '../billing/invoices.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { buildBot, describeTelegramError } from './bot.ts';
-import { ALERT_GAP_MS, TelegramNotifier } from './notifier.ts';
+import { ALERT_GAP_MS, TelegramNotifier, type EventKind } from './notifier.ts';
 import { ALERT_ROLES, TelegramStore, type Prefs, type Realm } from './store.ts';
 import { COMMANDS, t, telegramMsg } from './texts.ts';
 import { TelegramToken, TOKEN_RE } from './token.ts';
@@ -168,8 +168,9 @@ export class TelegramService {
         this.leader = false;
         return;
       }
-      // The database answers: remember who gets alerts for when it does not.
-      this.managerChats = await this.notifier.managerChats();
+      // The database answers: remember who gets alerts for when it does not (every alert role may
+      // know the service is down: Resumen's operational figures).
+      this.managerChats = await this.notifier.managerChats('overview.read');
       if (this.databaseDownTold) {
         this.databaseDownTold = false;
         for (const chat of this.managerChats) await this.send(chat, t.databaseBack);
@@ -400,12 +401,22 @@ export class TelegramService {
   }
 
   /** A one-time link `t.me/<bot>?start=<code>` (10 minutes, single use). */
-  async linkUrl(realm: Realm, subjectId: number): Promise<{ url: string; expires_at: string }> {
+  /**
+   * A one-use t.me link. A manager's needs an alert role and two-factor, then `confirm` (the route's
+   * fresh re-confirmation: the linked chat gets the alerts, so a stolen session alone must not link
+   * the thief's chat).
+   */
+  async linkUrl(
+    realm: Realm,
+    subjectId: number,
+    confirm?: () => Promise<unknown>,
+  ): Promise<{ url: string; expires_at: string }> {
     if (realm === 'manager') {
       const [m] = await this.deps.db.select().from(managers).where(eq(managers.id, subjectId));
       if (!m || !ALERT_ROLES.includes(m.role))
         throw new HttpError(409, telegramMsg.managerRole, 'telegram_role');
       if (!m.totpEnabledAt) throw new HttpError(409, telegramMsg.managerTotp, 'totp_not_enrolled');
+      await confirm?.();
     }
     const handle = this.handle;
     if (!handle) throw new HttpError(409, telegramMsg.unavailable, 'telegram_unavailable');
@@ -419,7 +430,17 @@ export class TelegramService {
     if (chat !== null && this.handle) await this.send(chat, t.unlinked);
   }
 
+  /**
+   * The customer's notice switches. A notice is decided when its event happens (issue 26): turning a
+   * switch back on never announces what happened while it was off, so those notices are claimed
+   * (as if sent) before the switch turns on.
+   */
   async setPrefs(customerId: number, prefs: Partial<Prefs>): Promise<LinkStatus> {
+    const EVENT_KINDS: readonly EventKind[] = ['payments', 'allowance', 'concurrent'];
+    const link = await this.store.linkOf('customer', customerId);
+    if (!link) throw new HttpError(409, telegramMsg.notLinked, 'telegram_not_linked');
+    const turningOn = EVENT_KINDS.filter((kind) => prefs[kind] === true && !link[kind]);
+    if (turningOn.length) await this.notifier.silence(customerId, turningOn);
     if (!(await this.store.setPrefs(customerId, prefs)))
       throw new HttpError(409, telegramMsg.notLinked, 'telegram_not_linked');
     return this.linkStatus('customer', customerId);

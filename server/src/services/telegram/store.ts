@@ -120,9 +120,9 @@ export class TelegramStore {
   }
 
   /** The manager this chat is validly linked to, if any. */
-  async managerOfChat(chatId: number): Promise<{ id: number; username: string } | null> {
+  async managerOfChat(chatId: number): Promise<{ id: number; username: string; role: string } | null> {
     const [row] = await this.db
-      .select({ id: managers.id, username: managers.username })
+      .select({ id: managers.id, username: managers.username, role: managers.role })
       .from(telegramLinks)
       .innerJoin(managers, eq(managers.id, telegramLinks.subjectId))
       .where(and(eq(telegramLinks.realm, 'manager'), eq(telegramLinks.chatId, chatId), managerLinkValid));

@@ -74,13 +74,13 @@ export const t = {
       support ? `Soporte: ${support}` : 'Soporte: escriba desde el panel.',
     ].join('\n'),
   helpManager:
-    '/estado: servidores en línea, peers activos y pagos de hoy.\n/desvincular: deja de recibir alertas aquí.',
-  status: (s: { online: number; total: number; peers: number; payments: number; amount: string }) =>
+    '/estado: servidores en línea, peers activos y (si su rol ve los ingresos) pagos de hoy.\n/desvincular: deja de recibir alertas aquí.',
+  status: (s: { online: number; total: number; peers: number; paid?: { count: number; amount: string } }) =>
     [
       'Estado del servicio',
       `Servidores en línea: ${s.online} de ${s.total}`,
       `Peers activos: ${s.peers}`,
-      `Pagos de hoy: ${s.payments} (${s.amount} USD)`,
+      ...(s.paid ? [`Pagos de hoy: ${s.paid.count} (${s.paid.amount} USD)`] : []),
     ].join('\n'),
   // Notifications (customers)
   reminder: (name: string, hours: number, expires: Date) =>
