@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../db/client.ts';
-import { customers, type plans } from '../../db/schema.ts';
+import { customers, peers, type plans } from '../../db/schema.ts';
 import { invalidatePlans } from '../billing/plans.ts';
 import { recordStats } from './usage.ts';
 import {
@@ -160,6 +160,15 @@ describe('data allowance', () => {
     });
     expect(mirror.statusCode).toBe(200);
     expect(mirror.headers['subscription-userinfo']).toMatch(/total=1000000;/);
+    // Also switched off by a manager: that wins over everything, the link serves nothing (issue 26).
+    await t.ctx.db.update(peers).set({ managerDisabledAt: new Date() }).where(eq(peers.id, peer.id));
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: `/api/mirror/${openMirrorToken(t.ctx.keys.encryption, peer.mirrorTokenEnc)}`,
+    });
+    expect(refused.statusCode).toBe(404);
+    expect(refused.body).toBe('');
+    await t.ctx.db.update(peers).set({ managerDisabledAt: null }).where(eq(peers.id, peer.id));
 
     // A top-up plan starts a new period: back on its server, nothing used.
     await t.ctx.peers.extendWithPlan(peer.id, small, {});

@@ -199,7 +199,8 @@ export class PeerView {
     // Out of time or out of data: off on its server, but a plan brings it back as it was.
     const expired =
       (row?.expiresAt != null && row.expiresAt.getTime() <= Date.now()) || row?.dataExhaustedAt != null;
-    if (!row || !(isLive(row) || expired)) return null;
+    // A manager's switch-off wins over everything, expiry and exhaustion included (issue 26).
+    if (!row || row.managerDisabledAt !== null || !(isLive(row) || expired)) return null;
     // A disabled customer's peers are off their servers: their mirror links serve nothing either.
     const [owner] = await this.db
       .select({ active: customers.active })
