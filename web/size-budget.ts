@@ -23,18 +23,20 @@ export interface Budget {
 
 export const SIZE_BUDGET = {
   landingCold: {
-    limitKiB: 165,
+    limitKiB: 12,
     reason:
-      'The landing page (/) with an empty cache: 159.8 KiB gzip when this budget was set, with the ' +
-      'whole app (React, the router, every public page) hydrating it; ~3 % room so it cannot grow ' +
-      'unnoticed. The issue asks ≤ 100 KiB on the wire (Brotli, ~10 % smaller than gzip).',
+      'The landing page (/) with an empty cache: the pre-rendered document with its own CSS inline ' +
+      'and the boot script (src/boot.ts), 10.0 KiB gzip when set (159.8 KiB before issue 28, with ' +
+      'the whole app); ~20 % room for texts, none for a script that would come back to the first ' +
+      'view. The issue asks ≤ 100 KiB on the wire for every cold public page.',
   },
   loginToDashboard: {
-    limitKiB: 240,
+    limitKiB: 218,
     reason:
-      '/login with an empty cache, then signing in and the dashboard home: 234.0 KiB gzip when this ' +
-      'budget was set; ~3 % room. The issue asks ≤ 200 KiB for the whole first visit on the wire ' +
-      '(Brotli, headers and API answers included).',
+      '/login with an empty cache, the application and the dashboard home it fetches while the ' +
+      'customer types, then the home: 211.9 KiB gzip when set (240.2 KiB before issue 28); ~3 % ' +
+      'room. The issue asks ≤ 200 KiB on the wire for the whole first visit (Brotli, ~10 % smaller ' +
+      'than gzip; headers and API answers come on top).',
   },
 } satisfies Record<string, Budget>;
 
@@ -45,6 +47,10 @@ export const SIZE_BUDGET = {
 export const JOURNEY_MODULES: Record<keyof typeof SIZE_BUDGET, string[]> = {
   landingCold: [],
   loginToDashboard: [
+    // The application (with every public page), which /login loads when the customer starts
+    // typing (src/boot.ts)…
+    'index.html',
+    // …and, with it, the dashboard home (what the boot script prefetches there).
     // The push websocket's layout around the dashboard, with the API schemas it checks messages with.
     'src/routes/RealtimeLayout.tsx',
     'src/routes/dashboard/DashboardLayout.tsx',

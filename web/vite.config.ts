@@ -41,6 +41,9 @@ export default defineConfig({
     // Which chunks each page needs: the pre-render lists them as modulepreloads (scripts/prerender.ts).
     manifest: true,
     rolldownOptions: {
+      // The app, and the one script of a pre-rendered public page, which loads the app when the
+      // visitor starts using the page (src/boot.ts, scripts/prerender.ts).
+      input: { index: 'index.html', boot: 'src/boot.ts' },
       output: {
         // React, the router and TanStack Query change less often than the app: one long-lived chunk
         // every page needs.

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PublicSettings, RuntimeConfig } from '@vpn/contracts';
 import type * as Render from '../src/prerender/render';
+import { classesOf, pageCss } from './pageCss';
 
 /** The variant key's fields, in order; the server reads this order from the manifest. */
 const SETTING_FIELDS = [
@@ -38,6 +39,7 @@ const MARK = {
 
 interface ViteChunk {
   file: string;
+  src?: string;
   imports?: string[];
   css?: string[];
   isEntry?: boolean;
@@ -61,7 +63,7 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     string,
     ViteChunk
   >;
-  const entry = Object.keys(vite).find((k) => vite[k]?.isEntry);
+  const entry = Object.keys(vite).find((k) => vite[k]?.isEntry && vite[k]?.src === 'index.html');
   if (!entry) throw new Error('el manifiesto de Vite no tiene entrada');
   const entryChunks = new Set(chunksOf(vite, entry));
   if (!shell.includes('<div id="root"></div>') || !shell.includes('</head>'))
@@ -71,19 +73,51 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
   const written = new Map<string, string>(); // content hash → file
   const loadingList = render.renderPlanList();
 
-  /** The document around a rendered body: title, boot data marker, the page's chunks preloaded. */
-  function document(page: Render.PrerenderPage, body: string): string {
-    const preloads = chunksOf(vite, page.module)
-      .filter((file) => !entryChunks.has(file))
-      .map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`)
-      .join('');
+  // A pre-rendered page carries its own CSS inline and one small script (`src/boot.ts`) that loads
+  // the application when the visitor starts using the page (issue 28): the shell's entry script,
+  // preloads and stylesheet come out of it, and go into the boot script's data attributes.
+  const bootKey = Object.keys(vite).find((k) => vite[k]?.src === 'src/boot.ts');
+  const entryChunk = vite[entry]!;
+  const stylesheet = entryChunk.css?.[0];
+  if (!bootKey || !stylesheet)
+    throw new Error('el manifiesto de Vite no tiene src/boot.ts o la hoja de estilos');
+  const bootFile = vite[bootKey]!.file;
+  const assetTags =
+    /\s*<(?:script type="module"|link rel="modulepreload"|link rel="stylesheet")[^>]*>(?:<\/script>)?/g;
+  if (!shell.includes(`src="/${entryChunk.file}"`)) throw new Error('index.html no carga la entrada');
+  /** What the login page fetches while the customer types: the dashboard home's chunks. */
+  const dashboardChunks = [
+    'src/routes/RealtimeLayout.tsx',
+    'src/routes/dashboard/DashboardLayout.tsx',
+    'src/routes/dashboard/Home.tsx',
+  ].flatMap((key) => chunksOf(vite, key));
+  // Classes the plan list of /plans uses once the server renders it with the current plans.
+  const planListClasses = classesOf(
+    render.renderPlanList([
+      { id: 1, name: 'Plan', description: 'Plan', price: 1, validity: '30 days 00:00:00', data_gb: null },
+      { id: 2, name: 'Plan', description: 'Plan', price: 1, validity: '30 days 00:00:00', data_gb: 10 },
+    ]) + render.renderPlanList([]),
+  );
+
+  /** The document around a rendered body: title, boot data marker, its CSS, the boot script. */
+  async function document(page: Render.PrerenderPage, body: string): Promise<string> {
+    const preload = [...new Set([...entryChunks, ...chunksOf(vite, page.module)])];
+    const prefetch =
+      page.name === 'login' ? [...new Set(dashboardChunks)].filter((f) => !preload.includes(f)) : [];
+    const attr = (files: string[]) => files.map((file) => `/${file}`).join(' ');
+    const boot =
+      `<script type="module" crossorigin src="/${bootFile}" data-app="/${entryChunk.file}" ` +
+      `data-css="/${stylesheet}" data-preload="${attr(preload)}"` +
+      (prefetch.length ? ` data-prefetch="${attr(prefetch)}"` : '') +
+      '></script>';
     let html = shell
+      .replace(assetTags, '')
       .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company} - ${page.title}</title>`)
-      .replace('</head>', `${preloads}${MARK.boot}</head>`)
       .replace('<div id="root"></div>', `<div id="root" data-prerendered="">${body}</div>`);
     // The note that the app needs JavaScript stays only where a form does.
     if (!page.form) html = html.replace(/<noscript>[\s\S]*?<\/noscript>/, '');
-    return html;
+    const css = await pageCss(html, page.name === 'plans' ? planListClasses : []);
+    return html.replace('</head>', `<style>${css}</style>${boot}${MARK.boot}</head>`);
   }
 
   function store(page: Render.PrerenderPage, html: string): string {
@@ -144,7 +178,7 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
           const cacheKey = `${page.name}\n${html}`;
           let file = cache.get(cacheKey);
           if (!file) {
-            file = store(page, document(page, html));
+            file = store(page, await document(page, html));
             cache.set(cacheKey, file);
           }
           variants[key] = { file };

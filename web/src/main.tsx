@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, useEffect } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import type { Root } from 'react-dom/client';
 import { createBrowserRouter } from 'react-router';
@@ -9,7 +9,17 @@ import { showFatalError } from './components/ErrorFallback';
 import { loadRuntimeConfig, readBootData } from './config/runtime';
 import { routes } from './routes';
 import { resolveMatches } from './routes/resolve';
+import { sendHeldForm, takeOverTypedFields } from './lib/takeOver';
 import './index.css';
+
+/** Renders nothing; once React has taken the pre-rendered page over, what the visitor did before. */
+function TakenOver({ root }: { root: HTMLElement }) {
+  useEffect(() => {
+    takeOverTypedFields(root);
+    sendHeldForm();
+  }, [root]);
+  return null;
+}
 
 async function start() {
   // The control plane puts the runtime config and the public settings (and, on /plans, the plans)
@@ -33,6 +43,7 @@ async function start() {
   const app = (
     <StrictMode>
       <App config={config} queryClient={queryClient} router={createBrowserRouter(routes)} />
+      <TakenOver root={root} />
     </StrictMode>
   );
   // The app's own boundaries catch render errors; an error that escapes them makes React unmount

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { ChevronDown, LogOut, Menu, Settings, X } from 'lucide-react';
+import { LogOut, Menu, Settings, X } from 'lucide-react';
 import { createContext, useContext, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation } from 'react-router';
 import toast from 'react-hot-toast';
@@ -14,6 +13,8 @@ import { LoadingScreen } from '../../components/LoadingScreen';
 import { RedirectToLogin } from '../../components/RedirectToLogin';
 import { es } from '../../i18n/es';
 import { useDocumentTitle } from '../../lib/title';
+import type { UserMenu as UserMenuType } from './UserMenu';
+import { UserMenuLabel, userMenuTrigger } from './UserMenuLabel';
 
 const CurrentUserContext = createContext<CurrentUser | null>(null);
 
@@ -108,7 +109,7 @@ function DashboardHeader({ user }: { user: CurrentUser }) {
           ))}
         </nav>
         <div className="ml-auto hidden md:block">
-          <UserMenu username={user.username} />
+          <UserMenuButton username={user.username} />
         </div>
         <button
           type="button"
@@ -158,40 +159,29 @@ function DashboardHeader({ user }: { user: CurrentUser }) {
   );
 }
 
-function UserMenu({ username }: { username: string }) {
-  const itemClass =
-    'flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 text-sm text-slate-200 outline-none data-[highlighted]:bg-white/10 data-[highlighted]:text-white';
+/**
+ * The user menu's trigger, drawn at once; the menu itself (Radix, its own chunk, ~25 KiB) is fetched
+ * when the customer presses the trigger, and opens as soon as it arrives (issue 28).
+ */
+function UserMenuButton({ username }: { username: string }) {
+  const [open, setOpen] = useState(false);
+  const [Menu, setMenu] = useState<typeof UserMenuType | null>(null);
+  if (Menu)
+    return <Menu username={username} open={open} onOpenChange={setOpen} onSignOut={() => void signOut()} />;
+  const press = () => {
+    setOpen(true);
+    void import('./UserMenu').then((m) => setMenu(() => m.UserMenu));
+  };
   return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="inline-flex items-center gap-2 rounded-lg px-3 py-2 text-sm font-medium text-slate-200 hover:bg-white/5">
-        <span
-          className="grid size-8 place-items-center rounded-full bg-emerald-500/20 font-semibold text-emerald-300 uppercase"
-          aria-hidden="true"
-        >
-          {username.slice(0, 1)}
-        </span>
-        {es.dashboard.greeting(username)}
-        <ChevronDown className="size-4" aria-hidden="true" />
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={8}
-          className="z-50 min-w-56 rounded-xl border border-slate-700 bg-navy-900 p-1 shadow-2xl shadow-black/40"
-        >
-          <DropdownMenu.Item asChild className={itemClass}>
-            <Link to="/dashboard/settings">
-              <Settings className="size-4" aria-hidden="true" />
-              {es.dashboard.accountSettings}
-            </Link>
-          </DropdownMenu.Item>
-          <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
-          <DropdownMenu.Item className={`${itemClass} text-red-300`} onSelect={() => void signOut()}>
-            <LogOut className="size-4" aria-hidden="true" />
-            {es.dashboard.logout}
-          </DropdownMenu.Item>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <button
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={open}
+      className={userMenuTrigger}
+      onPointerDown={press}
+      onClick={press}
+    >
+      <UserMenuLabel username={username} />
+    </button>
   );
 }

@@ -3,7 +3,14 @@ import { ArrowLeft } from 'lucide-react';
 import { useEffect, useSyncExternalStore } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
 import { ApiError } from '../../api/http';
-import { queryKeys, serviceStatusQuery } from '../../api/queries';
+import {
+  advertisementsQuery,
+  clientVersionQuery,
+  currentUserQuery,
+  peersQuery,
+  queryKeys,
+  serviceStatusQuery,
+} from '../../api/queries';
 import { hasSession } from '../../api/session';
 import { AuthCard } from '../../components/AuthCard';
 import { LoginForm } from '../../components/LoginForm';
@@ -80,7 +87,18 @@ export function Login() {
         </>
       }
     >
-      <LoginForm realm="client" onSuccess={() => navigate('/dashboard/home', { replace: true })} />
+      <LoginForm
+        realm="client"
+        onSuccess={() => {
+          // The home's data is asked for now, all at once and while its code loads (issue 28),
+          // rather than by each component as it mounts, one round trip after another.
+          void queryClient.prefetchQuery(currentUserQuery());
+          void queryClient.prefetchQuery(advertisementsQuery());
+          void queryClient.prefetchQuery(clientVersionQuery());
+          void queryClient.prefetchQuery(peersQuery());
+          void navigate('/dashboard/home', { replace: true });
+        }}
+      />
       {/* Spec: shown only when the settings allow email. Also hidden when recovery is off, where the
           link would only bounce back (the gate redirects /password-recovery). */}
       {settings.allow_email && settings.allow_password_recovery && (
