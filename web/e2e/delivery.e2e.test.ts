@@ -95,12 +95,20 @@ describe('pre-rendered public pages', () => {
           problems.push(`${page.url()}: ${message.text()}`);
       });
       page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
+      // The application takes a page over when the visitor starts using it (the pointer over it).
+      const takeOver = async () => {
+        await page.mouse.move(5, 5);
+        await page.mouse.move(40, 40);
+        await page.waitForFunction(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated === true);
+      };
       for (const { path, heading } of PAGES) {
         await page.goto(path, { waitUntil: 'networkidle' });
+        await takeOver();
         await expect(page.getByRole('heading', { level: 1 }).first().textContent()).resolves.toMatch(heading);
       }
       // Hydrated: the password toggle of the login form answers.
       await page.goto('/login', { waitUntil: 'networkidle' });
+      await takeOver();
       const password = page.getByLabel('Contraseña', { exact: true });
       await expect(password.getAttribute('type')).resolves.toBe('password');
       await page.getByRole('button', { name: /Mostrar contraseña/ }).click();
