@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
-import { auditLog, invoices, peers, plans, servers } from '../../db/schema.ts';
+import { auditLog, invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
 import {
   bearer,
   createCustomer,
@@ -368,5 +368,24 @@ describe('PATCH /api/admin/peers/{id}', () => {
     expect((await api('GET', '/api/admin/peers', finance)).statusCode).toBe(403);
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
     expect(row!.active).toBe(true);
+  });
+
+  it("shows support only the client's network (/24, /48), operations the address and port", async () => {
+    const { peer } = await customerWithPeer('Red');
+    const support = await managerToken(t, 'support');
+    const operations = await managerToken(t, 'operations');
+    const shown = async (as: string) =>
+      (await api('GET', `/api/admin/peers/${peer.id}`, as)).json().usage.endpoint as string | null;
+    for (const [endpoint, network] of [
+      ['203.0.113.57:40512', '203.0.113.0/24'],
+      ['[2001:db8:abcd:12::7]:51820', '2001:db8:abcd::/48'],
+    ] as const) {
+      await t.ctx.db
+        .insert(peerStats)
+        .values({ peerId: peer.id, serverId: peer.serverId!, publicKey: peer.publicKey, endpoint })
+        .onConflictDoUpdate({ target: peerStats.peerId, set: { endpoint } });
+      expect(await shown(support)).toBe(network);
+      expect(await shown(operations)).toBe(endpoint);
+    }
   });
 });

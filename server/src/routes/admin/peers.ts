@@ -8,11 +8,12 @@ import {
   ErrorBody,
   Peer,
   IdParams,
+  can,
   noControlChars,
 } from '@vpn/contracts';
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
-import { actorOf } from '../../plugins/auth.ts';
+import { actorOf, principalOf } from '../../plugins/auth.ts';
 import { createManualPeer, getPeer, listPeers, patchPeer } from '../../services/peers/peerConsole.ts';
 import { originOf } from '../origin.ts';
 
@@ -48,7 +49,8 @@ export const adminPeerRoutes =
           response: { 200: AdminPeerDetail, 404: ErrorBody },
         },
       },
-      async (request) => getPeer(ctx.db, request.params.id),
+      async (request) =>
+        getPeer(ctx.db, request.params.id, can(principalOf(request).role ?? '', 'peers.write')),
     );
 
     app.post(

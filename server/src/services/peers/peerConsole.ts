@@ -130,7 +130,33 @@ export async function listPeers(db: Db, query: AdminPeerQuery): Promise<Paged<Ad
 }
 
 /** One peer with its plan history (who granted what, and why) and its traffic. */
-export async function getPeer(db: Db, id: number): Promise<AdminPeerDetail> {
+/**
+ * A client address as a role that does not change peers sees it (support): its /24 (IPv4) or /48
+ * (IPv6) network, no port — enough to tell a country or a carrier, as the concurrent-use view does.
+ */
+function networkOf(endpoint: string): string | null {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.\d{1,3}(?::\d+)?$/.exec(endpoint);
+  if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.0/24`;
+  const v6 = /^\[?([0-9a-fA-F:]+)\]?(?::\d+)?$/.exec(endpoint);
+  if (!v6 || !v6[1]!.includes(':')) return null;
+  const [head = '', tail = ''] = v6[1]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = v6[1]!.includes('::')
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/48`;
+}
+
+/**
+ * A peer with its history and usage. `exactEndpoint` false (a role without `peers.write`): the
+ * client's address cut to its network (issue 26; support answers customers, it does not debug
+ * their connections).
+ */
+export async function getPeer(db: Db, id: number, exactEndpoint = true): Promise<AdminPeerDetail> {
   const [row] = await joined(db).where(eq(peers.id, id));
   if (!row) throw notFound(msg.peerNotFound);
   // One after another: inside a transaction (the audit's after state) they share one connection.
@@ -171,7 +197,7 @@ export async function getPeer(db: Db, id: number): Promise<AdminPeerDetail> {
       rx_bytes_30d: last30?.rx ?? 0,
       tx_bytes_30d: last30?.tx ?? 0,
       last_handshake: stats?.handshake?.toISOString() ?? null,
-      endpoint: stats?.endpoint ?? null,
+      endpoint: stats?.endpoint ? (exactEndpoint ? stats.endpoint : networkOf(stats.endpoint)) : null,
       online: view.online,
       period: view.period,
       days_from: view.days_from,
