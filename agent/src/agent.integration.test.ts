@@ -147,7 +147,12 @@ describe.skipIf(skip !== null)(title, () => {
   });
 
   it('reports stats for every peer', async () => {
-    const stats = await cp.waitFor((m) => m.type === 'stats');
+    // A stats tick may fire while the snapshot is still being written (1 s interval, and
+    // wireguard-go's start can take longer on a busy machine): that pass reads an interface with
+    // no peers yet. What counts is the first report after the snapshot's ack.
+    const acked = cp.received.findIndex((r) => r.message.type === 'ack' && r.message.revision === 1);
+    expect(acked).toBeGreaterThanOrEqual(0);
+    const stats = await cp.waitFor((m) => m.type === 'stats', { from: acked + 1 });
     expect(stats.message.type === 'stats' && stats.message.peers.map((p) => p.public_key).sort()).toEqual(
       desired.map((p) => p.public_key).sort(),
     );
