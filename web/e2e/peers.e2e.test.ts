@@ -48,6 +48,9 @@ async function connectAgent(token: string): Promise<AgentHandle> {
 beforeAll(async () => {
   browser = await launchChromium();
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+  // The Salas column is shown when the site allows rooms: switched on here, not left to the demo
+  // seed, since another journey (rooms.e2e.test.ts) switches it off when it ends.
+  await manager.settings({ allow_partys: true });
   const tag = Date.now().toString(36);
   madrid = await manager.createServer({
     name: `Madrid ${tag}`,
@@ -74,6 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await manager?.settings({ allow_partys: false });
   await agent?.close();
   await browser?.close();
 });
