@@ -57,6 +57,15 @@ window.addEventListener(
   true,
 );
 
+// Until React has taken the page over, this document is the page the server chose for the path it
+// was served at, past its gate (maintenance, landing off): a history step to another path (back,
+// forward, a script's pushState and popstate) would leave it on screen under the wrong address.
+// The browser loads that path then, as it would a plain page, and the server gates it.
+const servedPath = location.pathname;
+window.addEventListener('popstate', () => {
+  if (!window.__vpnHydrated && location.pathname !== servedPath) location.reload();
+});
+
 // A signed-in customer or manager (a session in this browser) goes on at once: the app decides
 // where (the login pages send them to their dashboard).
 try {
