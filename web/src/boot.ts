@@ -2,7 +2,7 @@
  * The one script of a pre-rendered public page (issue 28, docs/performance.md). The page is already
  * painted, styled by the CSS it uses (inline) and its links work as plain links; the application
  * (React, the router, the pages: ~130 KiB) is downloaded only when the visitor starts using the page:
- * a touch, a click, a key or the pointer over it. A visitor who only reads pays for the
+ * a touch, a click, a key, text put into a field (typed, pasted or autofilled) or the pointer over it. A visitor who only reads pays for the
  * page alone. On /login the dashboard's code is fetched along with it, while the customer types.
  * Focus is not a sign of use: /login and /password-recovery focus their first field themselves
  * (autofocus), and counting that made every cold visit of those pages download the whole app.
@@ -26,7 +26,7 @@ declare global {
 }
 
 const tag = document.querySelector<HTMLScriptElement>('script[data-app]');
-const INTENT = ['pointerdown', 'touchstart', 'keydown', 'mouseover'] as const;
+const INTENT = ['pointerdown', 'touchstart', 'keydown', 'input', 'mouseover'] as const;
 
 function link(rel: string, href: string) {
   const el = document.createElement('link');
