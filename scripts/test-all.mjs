@@ -177,6 +177,7 @@ function results({ suite, code, wallMs, out }) {
   let f = 0;
   let s = 0;
   let slowest = [];
+  let failures = [];
   let r = null;
   try {
     r = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
@@ -201,9 +202,36 @@ function results({ suite, code, wallMs, out }) {
       )
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 10);
+    // What failed and why (first lines of the message), printed at the very end, where a CI log cut
+    // to its tail still shows it.
+    failures = (r.testResults ?? []).flatMap((file) => {
+      const where = relative(root, file.name);
+      const tests = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+      if (tests.length === 0 && file.status === 'failed')
+        return [{ file: where, test: '(el archivo no cargó)', why: firstLines(file.message) }];
+      return tests.map((t) => ({
+        file: where,
+        test: t.fullName ?? t.title,
+        why: firstLines((t.failureMessages ?? []).join('\n')),
+      }));
+    });
   }
-  if (code !== 0 && f === 0) f = 1;
-  return { name: suite.name, wallMs, passed: p, failed: f, skipped: s, slowest };
+  if (code !== 0 && f === 0) {
+    f = 1;
+    failures.push({ file: suite.name, test: `(la suite terminó con código ${code})`, why: '' });
+  }
+  return { name: suite.name, wallMs, passed: p, failed: f, skipped: s, slowest, failures };
+}
+
+/** The first three non-empty lines of a failure message, each cut to 300 characters. */
+function firstLines(text = '') {
+  return String(text)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 3)
+    .map((l) => l.slice(0, 300))
+    .join(' | ');
 }
 
 // The waiting suites all at once; the computing ones `cores` at a time, longest first.
@@ -235,6 +263,12 @@ console.log(`\n=== tiempos (${seconds(wallMs)} en total; .reports/timings.json) 
 for (const r of ordered) {
   console.log(`${r.name}: ${seconds(r.wallMs)}`);
   for (const t of r.slowest) console.log(`  ${seconds(t.ms).padStart(8)}  ${t.file} › ${t.test}`);
+}
+
+const failures = ordered.flatMap((r) => r.failures.map((f) => ({ suite: r.name, ...f })));
+if (failures.length > 0) {
+  console.log(`\n=== fallos (${failures.length}) ===`);
+  for (const f of failures) console.log(`✗ [${f.suite}] ${f.file} › ${f.test}\n    ${f.why}`);
 }
 
 console.log('');
