@@ -147,6 +147,11 @@ export const AdminPush = z.discriminatedUnion('type', [
   z.object({ type: z.literal('admin_server'), server_id: z.number().int() }),
   /** An invoice was created or changed state. */
   z.object({ type: z.literal('admin_invoice'), invoice_id: z.string(), status: z.string() }),
+  /**
+   * Money a gateway reported that credited nothing ("Pagos sin factura abierta") was recorded, or an
+   * operator settled one: for the roles that read revenue (`revenue.read`).
+   */
+  z.object({ type: z.literal('admin_payment'), payment_id: z.number().int() }),
   /** A new audit entry. */
   z.object({ type: z.literal('admin_audit'), entry_id: z.number().int() }),
   /** Progress of a server drain. */

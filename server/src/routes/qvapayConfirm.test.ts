@@ -7,9 +7,17 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { invoices } from '../db/schema.ts';
-import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../test/helpers.ts';
+import {
+  bearer,
+  createTestApp,
+  listen,
+  managerToken,
+  setSettings,
+  type TestApp,
+} from '../../test/helpers.ts';
 import { customerPayments, gatewayCheckOver, openShop } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
+import { PushClient } from '../../test/protocolAgent.ts';
 
 let t: TestApp;
 let qvapay: FakeQvaPay;
@@ -247,6 +255,8 @@ describe('polling the payment page', () => {
     expect(await notify(late.uuid, late.id)).toMatchObject({ credited: true });
     expect(await myPeers(c.access)).toHaveLength(1);
 
+    const finance = await managerToken(t, 'finance');
+    const financeConsole = await PushClient.connect(await listen(t), finance);
     const short = await invoiceOf(c.access, 'Corta');
     await t.ctx.db.update(invoices).set({ status: 'expired' }).where(eq(invoices.id, short.id));
     qvapay.pay(short.uuid);
@@ -260,11 +270,17 @@ describe('polling the payment page', () => {
     const listed = await t.app.inject({
       method: 'GET',
       url: `/api/admin/payments/unmatched?q=${short.uuid}`,
-      headers: bearer(await managerToken(t, 'finance')),
+      headers: bearer(finance),
     });
     expect(listed.json()).toMatchObject({
       count: 1,
       results: [{ gateway: 'qvapay', reference: short.uuid, amount: '1.00', invoice_id: short.id }],
     });
+    // The finance console open meanwhile heard of it.
+    expect(await financeConsole.waitFor('admin_payment')).toEqual({
+      type: 'admin_payment',
+      payment_id: listed.json().results[0].id,
+    });
+    financeConsole.close();
   });
 });

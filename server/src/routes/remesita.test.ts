@@ -6,13 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
 import { customers, invoices, paymentNotices } from '../db/schema.ts';
 import {
   bearer,
   createTestApp,
+  listen,
   managerToken,
   reauthHeader,
   setSettings,
@@ -21,6 +22,8 @@ import {
 import { customerPayments, openShop } from '../../test/payments.ts';
 import { FakeQvaPay } from '../../test/fakeQvapay.ts';
 import { FakeRemesita, type Ipn } from '../../test/fakeRemesita.ts';
+import { PushClient } from '../../test/protocolAgent.ts';
+import { BUS_CHANNEL, type BusEvent } from '../realtime/bus.ts';
 
 let t: TestApp;
 let remesita: FakeRemesita;
@@ -277,6 +280,56 @@ describe('Remesita: credited on its documented IPN', () => {
       headers: bearer(owner),
     });
     expect(done.json().results.map((r: { reference: string }) => r.reference)).toContain('RPSEGUNDO01');
+  });
+
+  it('money that credited nothing reaches the consoles that read revenue at once, and no other role’s', async () => {
+    const base = await listen(t);
+    const roles = ['finance', 'owner', 'support', 'operations'] as const;
+    const [finance, ownerSocket, support, operations] = await Promise.all(
+      roles.map(async (role) => PushClient.connect(base, await managerToken(t, role))),
+    );
+    const c = await buyer();
+    const short = await invoiceOf(c.access, 'Pocoapoco');
+    expect(answer(await remesita.pay(short.id, 1))).toMatchObject({ credited: false });
+    // The same notice again is the same money: nothing new to show.
+    expect(answer(await remesita.pay(short.id, 1))).toMatchObject({ credited: false });
+    const [notice] = await t.ctx.db
+      .select()
+      .from(paymentNotices)
+      .where(eq(paymentNotices.reference, short.link.ref));
+    expect(notice).toMatchObject({ outcome: 'unmatched' });
+    const pushed = { type: 'admin_payment', payment_id: notice!.id };
+    expect(await finance!.waitFor('admin_payment')).toEqual(pushed);
+    expect(await ownerSocket!.waitFor('admin_payment')).toEqual(pushed);
+
+    // A marker every manager gets, announced the same way after the payment: once a console has
+    // it, it would have had the payment's push before it.
+    const marker: BusEvent = {
+      kind: 'managers',
+      permission: 'self',
+      message: { type: 'admin_audit', entry_id: -26 },
+    };
+    await t.ctx.db.execute(sql`select pg_notify(${BUS_CHANNEL}, ${JSON.stringify(marker)})`);
+    for (const s of [finance!, ownerSocket!, support!, operations!])
+      await s.waitFor('admin_audit', (m) => m.entry_id === -26);
+    expect(finance!.messages.filter((m) => m.type === 'admin_payment')).toEqual([pushed]);
+    // Support reads invoices but not revenue, operations neither (docs/permissions.md).
+    expect(support!.messages.filter((m) => m.type === 'admin_payment')).toEqual([]);
+    expect(operations!.messages.filter((m) => m.type === 'admin_payment')).toEqual([]);
+
+    // Settled by one operator: the others' open lists hear of it too.
+    const heard = finance!.messages.length;
+    const settled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/payments/unmatched/${notice!.id}`,
+      headers: bearer(owner),
+      payload: { resolved: true, reason: 'Devuelto al cliente' },
+    });
+    expect(settled.statusCode).toBe(200);
+    expect(await finance!.waitFor('admin_payment', (m) => finance!.messages.indexOf(m) >= heard)).toEqual(
+      pushed,
+    );
+    for (const s of [finance!, ownerSocket!, support!, operations!]) s.close();
   });
 
   it('the IPN’s secret never reaches a log line', async () => {

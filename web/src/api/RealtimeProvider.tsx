@@ -35,8 +35,8 @@ export function useRealtime(): RealtimeState {
 const adminListeners = new Set<(message: AdminPush) => void>();
 
 /**
- * Runs `handler` for every manager-console push (`admin_server`, `admin_invoice`, `admin_audit`,
- * `admin_drain`) while the component is mounted; typically it invalidates the queries it shows.
+ * Runs `handler` for every manager-console push (`admin_server`, `admin_invoice`, `admin_payment`,
+ * `admin_audit`, `admin_drain`) while the component is mounted; typically it invalidates the queries it shows.
  */
 export function useAdminPush(handler: (message: AdminPush) => void): void {
   const ref = useRef(handler);

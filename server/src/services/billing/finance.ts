@@ -18,6 +18,7 @@ import type { Db } from '../../db/client.ts';
 import { invoices, paymentNotices } from '../../db/schema.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { invoiceFilter, presentRows, selectPresented } from './invoiceConsole.ts';
+import { announceUnmatchedPayment } from './invoiceEvents.ts';
 import { auditedTransaction, type Actor } from '../site/audit.ts';
 import { lowerContains, pageOf } from '../../db/listing.ts';
 
@@ -244,6 +245,8 @@ export async function resolveUnmatched(
       reason,
       extra: { gateway: row.gateway, reference: row.reference, amount: row.amount, invoice: row.invoiceId },
     });
+    // Other consoles showing the open list drop it (finance reads no audit tail).
+    await announceUnmatchedPayment(tx, id);
     return presentNotice(after!);
   });
 }

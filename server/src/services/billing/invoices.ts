@@ -20,7 +20,7 @@ import {
   UUID_RE,
 } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
-import { announceInvoice } from './invoiceEvents.ts';
+import { announceInvoice, announceUnmatchedPayment } from './invoiceEvents.ts';
 import type { Revision } from '../fleet/desiredState.ts';
 import { GatewayError, type Gateway, type VerifiedPayment } from './gateways.ts';
 import type { PeerService } from '../peers/peers.ts';
@@ -265,22 +265,29 @@ export class InvoiceService {
     if (refusal) {
       this.deps.log.warn({ invoice: row.id, gateway: row.gateway, reason: refusal }, 'pago rechazado');
       // Money of ours that arrived and covers nothing stays in sight of the operator.
-      if (refusal === msg.paymentAmountLow && paid.transactionUuid)
-        await this.db
-          .insert(paymentNotices)
-          .values({
-            gateway: row.gateway,
-            reference: paid.transactionUuid,
-            invoiceId: row.id,
-            amount: paid.amount !== null ? paid.amount.toFixed(2) : null,
-            currency: paid.currency ?? row.currency,
-            gatewayStatus: 'paid',
-            outcome: 'unmatched',
-            reason: billingMsg.noticeAmountLow
-              .replace('{amount}', (paid.amount ?? 0).toFixed(2))
-              .replace('{price}', Number(row.amount).toFixed(2)),
-          })
-          .onConflictDoNothing();
+      if (refusal === msg.paymentAmountLow && paid.transactionUuid) {
+        const reference = paid.transactionUuid;
+        await this.db.transaction(async (tx) => {
+          const [fresh] = await tx
+            .insert(paymentNotices)
+            .values({
+              gateway: row.gateway,
+              reference,
+              invoiceId: row.id,
+              amount: paid.amount !== null ? paid.amount.toFixed(2) : null,
+              currency: paid.currency ?? row.currency,
+              gatewayStatus: 'paid',
+              outcome: 'unmatched',
+              reason: billingMsg.noticeAmountLow
+                .replace('{amount}', (paid.amount ?? 0).toFixed(2))
+                .replace('{price}', Number(row.amount).toFixed(2)),
+            })
+            .onConflictDoNothing()
+            .returning({ id: paymentNotices.id });
+          // Heard for the first time: the operators' "Pagos sin factura abierta" shows it live.
+          if (fresh) await announceUnmatchedPayment(tx, fresh.id);
+        });
+      }
       return { credited: false, message: refusal };
     }
     try {

@@ -20,6 +20,7 @@ import type { Db } from '../../db/client.ts';
 import { invoices, paymentNotices } from '../../db/schema.ts';
 import { UUID_RE } from '../../lib/errors.ts';
 import { amountOf, type Gateway } from './gateways.ts';
+import { announceUnmatchedPayment } from './invoiceEvents.ts';
 
 /** Notification secrets are stored as their SHA-256 only. */
 export function hashSecret(secret: string): string {
@@ -144,6 +145,7 @@ export async function notifyRemesita(
     else if (inv.status === 'refunded') reason = billingMsg.noticeRefunded;
     if (reason !== null) {
       await tx.update(paymentNotices).set({ reason }).where(eq(paymentNotices.id, fresh.id));
+      await announceUnmatchedPayment(tx, fresh.id);
       // The customer's payment page says why nothing was credited.
       if (!covers && inv.status === 'pending')
         await tx

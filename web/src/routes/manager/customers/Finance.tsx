@@ -29,11 +29,15 @@ const b = esCustomers.billing;
 const usd = (amount: string) => esCustomers.amount(amount, 'USD');
 const gatewayName = (g: string) => esCustomers.gateways[g] ?? g;
 
-/** Money changes whenever an invoice does: the tabs re-read on an `admin_invoice` push. */
+/**
+ * Money changes whenever an invoice does, and when a payment that credited nothing arrives or is
+ * settled: the tabs re-read on an `admin_invoice` or `admin_payment` push.
+ */
 function useBillingPush() {
   const queryClient = useQueryClient();
   useAdminPush((m) => {
-    if (m.type === 'admin_invoice') void queryClient.invalidateQueries({ queryKey: ['manager', 'billing'] });
+    if (m.type === 'admin_invoice' || m.type === 'admin_payment')
+      void queryClient.invalidateQueries({ queryKey: ['manager', 'billing'] });
   });
 }
 

@@ -6,6 +6,7 @@ import type { AdminInvoice } from '../../../api/adminCustomers';
 import { fakeApi, type Handler } from '../../../test/api';
 import { renderApp } from '../../../test/render';
 import { setViewportWidth } from '../../../test/viewport';
+import { FakeWebSocket } from '../../../test/websocket';
 
 beforeEach(() => setViewportWidth(1280));
 afterEach(() => vi.restoreAllMocks());
@@ -401,6 +402,28 @@ describe('Facturas: payments without an open invoice', () => {
     });
     expect(await screen.findByText('Pago marcado como resuelto')).toBeInTheDocument();
     expect(await screen.findByText('No hay pagos sin factura abierta.')).toBeInTheDocument();
+  });
+
+  it('shows a payment that just arrived without a reload, when the push says so', async () => {
+    let current: UnmatchedPayment[] = [];
+    signedIn('finance', {
+      'GET /api/admin/payments/unmatched': () => ({ body: { count: current.length, results: current } }),
+    });
+    renderApp('/manager/dashboard/invoices?tab=unmatched');
+    expect(await screen.findByText('No hay pagos sin factura abierta.')).toBeInTheDocument();
+    const socket = await waitFor(() => {
+      const s = FakeWebSocket.latest();
+      if (!s) throw new Error('sin socket');
+      return s;
+    });
+    socket.accept();
+    // The money arrived at the server meanwhile; the page learns of it only from the push.
+    current = [late];
+    socket.push({ type: 'admin_payment', payment_id: late.id });
+    const list = await screen.findByRole('table', { name: 'Pagos sin factura abierta' });
+    const row = within(list).getByRole('row', { name: /RM-LATE-9001/ });
+    expect(row).toHaveTextContent('2,00 US$');
+    expect(row).toHaveTextContent('El importe pagado (2.00) no cubre la factura (3.50)');
   });
 
   it("shows the server's refusal to resolve in the dialog", async () => {
