@@ -2,6 +2,7 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { precompressPlugin } from './scripts/precompress.ts';
+import { contractShapesPlugin } from './scripts/contractShapes.ts';
 
 /** Modules of the public pages, bundled together (see `codeSplitting` below). */
 const PUBLIC_MODULES = new RegExp(
@@ -11,7 +12,7 @@ const PUBLIC_MODULES = new RegExp(
     String.raw`[\\/]web[\\/]src[\\/]lib[\\/](format|title|year)\.`,
     String.raw`[\\/]web[\\/]src[\\/]i18n[\\/]es\.ts`,
     String.raw`[\\/]web[\\/]src[\\/]api[\\/](http|session)\.`,
-    String.raw`[\\/]packages[\\/]contracts[\\/]src[\\/](messages|validity)\.`,
+    String.raw`[\\/]packages[\\/]contracts[\\/]src[\\/](messages|validity|limits)\.`,
   ].join('|'),
 );
 
@@ -19,7 +20,7 @@ const PUBLIC_MODULES = new RegExp(
 const backend = process.env.VITE_BACKEND_URL ?? 'http://localhost:8080';
 
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompressPlugin()],
+  plugins: [react(), tailwindcss(), precompressPlugin(), contractShapesPlugin()],
   server: {
     proxy: {
       '/api': { target: backend, changeOrigin: true },

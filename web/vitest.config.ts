@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { contractShapesPlugin } from './scripts/contractShapes.ts';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), contractShapesPlugin()],
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],

@@ -17,7 +17,7 @@ const id = z.preprocess(
     .optional(),
 );
 
-export const MAX_OWNED_ROOMS = 5;
+export { MAX_OWNED_ROOMS } from './limits.ts';
 
 /** A peer inside a room, as every member sees it. */
 export const RoomPeer = z.object({

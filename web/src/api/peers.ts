@@ -8,8 +8,8 @@
  * peer clears it), so the row stays disabled from the click until the servers have answered.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { Peer } from '@vpn/contracts';
-import type { PeerConfigQuery, PeerOperation, PeerPatchBody } from '@vpn/contracts';
+import type { Peer, PeerConfigQuery, PeerOperation, PeerPatchBody } from '@vpn/contracts';
+import { PeerShape } from './shape';
 import { parse } from './http';
 import { queryKeys } from './queries';
 import { saveBlob } from '../lib/download';
@@ -19,7 +19,7 @@ export type { AvailableServer, Peer, PeerOperation } from '@vpn/contracts';
 
 /** `PATCH /api/client/accounts/peers/{id}`: regenerate_token, regenerate or change_server. */
 export function patchPeer(id: number, body: PeerPatchBody): Promise<Peer> {
-  return authRequest('client', `/api/client/accounts/peers/${id}`, { method: 'PATCH', body }, Peer);
+  return authRequest('client', `/api/client/accounts/peers/${id}`, { method: 'PATCH', body }, PeerShape);
 }
 
 export type ConfigFormat = 'conf' | 'mikrotik';

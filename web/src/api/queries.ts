@@ -8,10 +8,23 @@
 import { queryOptions } from '@tanstack/react-query';
 import { publicRequest } from './http';
 import { authRequest } from './session';
+import {
+  AdvertisementListShape,
+  AvailableServerListShape,
+  ClientVersionShape,
+  CurrentUserShape,
+  PeerListShape,
+  PeerUsageShape,
+  PublicSettingsShape,
+  RoomListsShape,
+  ServiceStatusShape,
+} from './shape';
 
 /**
- * The contracts' zod schemas, loaded with the first query that runs (then cached by the module
- * system): zod is ~35 KiB compressed, and a public page served with its data inline runs none.
+ * The contracts' zod schemas, loaded with the first query that needs them (then cached by the
+ * module system): zod is ~37 KiB gzip, and a public page served with its data inline runs none.
+ * The customer's own answers are checked without zod (`shape.ts`): the login and the dashboard
+ * never download it (issue 28).
  */
 const schemas = () => import('@vpn/contracts');
 
@@ -40,7 +53,7 @@ export const ROOM_PROCESSING_RECHECK_MS = 15_000;
 export function publicSettingsQuery() {
   return queryOptions({
     queryKey: queryKeys.publicSettings,
-    queryFn: async ({ signal }) => publicRequest('/api/client', { signal }, (await schemas()).PublicSettings),
+    queryFn: async ({ signal }) => publicRequest('/api/client', { signal }, PublicSettingsShape),
     staleTime: 30_000,
   });
 }
@@ -49,8 +62,7 @@ export function publicSettingsQuery() {
 export function serviceStatusQuery() {
   return queryOptions({
     queryKey: queryKeys.status,
-    queryFn: async ({ signal }) =>
-      publicRequest('/api/client/status', { signal }, (await schemas()).ServiceStatus),
+    queryFn: async ({ signal }) => publicRequest('/api/client/status', { signal }, ServiceStatusShape),
     staleTime: 0,
   });
 }
@@ -69,7 +81,7 @@ export function currentUserQuery() {
   return queryOptions({
     queryKey: queryKeys.currentUser,
     queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/verify-token', { signal }, (await schemas()).CurrentUser),
+      authRequest('client', '/api/client/verify-token', { signal }, CurrentUserShape),
     staleTime: 5 * 60_000,
   });
 }
@@ -89,7 +101,7 @@ export function peersQuery() {
   return queryOptions({
     queryKey: queryKeys.peers,
     queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/accounts/peers', { signal }, (await schemas()).PeerList),
+      authRequest('client', '/api/client/accounts/peers', { signal }, PeerListShape),
     staleTime: 30_000,
   });
 }
@@ -99,12 +111,7 @@ export function peerUsageQuery(peerId: number) {
   return queryOptions({
     queryKey: queryKeys.peerUsage(peerId),
     queryFn: async ({ signal }) =>
-      authRequest(
-        'client',
-        `/api/client/accounts/peers/${peerId}/usage`,
-        { signal },
-        (await schemas()).PeerUsage,
-      ),
+      authRequest('client', `/api/client/accounts/peers/${peerId}/usage`, { signal }, PeerUsageShape),
     staleTime: 60_000,
   });
 }
@@ -114,12 +121,7 @@ export function availableServersQuery(peerId: number) {
   return queryOptions({
     queryKey: queryKeys.availableServers(peerId),
     queryFn: async ({ signal }) =>
-      authRequest(
-        'client',
-        `/api/client/network/${peerId}`,
-        { signal },
-        (await schemas()).AvailableServerList,
-      ),
+      authRequest('client', `/api/client/network/${peerId}`, { signal }, AvailableServerListShape),
     staleTime: 0,
     gcTime: 0,
   });
@@ -130,7 +132,7 @@ export function advertisementsQuery() {
   return queryOptions({
     queryKey: queryKeys.advertisements,
     queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/advertisements', { signal }, (await schemas()).AdvertisementList),
+      authRequest('client', '/api/client/advertisements', { signal }, AdvertisementListShape),
     staleTime: 60_000,
   });
 }
@@ -139,8 +141,7 @@ export function advertisementsQuery() {
 export function clientVersionQuery() {
   return queryOptions({
     queryKey: queryKeys.clientVersion,
-    queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/agent', { signal }, (await schemas()).ClientVersion),
+    queryFn: async ({ signal }) => authRequest('client', '/api/client/agent', { signal }, ClientVersionShape),
     staleTime: 5 * 60_000,
   });
 }
@@ -153,7 +154,7 @@ export function roomsQuery() {
   return queryOptions({
     queryKey: queryKeys.rooms,
     queryFn: async ({ signal }) =>
-      authRequest('client', '/api/client/network/partys', { signal }, (await schemas()).RoomLists),
+      authRequest('client', '/api/client/network/partys', { signal }, RoomListsShape),
     staleTime: 30_000,
     refetchInterval: (query) => {
       const lists = query.state.data;

@@ -17,11 +17,13 @@
  * refresh through the session module (shared with the HTTP calls), and otherwise stays closed.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { AdminPush, PushMessage } from '@vpn/contracts';
-import { Room, removeCachedRoom, setCachedRoomProcessing, upsertCachedRoom } from './rooms';
+import type { AdminPush, PushMessage } from '@vpn/contracts';
+import { removeCachedRoom, setCachedRoomProcessing, upsertCachedRoom } from './rooms';
 import { removeCachedPeer, setCachedProcessing, upsertCachedPeer } from './peers';
 import { queryKeys } from './queries';
 import { getAccessToken, refreshTokens } from './session';
+// Messages are checked without zod (`shape.ts`): the socket runs on every dashboard page.
+import { AdminPushShape, PushMessageShape, RoomShape } from './shape';
 import type { Realm } from './session';
 
 export type { PushMessage } from '@vpn/contracts';
@@ -184,7 +186,7 @@ export class RealtimeConnection {
 function parseAdminMessage(data: unknown): AdminPush | null {
   if (typeof data !== 'string') return null;
   try {
-    const parsed = AdminPush.safeParse(JSON.parse(data));
+    const parsed = AdminPushShape.safeParse(JSON.parse(data));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -199,7 +201,7 @@ function parseMessage(data: unknown): PushMessage | null {
   } catch {
     return null;
   }
-  const parsed = PushMessage.safeParse(raw);
+  const parsed = PushMessageShape.safeParse(raw);
   return parsed.success ? parsed.data : null;
 }
 
@@ -226,7 +228,7 @@ export function applyPushToCache(queryClient: QueryClient, message: PushMessage)
       break;
     case 'updated_owner_party':
     case 'updated_guest_party': {
-      const room = Room.safeParse(message.party);
+      const room = RoomShape.safeParse(message.party);
       if (!room.success) break;
       upsertCachedRoom(queryClient, message.type === 'updated_owner_party' ? 'owned' : 'guest', room.data);
       void queryClient.invalidateQueries({ queryKey: queryKeys.peers });

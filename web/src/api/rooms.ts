@@ -7,14 +7,17 @@
  * its in-progress indicator until `stop_party_operation` or the updated room arrives.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { MessageBody, Room } from '@vpn/contracts';
-import type { Peer, RoomLists } from '@vpn/contracts';
+import { MAX_OWNED_ROOMS } from '@vpn/contracts/limits';
+import type { MessageBody, Peer, Room, RoomLists } from '@vpn/contracts';
 import type { Schema } from './http';
 import { queryKeys } from './queries';
 import { authRequest } from './session';
+// Checked without zod (`shape.ts`): the push socket (`realtime.ts`) writes rooms with these helpers
+// on every dashboard page.
+import { MessageBodyShape, RoomShape } from './shape';
 
-export type { RoomPeer } from '@vpn/contracts';
-export { MAX_OWNED_ROOMS, Room } from '@vpn/contracts';
+export type { Room, RoomPeer } from '@vpn/contracts';
+export { MAX_OWNED_ROOMS };
 
 /** Which of the two lists a room belongs to, from the signed-in customer's point of view. */
 export type RoomRole = 'owned' | 'guest';
@@ -23,12 +26,12 @@ const BASE = '/api/client/network/partys';
 
 /** `POST /api/client/network/partys`: a new room with one of my free peers in it. */
 export function createRoom(body: { name: string; peer: number }): Promise<Room> {
-  return authRequest('client', BASE, { method: 'POST', body }, Room);
+  return authRequest('client', BASE, { method: 'POST', body }, RoomShape);
 }
 
 /** `PATCH /api/client/network/partys` (join): enters someone's room with one of my free peers. */
 export function joinRoom(body: { name: string; password: string; peer: number }): Promise<Room> {
-  return authRequest('client', BASE, { method: 'PATCH', body: { operation: 'join', ...body } }, Room);
+  return authRequest('client', BASE, { method: 'PATCH', body: { operation: 'join', ...body } }, RoomShape);
 }
 
 /** `PATCH …/partys/{id}` regenerate_password (owner): the room's new password. */
@@ -51,8 +54,8 @@ export async function regenerateRoomPassword(id: number): Promise<string> {
 /** A room, or the server's `{message}` when the caller no longer sees the room (they left it). */
 const RoomOrMessage: Schema<Room | MessageBody> = {
   safeParse(value) {
-    const room = Room.safeParse(value);
-    return room.success ? room : MessageBody.safeParse(value);
+    const room = RoomShape.safeParse(value);
+    return room.success ? room : MessageBodyShape.safeParse(value);
   },
 };
 
@@ -82,13 +85,13 @@ export function addRoomPeer(id: number, peer: number): Promise<Room> {
     'client',
     `${BASE}/${id}`,
     { method: 'PATCH', body: { operation: 'add_peer', peer } },
-    Room,
+    RoomShape,
   );
 }
 
 /** `DELETE …/partys/{id}` (owner): answers `{message: 'Party eliminada'}`. */
 export function deleteRoom(id: number): Promise<MessageBody> {
-  return authRequest('client', `${BASE}/${id}`, { method: 'DELETE' }, MessageBody);
+  return authRequest('client', `${BASE}/${id}`, { method: 'DELETE' }, MessageBodyShape);
 }
 
 export function isRoom(value: Room | MessageBody): value is Room {

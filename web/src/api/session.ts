@@ -16,11 +16,10 @@
  * otherwise clears the realm's tokens and navigates to its login page.
  */
 import type { LoginBody, TokenPair } from '@vpn/contracts';
-
-/** The zod schemas, loaded on the first call that needs them (see `queries.ts`). */
-const schemas = () => import('@vpn/contracts');
 import { ApiError, parse, publicRequest, send } from './http';
 import type { HttpMethod, Schema } from './http';
+// The answers are checked without zod (`shape.ts`): this module is on the login's path.
+import { MessageBodyShape, TokenPairShape } from './shape';
 
 export type Realm = 'client' | 'manager';
 
@@ -158,11 +157,7 @@ const refreshing = new Map<Realm, Promise<boolean>>();
 
 async function spend(realm: Realm, refresh: string): Promise<boolean> {
   try {
-    const pair = await publicRequest(
-      REFRESH_ENDPOINT,
-      { method: 'POST', body: { refresh } },
-      (await schemas()).TokenPair,
-    );
+    const pair = await publicRequest(REFRESH_ENDPOINT, { method: 'POST', body: { refresh } }, TokenPairShape);
     // Refresh tokens rotate on every use: the old one is now dead, always keep the new one.
     // A refresh token only exists for remembered sessions, so the pair goes back to localStorage.
     storeTokens(realm, pair, true);
@@ -328,11 +323,7 @@ export async function authRequest<T>(
 
 /** Logs in and stores the tokens (refresh only when `remember`). Throws {@link ApiError}. */
 export async function login(realm: Realm, body: LoginBody & { totp?: string }): Promise<void> {
-  const pair = await publicRequest(
-    LOGIN_ENDPOINT[realm],
-    { method: 'POST', body },
-    (await schemas()).TokenPair,
-  );
+  const pair = await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPairShape);
   storeTokens(realm, pair, body.remember === true);
 }
 
@@ -348,11 +339,7 @@ export async function logout(realm: Realm): Promise<boolean> {
   // needed. A session that was not remembered has no refresh token and nothing to revoke.
   if (refresh) {
     try {
-      await publicRequest(
-        LOGOUT_ENDPOINT,
-        { method: 'POST', body: { refresh } },
-        (await schemas()).MessageBody,
-      );
+      await publicRequest(LOGOUT_ENDPOINT, { method: 'POST', body: { refresh } }, MessageBodyShape);
     } catch {
       ok = false;
     }

@@ -5,7 +5,7 @@
  * Kept apart from `es.ts` so the rooms page and the rest of the dashboard can change independently.
  */
 import { msg } from '@vpn/contracts';
-import { MAX_OWNED_ROOMS } from '@vpn/contracts';
+import { MAX_OWNED_ROOMS } from '@vpn/contracts/limits';
 
 const peersCount = (n: number) => `${n} ${n === 1 ? 'peer' : 'peers'}`;
 
