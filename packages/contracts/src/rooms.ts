@@ -40,6 +40,11 @@ export const Room = z.object({
   password: z.string().nullable(),
   /** Servers are still applying a change to this room. */
   processing: z.boolean(),
+  /**
+   * LAN games find each other here (issue 25): the site's discovery switch is on and so is the switch
+   * of every server that hosts a member (a member's broadcasts are relayed by its own server).
+   */
+  discovery: z.boolean(),
 });
 export type Room = z.infer<typeof Room>;
 

@@ -9,6 +9,9 @@ export const esRoomPlay = {
     title: 'Jugar en la Sala',
     discovery:
       'Los juegos de la Sala se encuentran solos: cuando un miembro abre una partida en red local (LAN), los demás la ven aparecer en la lista del juego, sin escribir ninguna IP.',
+    /** The room's `discovery` is off: the operator turned it off for the site or a member's server. */
+    discoveryOff:
+      'En esta Sala los juegos no se encuentran solos: la búsqueda automática de partidas en red local (LAN) está desactivada en el servicio. Para jugar, únete por IP: escribe en el juego la IP privada del anfitrión (la de la tabla de arriba).',
     triedTitle: 'Búsqueda de partidas comprobada',
     triedIntro:
       'Comprobamos que la Sala hace llegar a cada miembro los avisos con los que estos juegos buscan partidas en la red local:',

@@ -16,6 +16,7 @@ export function ownedRoom(overrides: Partial<Room> = {}): Room {
     user: ALIAS,
     password: 'abcDEF2345',
     processing: false,
+    discovery: true,
     ...overrides,
   };
 }
@@ -33,6 +34,7 @@ export function guestRoom(overrides: Partial<Room> = {}): Room {
     user: 'pedro',
     password: null,
     processing: false,
+    discovery: true,
     ...overrides,
   };
 }

@@ -160,6 +160,53 @@ describe('rooms', () => {
     );
   });
 
+  it('says in each room whether LAN games find each other there: off where the site or a member’s server turned discovery off', async () => {
+    const owner = await member('Elena', rooms1.id);
+    const guest = await member('Hugo', rooms2.id);
+    const room = (
+      await api('POST', '/api/client/network/partys', owner.access, { name: 'Descubre', peer: owner.peer.id })
+    ).json();
+    const alone = await member('Sola', rooms1.id);
+    const aloneRoom = (
+      await api('POST', '/api/client/network/partys', alone.access, { name: 'Aparte', peer: alone.peer.id })
+    ).json();
+    expect(room.discovery).toBe(true);
+    await api('PATCH', '/api/client/network/partys', guest.access, {
+      operation: 'join',
+      name: 'Descubre',
+      password: room.password,
+      peer: guest.peer.id,
+    });
+    const discovery = async (who: { access: string }, list: 'owned_partys' | 'guest_partys', id: number) => {
+      const lists = (await api('GET', '/api/client/network/partys', who.access)).json();
+      return lists[list].find((r: { id: number }) => r.id === id).discovery as boolean;
+    };
+    expect(await discovery(owner, 'owned_partys', room.id)).toBe(true);
+    expect(await discovery(guest, 'guest_partys', room.id)).toBe(true);
+
+    // The site's switch: off for every room.
+    await setSettings(t, { allow_discovery: false });
+    try {
+      expect(await discovery(owner, 'owned_partys', room.id)).toBe(false);
+      expect(await discovery(guest, 'guest_partys', room.id)).toBe(false);
+      expect(await discovery(alone, 'owned_partys', aloneRoom.id)).toBe(false);
+    } finally {
+      await setSettings(t, { allow_discovery: true });
+    }
+
+    // One server's switch: off for the rooms with a member there, on for the others.
+    const off = await api('PATCH', `/api/admin/servers/${rooms2.id}`, admin, { allow_discovery: false });
+    expect(off.statusCode).toBe(200);
+    try {
+      expect(await discovery(owner, 'owned_partys', room.id)).toBe(false);
+      expect(await discovery(guest, 'guest_partys', room.id)).toBe(false);
+      expect(await discovery(alone, 'owned_partys', aloneRoom.id)).toBe(true);
+    } finally {
+      await api('PATCH', `/api/admin/servers/${rooms2.id}`, admin, { allow_discovery: true });
+    }
+    expect(await discovery(owner, 'owned_partys', room.id)).toBe(true);
+  });
+
   it('applies the spec’s rules and messages', async () => {
     const noAlias = await member(null, rooms1.id);
     expect(

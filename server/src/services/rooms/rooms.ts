@@ -9,6 +9,7 @@ import type { Bus } from '../../realtime/bus.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { agentOnline } from '../fleet/servers.ts';
+import { getSiteSettings } from '../site/settings.ts';
 
 type RoomRow = typeof rooms.$inferSelect;
 type PeerRow = typeof peers.$inferSelect;
@@ -110,9 +111,11 @@ export class RoomService {
         address: peers.address,
         alias: customers.alias,
         username: customers.username,
+        relays: servers.allowDiscovery,
       })
       .from(peers)
       .innerJoin(customers, eq(customers.id, peers.customerId))
+      .innerJoin(servers, eq(servers.id, peers.serverId))
       .where(inArray(peers.roomId, ids))
       .orderBy(asc(peers.id));
     const owners = await this.db
@@ -120,22 +123,27 @@ export class RoomService {
       .from(customers)
       .where(inArray(customers.id, [...new Set(rows.map((r) => r.ownerId))]));
     const ownerName = new Map(owners.map((o) => [o.id, o.alias ?? o.username]));
-    return rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      created: r.createdAt.toISOString(),
-      peers: members
-        .filter((m) => m.roomId === r.id)
-        .map((m) => ({
+    const { allow_discovery } = await getSiteSettings(this.db);
+    return rows.map((r) => {
+      const inRoom = members.filter((m) => m.roomId === r.id);
+      return {
+        id: r.id,
+        name: r.name,
+        created: r.createdAt.toISOString(),
+        peers: inRoom.map((m) => ({
           id: m.id,
           name: m.name,
           user: m.alias ?? m.username,
           private_ip: m.address.replace(/\/\d+$/, ''),
         })),
-      user: ownerName.get(r.ownerId) ?? '',
-      password: r.ownerId === viewerId ? decrypt(this.deps.encryptionKey, r.passwordEnc) : null,
-      processing: r.processing,
-    }));
+        user: ownerName.get(r.ownerId) ?? '',
+        password: r.ownerId === viewerId ? decrypt(this.deps.encryptionKey, r.passwordEnc) : null,
+        processing: r.processing,
+        // Each member's broadcasts are relayed by its own server (fleet/desiredState.ts): games find
+        // each other across the whole room only when every one of them relays.
+        discovery: allow_discovery && inRoom.every((m) => m.relays),
+      };
+    });
   }
 
   async presentOne(roomId: number, viewerId: number): Promise<Room> {

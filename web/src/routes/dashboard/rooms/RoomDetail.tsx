@@ -100,7 +100,7 @@ export function RoomDetail(props: RoomDetailProps) {
       </section>
 
       <RoomOnlyConfig peers={room.peers.filter(props.isMine)} />
-      <PlayGuide />
+      <PlayGuide discovery={room.discovery} />
 
       {owner && (
         <div className="flex justify-end border-t border-slate-800 pt-6">

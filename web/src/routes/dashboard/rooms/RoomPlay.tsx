@@ -74,8 +74,12 @@ export function RoomOnlyConfig({ peers }: { peers: RoomPeer[] }) {
   );
 }
 
-/** How games meet in a room: discovery, the games it was checked with and how, Windows' firewall. */
-export function PlayGuide() {
+/**
+ * How games meet in a room: discovery, the games it was checked with and how, Windows' firewall.
+ * Where the operator turned discovery off (`room.discovery`), it says so and tells how to join by IP
+ * instead; the games list, which promises discovery, is left out.
+ */
+export function PlayGuide({ discovery }: { discovery: boolean }) {
   const p = t.play;
   return (
     <section aria-labelledby="room-play-title" className={`${ui.card} space-y-4 p-6`}>
@@ -83,19 +87,24 @@ export function PlayGuide() {
         <Gamepad2 className="size-5 text-emerald-300" aria-hidden="true" />
         {p.title}
       </h3>
-      <p className="max-w-2xl text-sm text-slate-300">{p.discovery}</p>
-      <div>
-        <h4 className="font-semibold text-slate-100">{p.triedTitle}</h4>
-        <p className="mt-1 text-sm text-slate-400">{p.triedIntro}</p>
-        <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-300">
-          {p.games.map((game) => (
-            <li key={game.name}>
-              <span className="font-medium text-slate-100">{game.name}</span>: {game.how}
-            </li>
-          ))}
-        </ul>
-        <p className="mt-3 max-w-2xl text-sm text-slate-400">{p.byIp}</p>
-      </div>
+      {!discovery && <p className="max-w-2xl text-sm text-amber-200">{p.discoveryOff}</p>}
+      {discovery && (
+        <>
+          <p className="max-w-2xl text-sm text-slate-300">{p.discovery}</p>
+          <div>
+            <h4 className="font-semibold text-slate-100">{p.triedTitle}</h4>
+            <p className="mt-1 text-sm text-slate-400">{p.triedIntro}</p>
+            <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-300">
+              {p.games.map((game) => (
+                <li key={game.name}>
+                  <span className="font-medium text-slate-100">{game.name}</span>: {game.how}
+                </li>
+              ))}
+            </ul>
+            <p className="mt-3 max-w-2xl text-sm text-slate-400">{p.byIp}</p>
+          </div>
+        </>
+      )}
       <div className="rounded-xl border border-slate-800 bg-navy-950/50 p-4">
         <h4 className="inline-flex items-center gap-2 font-semibold text-slate-100">
           <ShieldCheck className="size-4 text-sky-300" aria-hidden="true" />

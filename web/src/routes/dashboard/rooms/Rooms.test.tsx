@@ -782,6 +782,7 @@ describe('Salas: playing in a room', () => {
     expect(play).toHaveTextContent(
       'Los juegos de la Sala se encuentran solos: cuando un miembro abre una partida en red local (LAN), los demás la ven aparecer en la lista del juego, sin escribir ninguna IP.',
     );
+    expect(play).not.toHaveTextContent('En esta Sala los juegos no se encuentran solos');
     const games = within(play)
       .getAllByRole('listitem')
       .map((li) => li.textContent);
@@ -795,6 +796,18 @@ describe('Salas: playing in a room', () => {
     expect(play).toHaveTextContent(/red «Pública».*permítelo también en redes «Públicas»/);
     // Each member's tunnel address stays in the table above.
     expect(within(peerRow('pc-pedro')).getByText('10.8.0.9')).toBeInTheDocument();
+  });
+
+  it('says games do not find each other, and to join by IP, where the operator turned discovery off', async () => {
+    await openRooms({ lists: lists([ownedRoom()], [guestRoom({ discovery: false })]) });
+    await openRoom('Clan Norte');
+    const play = screen.getByRole('region', { name: 'Jugar en la Sala' });
+    expect(play).toHaveTextContent(
+      'En esta Sala los juegos no se encuentran solos: la búsqueda automática de partidas en red local (LAN) está desactivada en el servicio. Para jugar, únete por IP: escribe en el juego la IP privada del anfitrión (la de la tabla de arriba).',
+    );
+    expect(play).not.toHaveTextContent('Los juegos de la Sala se encuentran solos');
+    expect(within(play).queryAllByRole('listitem')).toEqual([]);
+    expect(play).toHaveTextContent(/permítelo también en redes «Públicas»/);
   });
 
   it('offers the room-only configuration of my peers only, explained in one sentence', async () => {
