@@ -60,9 +60,10 @@ export class FakeTelegram {
     readonly username = 'panel_test_bot',
   ) {}
 
-  async start(): Promise<string> {
+  /** Listens on loopback, on `port` when given (a URL handed to a server started before the stand-in). */
+  async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.base;
   }

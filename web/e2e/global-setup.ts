@@ -24,6 +24,12 @@ declare module 'vitest' {
     mailboxUrl: string;
     /** The build the server serves (the budget test reads its files). */
     distDir: string;
+    /**
+     * Where the control plane reaches Telegram's Bot API (`TELEGRAM_API_URL`): a loopback port on
+     * which the Telegram journey starts the server tests' stand-in (`telegram.e2e.test.ts`). No bot
+     * token is configured, so nothing calls it until that journey saves one in Ajustes.
+     */
+    telegramApiUrl: string;
   }
 }
 
@@ -132,6 +138,7 @@ export default async function setup(project: TestProject) {
 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const telegramApiUrl = `http://127.0.0.1:${await freePort()}`;
   const smtp = await startSmtp();
   const mailbox = await serveMailbox(smtp);
   const stopMail = async () => {
@@ -154,6 +161,8 @@ export default async function setup(project: TestProject) {
       PUBLIC_URL: baseUrl,
       SMTP_URL: smtp.url,
       MAIL_FROM: 'VPN Service <no-reply@vpn.example.com>',
+      TELEGRAM_API_URL: telegramApiUrl,
+      TELEGRAM_BOT_TOKEN: '',
       LOG_LEVEL: 'warn',
       SEED_DEMO: 'true',
       PAYMENTS_SANDBOX: 'true', // purchase.e2e.test.ts pays through the built-in sandbox gateway
@@ -180,6 +189,7 @@ export default async function setup(project: TestProject) {
   project.provide('baseUrl', baseUrl);
   project.provide('mailboxUrl', mailbox.url);
   project.provide('distDir', distDir);
+  project.provide('telegramApiUrl', telegramApiUrl);
 
   return async () => {
     if (child.exitCode === null) {

@@ -9,11 +9,11 @@
  *   another manager in Gestores: the console asks for the password once (issue 26: each of these
  *   changes who can sign in) and each change holds.
  */
-import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManagerApi } from './api';
 import { ADMIN_PASSWORD, launchChromium, signInManager } from './browser';
+import { currentStep, totpAt } from './totp';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
@@ -31,33 +31,6 @@ afterEach(() => {
   expect(pageErrors).toEqual([]);
   pageErrors.length = 0;
 });
-
-/** RFC 4648 base32 (spaces ignored) → bytes. */
-function base32(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of text.replace(/\s/g, '').toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-/** The 6-digit TOTP code of a 30-second step (HMAC-SHA1), as an authenticator app computes it. */
-function totpAt(secret: string, step: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-const currentStep = () => Math.floor(Date.now() / 30_000);
 
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({
