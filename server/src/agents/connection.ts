@@ -48,10 +48,22 @@ export interface HubDeps {
   concurrentUse?: ConcurrentUseService;
 }
 
+/**
+ * How a `stats` report begins as agents write it (`JSON.stringify` keeps `type` first). Those frames
+ * have their own queue: storing 5,000 peers' counters takes hundreds of milliseconds on a busy
+ * database, a full report of 50,000 peers ten times that, and an `ack` queued behind them held the
+ * customers' busy peers (and their `success`) that long (issue 24). Stats only need to stay in order
+ * among themselves (a re-key's last counters before the new key's first, services/peers/usage.ts);
+ * a report written otherwise still counts, on the main queue.
+ */
+const STATS_FRAME = '{"type":"stats",';
+
 export class AgentConnection {
   /** The newest revision sent to the agent; -1 until the snapshot went out. */
   private sent = -1;
   private chain: Promise<void> = Promise.resolve();
+  /** `stats` reports, in order, beside `chain` (see STATS_FRAME). */
+  private statsChain: Promise<void> = Promise.resolve();
   private lastSeenWrite = 0;
   /** The last lastSeenAt this connection wrote: its close clears only that (see the close handler). */
   private seenAt: Date | null = null;
@@ -76,7 +88,9 @@ export class AgentConnection {
     socket.on('message', (data, isBinary) => {
       if (isBinary)
         return this.send({ type: 'error', message: 'binary frames are not part of the protocol' });
-      this.enqueue(() => this.handle(data.toString()));
+      const raw = data.toString();
+      if (raw.startsWith(STATS_FRAME)) this.enqueueStats(() => this.handle(raw));
+      else this.enqueue(() => this.handle(raw));
     });
     socket.on('close', () => {
       this.closed = true;
@@ -138,6 +152,13 @@ export class AgentConnection {
   private enqueue(task: () => Promise<void>): void {
     this.chain = this.chain.then(task).catch((err: unknown) => {
       this.deps.log.error({ err, serverId: this.server.id }, 'agent message failed');
+    });
+  }
+
+  /** Stats reports run one at a time, in order among themselves, beside the other messages. */
+  private enqueueStats(task: () => Promise<void>): void {
+    this.statsChain = this.statsChain.then(task).catch((err: unknown) => {
+      this.deps.log.error({ err, serverId: this.server.id }, 'agent stats failed');
     });
   }
 

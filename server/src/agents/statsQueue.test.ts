@@ -1,0 +1,133 @@
+/**
+ * An agent's `stats` reports are stored on their own queue: a slow report (a 50,000-peer fleet, a
+ * busy database) must not hold up the delta to that agent or its ack, which ends a customer's busy
+ * peer with `success` (issue 24). The report's storing is held open here until the test lets it go.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { peerUsageHourly, peers, plans } from '../db/schema.ts';
+import { invalidatePlans } from '../services/billing/plans.ts';
+import {
+  bearer,
+  createCustomer,
+  createTestApp,
+  listen,
+  login,
+  managerToken,
+  type TestApp,
+} from '../../test/helpers.ts';
+import { ProtocolAgent, PushClient } from '../../test/protocolAgent.ts';
+
+const held = vi.hoisted(() => {
+  let release: () => void = () => {};
+  let entered: () => void = () => {};
+  const state = {
+    /** Resolves when a report reached the store while held. */
+    entered: Promise.resolve(),
+    gate: Promise.resolve(),
+    hold() {
+      state.gate = new Promise<void>((r) => (release = r));
+      state.entered = new Promise<void>((r) => (entered = r));
+    },
+    release: () => release(),
+    reached: () => entered(),
+  };
+  return state;
+});
+
+vi.mock('../services/peers/usage.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../services/peers/usage.ts')>();
+  return {
+    ...real,
+    recordStats: async (...args: Parameters<typeof real.recordStats>) => {
+      held.reached();
+      await held.gate;
+      return real.recordStats(...args);
+    },
+  };
+});
+
+let t: TestApp;
+let base: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ scheduler: false });
+  base = await listen(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('agent stats queue', () => {
+  it('a re-key ends in success while the agent’s stats report is still being stored', async () => {
+    const admin = await managerToken(t);
+    const server = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/servers',
+      headers: bearer(admin),
+      payload: { name: 'Lento', endpoint: 'lento.example:51820', ubication: 'X' },
+    });
+    expect(server.statusCode).toBe(201);
+    const [plan] = await t.ctx.db
+      .insert(plans)
+      .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
+      .returning();
+    invalidatePlans(t.ctx.db);
+    const c = await createCustomer(t);
+    const { access } = await login(t, c.username, c.password);
+    const push = await PushClient.connect(base, access);
+    const ids: number[] = [];
+    for (const name of ['Móvil', 'Portátil']) {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/peers',
+        headers: bearer(admin),
+        payload: { username: c.username, plan: plan!.id, name, server: server.json().server.id },
+      });
+      expect(created.statusCode).toBe(201);
+      ids.push(created.json<{ id: number }>().id);
+    }
+    // The re-keyed peer, and the one whose traffic the held report carries.
+    const [peerId, reported] = ids as [number, number];
+    const agent = await ProtocolAgent.connect(base, server.json().agent_token as string);
+    try {
+      const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, reported));
+      held.hold();
+      agent.send({
+        type: 'stats',
+        at: Date.now(),
+        peers: [
+          {
+            public_key: row!.publicKey,
+            rx_bytes: 5000,
+            tx_bytes: 700,
+            latest_handshake: Math.floor(Date.now() / 1000),
+            endpoint: '203.0.113.7:4500',
+          },
+        ],
+      });
+      await held.entered;
+      // The report is being stored (and stays so): the customer re-keys the peer meanwhile.
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/client/accounts/peers/${peerId}`,
+        headers: bearer(access),
+        payload: { operation: 'regenerate' },
+      });
+      expect(res.json().processing).toBe('regenerate');
+      const success = await push.waitFor('success', (m) => m.peer_id === peerId, 15_000);
+      expect(success.message).toContain('regenerado');
+      // Let go, the report is stored all the same.
+      const usage = () => t.ctx.db.select().from(peerUsageHourly).where(eq(peerUsageHourly.peerId, reported));
+      expect(await usage()).toHaveLength(0);
+      held.release();
+      await expect
+        .poll(async () => (await usage()).map((u) => u.rxBytes), { timeout: 15_000 })
+        .toEqual([5000]);
+    } finally {
+      held.release();
+      push.close();
+      await agent.close();
+    }
+  });
+});
