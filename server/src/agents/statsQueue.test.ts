@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { peerUsageHourly, peers, plans } from '../db/schema.ts';
 import { invalidatePlans } from '../services/billing/plans.ts';
+import type * as Usage from '../services/peers/usage.ts';
 import {
   bearer,
   createCustomer,
@@ -36,7 +37,7 @@ const held = vi.hoisted(() => {
 });
 
 vi.mock('../services/peers/usage.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../services/peers/usage.ts')>();
+  const real = await importOriginal<typeof Usage>();
   return {
     ...real,
     recordStats: async (...args: Parameters<typeof real.recordStats>) => {
