@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_STATS_CHUNK_PEERS,
@@ -11,7 +14,8 @@ import { silentLogger, type Logger } from './log.ts';
 import { diffPeers, diffToOps, isEmptyDiff, toPeerState, type PeerState } from './diff.ts';
 import { Reconciler, type ReconcilerBackend } from './reconcile.ts';
 import { ConcurrentUseDetector } from './concurrent.ts';
-import { FakeDevice, FakeDriver } from './testing/fakeWg.ts';
+import { FakeDevice, FakeDriver, startFakeUapiServer } from './testing/fakeWg.ts';
+import { UapiClient } from './uapi.ts';
 import { randomKey } from './testing/keys.ts';
 
 const peer = (n: number, extra: Partial<AgentPeer> = {}): AgentPeer => ({
@@ -535,6 +539,64 @@ describe('a one-peer delta costs one peer at any size (issue 24)', () => {
     expect(other.driver.gets).toBe(reads2);
     await r.close();
     await r2.close();
+  });
+
+  it('a delta during a stats pass waits for no parsing: its set never queues behind the read', async () => {
+    // wireguard-go keeps its IPC lock until a get's answer is all written, and a set waits for it:
+    // the fake UAPI server does the same and counts the sets that waited. The delta goes out while
+    // the pass is reporting its first 5,000 peers of 12,000 (an answer of ~3 MB, far more than a
+    // socket buffer): parsed as it arrives, the answer is still being written then.
+    const dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
+    const path = join(dir, 'wgunit0.sock');
+    const device = new FakeDevice();
+    const srv = await startFakeUapiServer(path, device);
+    const apply = new UapiClient(path);
+    const stats = new UapiClient(path);
+    let name: string | null = null;
+    const r = new Reconciler({
+      backend: {
+        kind: async () => 'wireguard-go',
+        ensureInterface: async (spec) => {
+          name = spec.name;
+        },
+        driver: () => apply,
+        statsReader: () => stats,
+        get interfaceName() {
+          return name;
+        },
+        runner: createRunner(null),
+        isAlive: async () => true,
+      },
+      log: silentLogger,
+      firewall: false,
+      onFinalStats: () => {},
+    });
+    try {
+      const many = Array.from({ length: 12_000 }, (_, i) =>
+        peer(0, { allowed_ips: [`10.64.${(i + 2) >> 8}.${(i + 2) & 255}/32`] }),
+      );
+      await r.applySnapshot(snapshot(1, many));
+      expect(srv.setsBehindGet()).toBe(0);
+      const added = peer(0, { allowed_ips: ['10.65.0.1/32'] });
+      let delta: Promise<unknown> | null = null;
+      let reported = 0;
+      const rest = await r.collectStats(false, (chunk) => {
+        reported += chunk.length;
+        delta ??= r.applyDelta({ type: 'delta', revision: 2, upsert: [added], remove: [] });
+      });
+      await delta;
+      expect(delta).not.toBeNull();
+      expect(reported + (rest?.length ?? 0)).toBe(many.length);
+      expect(device.peer(added.public_key)?.allowedIps).toEqual(['10.65.0.1/32']);
+      expect(r.revision).toBe(2);
+      expect(srv.setsBehindGet()).toBe(0);
+    } finally {
+      await r.close();
+      apply.close();
+      stats.close();
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -109,16 +109,36 @@ export class UapiClient {
   }
 
   /**
-   * Reads every peer's counters through `visit` as the answer arrives (StatsStreamParser): the
-   * stats pass, which must not hold a whole `get` answer in memory every 10 s.
+   * Reads every peer's counters through `visit` (StatsStreamParser): the stats pass. The answer is
+   * read whole first, as raw bytes, and parsed once the daemon is done writing it: wireguard-go
+   * holds its IPC lock until its whole answer is written (`IpcGetOperation`), and every `set` — a
+   * delta on the apply connection — waits for that lock. Parsed as it arrived, each chunk's parsing
+   * and reporting (5,000-peer `stats` messages built on the way) kept the lock, and deltas queued
+   * behind the whole pass. Now a set waits at most one raw read, and the parse yields to the event
+   * loop between blocks, so a delta that arrives meanwhile goes out between two blocks.
    */
   readStats(visit: PeerCountersVisitor): Promise<void> {
-    return this.streamGet(new StatsStreamParser(visit));
+    return this.bufferedGet(new StatsStreamParser(visit));
   }
 
   /** A `get=1` whose answer goes to `parser` as it arrives; its result once the answer ended. */
   private async streamGet<T>(parser: { push(chunk: Buffer): void; end(): T }): Promise<T> {
     await this.request('get=1\n\n', (chunk) => parser.push(chunk));
+    return parser.end();
+  }
+
+  /**
+   * A `get=1` read into RawAnswer's blocks (the daemon's lock held only for the copy), then handed
+   * to `parser` block by block, each block let go once parsed, with a turn of the event loop
+   * between blocks.
+   */
+  private async bufferedGet<T>(parser: { push(chunk: Buffer): void; end(): T }): Promise<T> {
+    const raw = new RawAnswer();
+    await this.request('get=1\n\n', (chunk) => raw.push(chunk));
+    for (const block of raw.drain()) {
+      parser.push(block);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     return parser.end();
   }
 
@@ -269,6 +289,44 @@ export class UapiClient {
       if (typeof text === 'string') s.write(text);
       else writeParts(s, text, () => done).catch((err: unknown) => finish(err as Error));
     });
+  }
+}
+
+/** 256 KiB: one block parses in a few milliseconds, the longest a delta waits for the stats pass's parse. */
+const RAW_BLOCK = 256 * 1024;
+
+/**
+ * A raw answer kept as bytes in blocks of RAW_BLOCK (~12 MB at 50,000 peers: 48 blocks). The socket's
+ * chunks are copied and let go at once; blocks are larger than glibc's mmap threshold (128 KiB, fixed
+ * in agent/deploy/vpn-agent.service), so each is its own mapping, returned to the system when freed
+ * rather than left in the heap: the agent's resident memory goes back down after every pass.
+ */
+export class RawAnswer {
+  private readonly blocks: Buffer[] = [];
+  private used = 0;
+
+  push(chunk: Buffer): void {
+    let from = 0;
+    while (from < chunk.length) {
+      let block = this.blocks[this.blocks.length - 1];
+      if (!block || this.used === block.length) {
+        block = Buffer.allocUnsafeSlow(RAW_BLOCK);
+        this.blocks.push(block);
+        this.used = 0;
+      }
+      const n = chunk.copy(block, this.used, from);
+      this.used += n;
+      from += n;
+    }
+  }
+
+  /** The bytes in order, one block at a time; each block is dropped from here as it is handed over. */
+  *drain(): Generator<Buffer> {
+    const count = this.blocks.length;
+    for (let i = 0; i < count; i++) {
+      const block = this.blocks.shift() as Buffer;
+      yield i === count - 1 ? block.subarray(0, this.used) : block;
+    }
   }
 }
 

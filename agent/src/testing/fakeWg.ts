@@ -186,14 +186,27 @@ export class FakeDriver implements WgDriver {
 /**
  * Serves a FakeDevice on a unix socket like wireguard-go does (many requests per connection).
  * `chunkSize` splits answers into small writes to exercise the client's framing.
+ *
+ * wireguard-go's IPC lock is kept too: a `get` holds it until its whole answer is written into the
+ * socket (`IpcGetOperation` writes under the lock, so a reader that is slow to read keeps it), and a
+ * `set` on any connection waits for it. `setsBehindGet()` counts the sets that had to wait.
  */
 export async function startFakeUapiServer(
   path: string,
   device: FakeDevice,
   options: { chunkSize?: number } = {},
-): Promise<{ server: Server; connections: () => number; sockets: Set<Socket>; close: () => Promise<void> }> {
+): Promise<{
+  server: Server;
+  connections: () => number;
+  sockets: Set<Socket>;
+  setsBehindGet: () => number;
+  close: () => Promise<void>;
+}> {
   let count = 0;
   const sockets = new Set<Socket>();
+  /** The IPC lock: released when the get answer that holds it is all written (write callback). */
+  let lock: Promise<void> | null = null;
+  let behind = 0;
   const server = createServer((s) => {
     count++;
     sockets.add(s);
@@ -203,6 +216,33 @@ export async function startFakeUapiServer(
     // parts is joined once instead of rescanned at every chunk.
     let pending: Buffer[] = [];
     let lastByte = -1;
+    // This connection's requests, one at a time (a set may wait for another connection's get).
+    let turn: Promise<void> = Promise.resolve();
+    const write = (answer: string, done?: () => void) => {
+      const size = options.chunkSize ?? answer.length;
+      for (let i = 0; i < answer.length; i += size)
+        s.write(answer.slice(i, i + size), i + size >= answer.length ? done : undefined);
+    };
+    /** `set` is the body of a set request; null is a get. */
+    const serve = async (set: string | null) => {
+      if (set === null) {
+        // Readers share the lock in wireguard-go (RLock); one get at a time is all tests need.
+        await lock;
+        let release = () => {};
+        lock = new Promise<void>((resolve) => (release = resolve));
+        const held = lock;
+        write(device.getText(), () => {
+          if (lock === held) lock = null;
+          release();
+        });
+        return;
+      }
+      if (lock) {
+        behind++;
+        while (lock) await lock;
+      }
+      write(`errno=${device.applySet(set)}\n\n`);
+    };
     s.on('data', (chunk: Buffer) => {
       pending.push(chunk);
       const ended = chunk.includes('\n\n') || (lastByte === 0x0a && chunk[0] === 0x0a);
@@ -211,22 +251,20 @@ export async function startFakeUapiServer(
       buf += Buffer.concat(pending).toString('utf8');
       pending = [];
       for (;;) {
-        let answer: string;
+        let request: string | null;
         if (buf.startsWith('get=1\n\n')) {
           buf = buf.slice(7);
-          answer = device.getText();
+          request = null;
         } else if (buf.startsWith('set=1\n')) {
           const end = buf.indexOf('\n\n');
           if (end < 0) return;
-          const body = buf.slice(6, end + 1);
+          request = buf.slice(6, end + 1);
           buf = buf.slice(end + 2);
-          answer = `errno=${device.applySet(body)}\n\n`;
         } else {
           if (buf.length > 6) s.destroy();
           return;
         }
-        const size = options.chunkSize ?? answer.length;
-        for (let i = 0; i < answer.length; i += size) s.write(answer.slice(i, i + size));
+        turn = turn.then(() => serve(request));
       }
     });
   });
@@ -235,6 +273,7 @@ export async function startFakeUapiServer(
     server,
     sockets,
     connections: () => count,
+    setsBehindGet: () => behind,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
