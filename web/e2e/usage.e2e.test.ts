@@ -91,6 +91,21 @@ describe('usage the customer sees', () => {
       ],
     });
 
+    // The server records a report as it arrives; wait until the manager's view of the peer counts
+    // it, so the page is opened once, with nothing left to chance (a blind reload loop raced a
+    // busy CI machine). A report that is never counted fails here, saying what was counted.
+    let used = -1;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+      const detail = await manager.request<{ usage: { period: { used: number } } }>(
+        'GET',
+        `/api/admin/peers/${peer.id}`,
+      );
+      used = detail.usage.period.used;
+      if (used === 850_000) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(used, 'bytes counted against the allowance after the report').toBe(850_000);
+
     const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -100,15 +115,12 @@ describe('usage the customer sees', () => {
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await page.waitForURL('**/dashboard/home');
 
-    // The report is recorded asynchronously: the home lists the peer once it is counted.
+    // Counted before the login: the home shows the notice on its first load.
     const notice = page.locator('section', {
       has: page.getByRole('heading', { name: 'Datos casi agotados' }),
     });
-    for (let i = 0; i < 20 && !(await notice.isVisible()); i++) {
-      await page.waitForTimeout(500);
-      await page.reload();
-    }
-    await expect.poll(() => notice.textContent()).toContain('movil ha usado el 85 % de sus 1 MB');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('movil ha usado el 85 % de sus 1 MB');
 
     await page.getByRole('link', { name: 'Peers', exact: true }).click();
     await page.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
