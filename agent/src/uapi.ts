@@ -171,7 +171,19 @@ export class UapiClient {
 
   private openSocket(): Promise<Socket> {
     return new Promise((resolve, reject) => {
-      const s = connect(this.socketPath);
+      // Read into one buffer kept for the connection (`onread`), not a new 64 KiB Buffer per read:
+      // a stats pass reads ~15 MB every 10 s at 50,000 peers, all of it garbage once copied.
+      const buffer = Buffer.allocUnsafeSlow(READ_BUFFER);
+      const s: ReadingSocket = connect({
+        path: this.socketPath,
+        onread: {
+          buffer,
+          callback: (n) => {
+            s.sink?.(buffer.subarray(0, n));
+            return true;
+          },
+        },
+      });
       const onError = (err: NodeJS.ErrnoException) => {
         s.destroy();
         reject(new UapiUnavailableError(this.socketPath, err.code));
@@ -242,7 +254,7 @@ export class UapiClient {
   }
 
   private roundTrip(
-    s: Socket,
+    s: ReadingSocket,
     text: string | Iterable<string>,
     onChunk?: (chunk: Buffer) => void,
   ): Promise<string> {
@@ -256,7 +268,7 @@ export class UapiClient {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        s.off('data', onData);
+        s.sink = undefined;
         s.off('error', onError);
         s.off('close', onClose);
         s.unref();
@@ -271,7 +283,7 @@ export class UapiClient {
             finish(err instanceof Error ? err : new Error(String(err)));
             return;
           }
-        } else chunks.push(chunk);
+        } else chunks.push(Buffer.from(chunk));
         // The answer ends with an empty line; it can be split across chunks, so look at the last
         // byte of the previous chunk too. No other empty line occurs in an answer.
         const n = chunk.length;
@@ -283,7 +295,7 @@ export class UapiClient {
       };
       const onError = (err: Error) => finish(err);
       const onClose = () => finish(new Error('el socket UAPI se cerró antes de responder'));
-      s.on('data', onData);
+      s.sink = onData;
       s.on('error', onError);
       s.on('close', onClose);
       if (typeof text === 'string') s.write(text);
@@ -291,6 +303,12 @@ export class UapiClient {
     });
   }
 }
+
+/** A connection's read buffer (see openSocket); what it hands over is valid until the next read. */
+const READ_BUFFER = 64 * 1024;
+
+/** A UAPI connection: what it reads goes to `sink`, synchronously, from the connection's one buffer. */
+type ReadingSocket = Socket & { sink?: (chunk: Buffer) => void };
 
 /** 256 KiB: one block parses in a few milliseconds, the longest a delta waits for the stats pass's parse. */
 const RAW_BLOCK = 256 * 1024;
