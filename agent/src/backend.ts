@@ -101,6 +101,20 @@ export function socketAlive(path: string): Promise<boolean> {
 }
 
 /**
+ * Whether a daemon listens on `path`, asked up to five times over about a second: deleting a live
+ * interface on one refused connect (a daemon busy with a huge set, a starved machine) would cut every
+ * customer's tunnel, while a real leftover costs this second once.
+ */
+export async function daemonAnswers(path: string): Promise<boolean> {
+  for (let i = 0; i < 5; i++) {
+    if (!existsSync(path)) return false;
+    if (await socketAlive(path)) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+/**
  * `--down`: deletes the interface when it is WireGuard (a wireguard-go daemon exits with its TUN).
  * A foreign link of that name is refused (ForeignLinkError) unless `replaceForeign`.
  */
@@ -310,7 +324,7 @@ export class Backend {
     this.child = null;
     const sock = uapiSocketPath(name);
     const link = await this.linkInfo(name);
-    if (link && (await socketAlive(sock))) {
+    if (link && (await daemonAnswers(sock))) {
       if (this.adoptedName !== name)
         this.opts.log.info('se adopta la interfaz de wireguard-go existente', { interface: name });
       this.adoptedName = name;

@@ -371,12 +371,15 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await lab.stopAgent(srv[0]!.host.ns);
     lab.startAgent(srv[0]!.host, `http://127.0.0.1:${proxy.port}`, srv[0]!.token, srv[0]!.iface);
     const client = lab.host('dpcx', '198.51.100.91');
-    await lab.loadClientConf(client, await download(c.access, kept));
+    const clientIface = await lab.loadClientConf(client, await download(c.access, kept));
     await eventually(() => lab.ping(client.ns, '10.64.0.1', 1), 60_000, 'túnel antes del corte');
     const other = lab.host('dpcy', '198.51.100.92');
     await lab.loadClientConf(other, await download(c.access, dropped));
     await eventually(() => lab.ping(other.ns, '10.64.0.1', 1), 20_000, 'segundo túnel antes del corte');
 
+    const daemon = () =>
+      spawnSync('pgrep', ['-f', `wireguard-go -f ${srv[0]!.iface}$`], { encoding: 'utf8' }).stdout.trim();
+    const daemonBefore = daemon();
     await proxy.cut();
     const started = Date.now();
     // While cut off: one peer added, one switched off. The agent cannot know yet.
@@ -384,7 +387,14 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     await api('PATCH', `/api/admin/peers/${dropped}`, admin, { active: false });
     // The tunnels it had keep working for as long as the link is down (here ~25 s).
     while (Date.now() - started < 25_000) {
-      expect(await lab.ping(client.ns, '10.64.0.1', 3)).toBe(true);
+      const through = await lab.ping(client.ns, '10.64.0.1', 3);
+      // A failure names its cause: whether the server's daemon was replaced, and both ends' state.
+      const why = through
+        ? ''
+        : `${Math.round((Date.now() - started) / 1000)} s tras el corte; wireguard-go del servidor ` +
+          `antes ${daemonBefore || '-'}, ahora ${daemon() || '-'}\n` +
+          lab.explain(client, clientIface, srv[0]!.host, srv[0]!.iface);
+      expect(through, why).toBe(true);
       await new Promise((r) => setTimeout(r, 5000));
     }
     await proxy.restore();
