@@ -15,8 +15,9 @@ import { removeRelay } from './relay.ts';
 import type { Logger } from './log.ts';
 import { Reconciler } from './reconcile.ts';
 import { createStateWriter, loadState } from './state.ts';
+import { beginTrial, clearReport, type RollbackReport } from './rollback.ts';
 import { performUpgrade } from './upgrade.ts';
-import { AGENT_FILE } from './version.ts';
+import { AGENT_FILE, AGENT_VERSION } from './version.ts';
 
 export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
   log: Logger;
@@ -32,6 +33,11 @@ export interface AgentOptions extends Omit<AgentConfig, 'logLevel'> {
   onRestart?: () => void;
   /** The file an upgrade replaces (default: the bundle this agent runs from; null from sources). */
   agentFile?: string | null;
+  /**
+   * This agent put back its previous file after the upgraded one crashed (rollback.ts): said in
+   * every hello until the control plane welcomes one, then forgotten.
+   */
+  rolledBack?: RollbackReport | null;
 }
 
 export class Agent {
@@ -42,6 +48,7 @@ export class Agent {
   readonly concurrent = new ConcurrentUseDetector();
   private readonly state: ReturnType<typeof createStateWriter> | null;
   private upgrading = false;
+  private rolledBack: RollbackReport | null = null;
 
   constructor(private readonly opts: AgentOptions) {
     // The state dir holds the last revision and wireguard-go's log: make it on first run.
@@ -81,7 +88,13 @@ export class Agent {
     });
     const r = this.reconciler;
     const handler: AgentHandler = {
-      hello: async () => ({ revision: r.revision, backend: await r.backendKind() }),
+      hello: async () => ({
+        revision: r.revision,
+        backend: await r.backendKind(),
+        ...(this.rolledBack
+          ? { rolled_back: { from: this.rolledBack.from, reason: this.rolledBack.reason } }
+          : {}),
+      }),
       applySnapshot: async (s) => (await r.applySnapshot(s))?.revision ?? null,
       applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
       collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
@@ -96,6 +109,17 @@ export class Agent {
       log: opts.log,
       ...opts.timings,
     });
+    this.rolledBack = opts.rolledBack ?? null;
+    this.connection.on('welcome', () => {
+      // The welcome answers a hello that carried the report: the control plane has recorded it.
+      if (!this.rolledBack) return;
+      this.rolledBack = null;
+      if (this.file) clearReport(this.file);
+    });
+  }
+
+  private get file(): string | null {
+    return this.opts.agentFile !== undefined ? this.opts.agentFile : AGENT_FILE;
   }
 
   /** Downloads, checks and installs the panel's agent file, then asks main.ts to restart. */
@@ -113,9 +137,17 @@ export class Agent {
       const outcome = await performUpgrade(msg, {
         url: this.opts.url,
         token: this.opts.token,
-        file: this.opts.agentFile !== undefined ? this.opts.agentFile : AGENT_FILE,
+        file: this.file,
       });
       if (!outcome.ok) return fail(outcome.message);
+      // Its first minute is watched: a crash in it puts this file back (rollback.ts, main.ts).
+      if (this.file) {
+        try {
+          beginTrial(this.file, AGENT_VERSION, msg.version);
+        } catch (err) {
+          log.warn('no se pudo preparar la vuelta atrás automática', { error: String(err) });
+        }
+      }
       log.info('agente actualizado: se reinicia con el archivo nuevo (la interfaz sigue funcionando)', {
         version: msg.version,
       });

@@ -34,7 +34,12 @@ export { AGENT_VERSION };
 /** What the connection needs from the rest of the agent. */
 export interface AgentHandler {
   /** The last revision applied and the WireGuard implementation, for `hello`. */
-  hello(): Promise<{ revision: number; backend: 'kernel' | 'wireguard-go' }>;
+  hello(): Promise<{
+    revision: number;
+    backend: 'kernel' | 'wireguard-go';
+    /** A rollback of an upgrade not yet reported (rollback.ts). */
+    rolled_back?: { from: string; reason: string };
+  }>;
   /** Resolves the revision to ack, or null for "do not ack" (superseded). */
   applySnapshot(s: ServerSnapshot): Promise<number | null>;
   /** Resolves the revision to ack, or null when there is no snapshot to apply it to. */
@@ -238,6 +243,7 @@ export class AgentConnection extends EventEmitter {
             snapshot_parts: true,
             node_version: process.versions.node,
             upgrade: true,
+            ...(h.rolled_back ? { rolled_back: h.rolled_back } : {}),
           }),
         (err: unknown) => {
           o.log.error('no se pudo preparar el hello', { error: errorMessage(err) });
@@ -284,6 +290,7 @@ export class AgentConnection extends EventEmitter {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       void this.receive(text, send, {
         onWelcome: (statsIntervalMs, concurrent, relay) => {
+          this.emit('welcome');
           concurrentUse = concurrent;
           relayStats = relay;
           startStats(statsIntervalMs);

@@ -9,6 +9,9 @@
  * After a self-upgrade (the control plane's `upgrade`) the agent restarts into the new file the same
  * way: under systemd (INVOCATION_ID set) it exits and `Restart=always` starts the new file;
  * otherwise it starts the new file itself (same node, flags and environment) and exits.
+ *
+ * The new file's first minute is a trial (rollback.ts): if it crashes in it, FILE.previous is put
+ * back and started the same way, and the next hello tells the control plane.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +22,14 @@ import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
 import { removeRelay } from './relay.ts';
 import { createLogger, errorMessage } from './log.ts';
-import { AGENT_VERSION } from './version.ts';
+import { pendingReport, rollBack, startTrial, type TrialStart } from './rollback.ts';
+import { AGENT_FILE, AGENT_VERSION } from './version.ts';
 
 /** Exit status when a link that is not WireGuard holds the interface's name (2: bad arguments). */
 const FOREIGN_LINK_EXIT = 3;
+
+/** This run's trial after an upgrade (rollback.ts); `none` outside one. */
+let trial: TrialStart = { kind: 'none' };
 
 async function main(): Promise<number> {
   let cmd;
@@ -63,6 +70,34 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  if (AGENT_FILE) {
+    try {
+      trial = startTrial(AGENT_FILE, AGENT_VERSION);
+    } catch (err) {
+      log.warn('no se pudo leer la marca de la actualización', { error: errorMessage(err) });
+    }
+    // A run of this upgraded file died in its first minute: the previous file takes over.
+    if (trial.kind === 'rollback') {
+      const report = rollBack(AGENT_FILE, trial.reason);
+      trial = { kind: 'none' };
+      if (report) {
+        log.error('el agente actualizado falló en su primer minuto: se vuelve al archivo anterior', {
+          from: report.from,
+          to: report.to,
+          reason: report.reason,
+        });
+        restartIntoNewFile(log);
+        return 1;
+      }
+    }
+  }
+  const rolledBack = AGENT_FILE ? pendingReport(AGENT_FILE) : null;
+  if (rolledBack)
+    log.warn('funciona otra vez el archivo anterior: la actualización falló en su primer minuto', {
+      from: rolledBack.from,
+      reason: rolledBack.reason,
+    });
+
   let code = 0;
   let finish = () => {};
   let restart = false;
@@ -71,6 +106,7 @@ async function main(): Promise<number> {
   const agent = new Agent({
     ...cmd.config,
     log,
+    rolledBack,
     onRestart: () => {
       restart = true;
       finish();
@@ -98,6 +134,10 @@ async function main(): Promise<number> {
     process.on('SIGINT', onSignal);
   });
   await agent.stop();
+  // Code 1: a fatal error of this file (in its trial: put back); 0 and 3 are no fault of the file.
+  if (trial.kind === 'trial' && code === 1 && trial.crashed('el agente se detuvo por un error'))
+    restart = true;
+  else if (trial.kind === 'trial') trial.cleanExit();
   if (restart) restartIntoNewFile(log);
   else if (pidFile) {
     // Only our own pid: a newer agent may own the file by now.
@@ -131,10 +171,21 @@ function restartIntoNewFile(log: ReturnType<typeof createLogger>): void {
   log.info('archivo nuevo arrancado', { pid: child.pid ?? 0 });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`error: ${errorMessage(err)}\n`);
-    process.exit(1);
-  },
-);
+/**
+ * An error nothing caught: in the trial after an upgrade the previous file is put back and started
+ * (under systemd: by Restart= after this exit); then the process ends as Node's default would.
+ */
+function crash(err: unknown): never {
+  process.stderr.write(`error: ${err instanceof Error && err.stack ? err.stack : errorMessage(err)}\n`);
+  if (trial.kind === 'trial' && trial.crashed(errorMessage(err))) {
+    const log = createLogger('info');
+    log.error('el agente actualizado falló en su primer minuto: se vuelve al archivo anterior', {
+      error: errorMessage(err),
+    });
+    restartIntoNewFile(log);
+  }
+  process.exit(1);
+}
+process.on('uncaughtException', crash);
+
+main().then((code) => process.exit(code), crash);

@@ -57,6 +57,12 @@ export const AgentHello = z.object({
    * control plane never sends it one; "Actualizar agente" says the agent must be reinstalled.
    */
   upgrade: z.boolean().optional(),
+  /**
+   * This agent put back its previous file by itself: the file an upgrade installed (`from`)
+   * crashed within its first minute (`reason`, one line). Sent in every hello until a welcome; the
+   * control plane records the upgrade as failed with agentMsg.rolledBack (docs/deploy.md).
+   */
+  rolled_back: z.object({ from: z.string().max(64), reason: z.string().max(300) }).optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -367,4 +373,6 @@ export const agentMsg = {
   upgradeLost: 'El agente se desconectó antes de responder. Vuelva a pedir la actualización.',
   cameBackOld: (version: string, target: string) =>
     `El agente volvió con la versión ${version} en lugar de la ${target}.`,
+  rolledBack: (from: string, to: string, reason: string) =>
+    `El agente ${from} se cerró con un error en su primer minuto (${reason}) y volvió solo al archivo anterior, la versión ${to}.`,
 } as const;

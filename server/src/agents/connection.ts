@@ -277,6 +277,19 @@ export class AgentConnection {
           .where(eq(servers.id, this.server.id))
           .returning();
         this.lastSeenWrite = Date.now();
+        // The agent put its previous file back after the upgraded one crashed in its first minute
+        // (agent/src/rollback.ts): recorded before the welcome, which tells the agent it was heard.
+        if (parsed.rolled_back) {
+          const { from, reason } = parsed.rolled_back;
+          this.deps.log.warn(
+            { serverId: this.server.id, from, to: parsed.agent_version, reason },
+            'agent rolled back an upgrade',
+          );
+          await setUpgradeState(this.deps.db, this.server.id, 'failed', {
+            version: from,
+            error: agentMsg.rolledBack(from, parsed.agent_version, reason),
+          });
+        }
         this.snapshotParts = parsed.snapshot_parts === true;
         this.canUpgrade = parsed.upgrade === true;
         this.agentVersion = parsed.agent_version;
@@ -290,7 +303,8 @@ export class AgentConnection {
         });
         await this.sendSnapshot();
         // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
-        const outcome = row ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
+        const outcome =
+          row && !parsed.rolled_back ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
         if (outcome === 'done') await setUpgradeState(this.deps.db, this.server.id, null);
         else if (outcome === 'resend') await this.sendUpgrade();
         else if (outcome)

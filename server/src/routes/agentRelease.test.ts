@@ -202,6 +202,38 @@ describe('agent versions and "Actualizar agente"', () => {
     expect(d).toMatchObject({ agent_version: '9.8.7', agent_outdated: false });
   });
 
+  it('shows, in Spanish, an upgrade the agent rolled back by itself after the new file crashed', async () => {
+    const s = await newServer('Revertido');
+    const agent = await ProtocolAgent.connect(base, s.token, {
+      hello: { agent_version: '9.8.6', node_version: '18.19.1', upgrade: true },
+    });
+    agents.push(agent);
+    await eventually(async () => (await detail(s.id)).agent_version === '9.8.6', 'versión registrada');
+    expect((await upgrade(s.id)).statusCode).toBe(202);
+    await eventually(() => agent.received.some((m) => m.type === 'upgrade'), 'upgrade recibido');
+    agent.send({ type: 'upgrade_result', version: '9.8.7', status: 'restarting' });
+    await eventually(async () => (await detail(s.id)).agent_upgrade?.status === 'restarting', 'reiniciando');
+    await agent.terminate();
+    // The new file died in its first minute; the previous one is back and says so in its hello.
+    const back = await ProtocolAgent.connect(base, s.token, {
+      hello: {
+        agent_version: '9.8.6',
+        node_version: '18.19.1',
+        upgrade: true,
+        rolled_back: { from: '9.8.7', reason: 'TypeError: peers is not iterable' },
+      },
+    });
+    agents.push(back);
+    await eventually(async () => (await detail(s.id)).agent_upgrade?.status === 'failed', 'vuelta atrás');
+    expect((await detail(s.id)).agent_upgrade).toMatchObject({
+      status: 'failed',
+      version: '9.8.7',
+      error:
+        'El agente 9.8.7 se cerró con un error en su primer minuto (TypeError: peers is not iterable) y volvió solo al archivo anterior, la versión 9.8.6.',
+    });
+    expect((await detail(s.id)).agent_version).toBe('9.8.6');
+  });
+
   it('says why an agent that predates self-upgrade cannot, and refuses an offline one', async () => {
     const s = await newServer('Antiguo');
     expect((await upgrade(s.id)).statusCode).toBe(409);

@@ -179,7 +179,8 @@ EnvironmentFile=$ETC/agent.env
 # Memory at 50,000 peers: glibc gives large blocks their own mappings (docs/reliability.md).
 Environment=MALLOC_MMAP_THRESHOLD_=131072
 ExecStart=$NODE --max-semi-space-size=1 $AGENT --state-dir $STATE
-# An upgrade from the panel replaces $AGENT and exits: Restart= starts the new file.
+# An upgrade from the panel replaces $AGENT and exits: Restart= starts the new file (and, if that
+# file dies in its first minute, the previous one it put back: docs/deploy.md).
 Restart=always
 RestartSec=2
 # 2: bad configuration, 3: a non-WireGuard link holds the interface's name (see the journal).
