@@ -1,4 +1,30 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The files that take longest (seconds on a loaded 2-core CI lane, PGlite / PostgreSQL), started
+ * first so that none of them is left to end a suite alone on one worker while the other idles.
+ * A clean clone has no timing cache, and vitest then starts the largest files first, which put
+ * crashTwoInstances (a small file, 35 s) last. The rest follow vitest's own order. Keep it to the
+ * slow ones; `.reports/timings.json` (README, "Set-up") shows when this list goes stale.
+ */
+const SLOW_FIRST = [
+  'src/routes/fuzz.test.ts', // 45 / 43
+  'test/crashTwoInstances.test.ts', // PostgreSQL only: 34
+  'test/diskFull.test.ts', // 21 / 20
+  'test/telegramFailover.test.ts', // PostgreSQL only (the two-poller part runs on both): 20
+  'test/crash.test.ts', // 16 / 11
+  'test/production.test.ts', // 16 / 10
+  'src/routes/client/peers.test.ts', // 15 / 9
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => SLOW_FIRST.findIndex((s) => f.moduleId.endsWith(`/server/${s}`));
+    const slow = files.filter((f) => rank(f) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...slow, ...(await super.sort(files.filter((f) => rank(f) < 0)))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -13,5 +39,13 @@ export default defineConfig({
     hookTimeout: 120_000,
     // PGlite instances are memory-hungry WASM: keep the worker count modest on small machines.
     maxWorkers: 2,
+    // A worker runs its files one after another in one module graph: the app's modules are loaded
+    // (and PGlite's WASM compiled) once per worker instead of once per file, which was more than
+    // half of each suite's CPU (15 small files: 58 s of user CPU isolated, 26 s not; the PGlite
+    // suite alone, loaded machine: 540-1,180 s before, 225 s after). Each file still gets a
+    // database and app of its own (test/helpers.ts); test/setup.ts runs before every file and
+    // resets the process-wide state a file may leave (the password cost, fake timers).
+    isolate: false,
+    sequence: { sequencer: SlowFirst },
   },
 });
