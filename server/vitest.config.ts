@@ -1,5 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const EXCLUDE = ['test/dataplane/**', '**/node_modules/**'];
+
+/**
+ * The files that replace a module (`vi.mock`): they run each in a fresh process, as every file did
+ * before `isolate: false` below. In a shared worker the app's modules are already loaded with the
+ * real one, so the mock would not reach them, and the mock would stay for the files after.
+ */
+const MOCKING = ['src', 'test']
+  .flatMap((dir) =>
+    readdirSync(`${here}${dir}`, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.test.ts') && !`${dir}/${f}`.startsWith('test/dataplane/'))
+      .map((f) => `${dir}/${f}`),
+  )
+  .filter((f) => /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(`${here}${f}`, 'utf8')));
 
 /**
  * The files that take longest (seconds on a loaded 2-core CI lane, PGlite / PostgreSQL), started
@@ -28,8 +46,7 @@ class SlowFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['test/dataplane/**', '**/node_modules/**'],
+    exclude: EXCLUDE,
     globalSetup: ['./test/globalSetup.ts'],
     // Password hashes at a test cost (crypto.test.ts checks the production one).
     setupFiles: ['./test/setup.ts'],
@@ -45,7 +62,20 @@ export default defineConfig({
     // suite alone, loaded machine: 540-1,180 s before, 225 s after). Each file still gets a
     // database and app of its own (test/helpers.ts); test/setup.ts runs before every file and
     // resets the process-wide state a file may leave (the password cost, fake timers).
-    isolate: false,
     sequence: { sequencer: SlowFirst },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...EXCLUDE, ...MOCKING],
+          isolate: false,
+        },
+      },
+      ...(MOCKING.length > 0
+        ? [{ extends: true as const, test: { name: 'isolated', include: MOCKING, isolate: true } }]
+        : []),
+    ],
   },
 });
