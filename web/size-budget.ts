@@ -27,8 +27,17 @@ export const SIZE_BUDGET = {
     reason:
       'The landing page (/) with an empty cache: the pre-rendered document with its own CSS inline ' +
       'and the boot script (src/boot.ts), 10.0 KiB gzip when set (159.8 KiB before issue 28, with ' +
-      'the whole app); ~20 % room for texts, none for a script that would come back to the first ' +
-      'view. The issue asks ≤ 100 KiB on the wire for every cold public page.',
+      'the whole app), 10.7 KiB since the boot script also sends /login early and warms it up; ' +
+      '~12 % room for texts, none for a script that would come back to the first view. The issue ' +
+      'asks ≤ 100 KiB on the wire for every cold public page.',
+  },
+  loginCold: {
+    limitKiB: 100,
+    reason:
+      '/login with an empty cache, read but not used: the document, the boot script and what the boot ' +
+      'script fetches once the page is idle (LOGIN_WARM_KIB below), ~92 KiB gzip when set. The ' +
+      'issue asks ≤ 100 KiB on the wire for every cold public page; gzip is larger than the Brotli ' +
+      'on the wire, so this holds with room for headers.',
   },
   loginToDashboard: {
     limitKiB: 182,
@@ -36,10 +45,20 @@ export const SIZE_BUDGET = {
       '/login with an empty cache, the application and the dashboard home it fetches while the ' +
       'customer types, then the home: 176.7 KiB gzip when set (240.2 KiB before issue 28; 211.5 KiB ' +
       'before zod left this path: the login, the home and the push socket check answers against the ' +
-      'contracts as JSON Schema, src/api/shape.ts); ~3 % room. The issue asks ≤ 200 KiB on the wire ' +
+      'contracts as JSON Schema, src/api/shape.ts; 178.0 KiB once React was split from the router for ' +
+      "/login's warm-up); ~2 % room. The issue asks ≤ 200 KiB on the wire " +
       'for the whole first visit (Brotli, ~10 % smaller than gzip; headers and API answers come on top).',
   },
 } satisfies Record<string, Budget>;
+
+/**
+ * How much of the application /login fetches (without running it) once it is painted and idle, in
+ * KiB gzip (src/boot.ts, `data-warm`, chosen by scripts/prerender.ts: the largest chunks that fit).
+ * A customer whose password manager fills the form and sends it at once (issue 28: 5.7 s to the
+ * home when everything came after the click) then waits for ~85 KiB less; a visitor who only
+ * reads /login pays it, within the page's 100 KiB (`loginCold`).
+ */
+export const LOGIN_WARM_KIB = 85;
 
 /**
  * The modules (keys of Vite's manifest: source paths relative to `web/`) a journey loads after its
@@ -47,6 +66,7 @@ export const SIZE_BUDGET = {
  */
 export const JOURNEY_MODULES: Record<keyof typeof SIZE_BUDGET, string[]> = {
   landingCold: [],
+  loginCold: [],
   loginToDashboard: [
     // The application (with every public page), which /login loads when the customer starts
     // typing (src/boot.ts)…
@@ -62,5 +82,6 @@ export const JOURNEY_MODULES: Record<keyof typeof SIZE_BUDGET, string[]> = {
 /** The page each journey starts on (a path the pre-render serves). */
 export const JOURNEY_PAGE: Record<keyof typeof SIZE_BUDGET, string> = {
   landingCold: '/',
+  loginCold: '/login',
   loginToDashboard: '/login',
 };

@@ -165,6 +165,10 @@ class WireMeter {
       }
     });
     cdp.on('Network.loadingFailed', (e) => {
+      if (TRACE)
+        console.log(
+          `  fallo ${(performance.now() - this.start).toFixed(0)} ms ${this.urls.get(e.requestId)?.url ?? e.requestId} ${e.errorText}`,
+        );
       if (this.inFlight.delete(e.requestId)) this.lastActivity = performance.now();
     });
   }
@@ -258,11 +262,16 @@ async function dashboardAfterLogin(username: string, password: string): Promise<
     await typeIn(page.getByLabel('Usuario'), username);
     await typeIn(page.getByLabel('Contraseña', { exact: true }), password);
     meter.reset();
+    const clicked = performance.now();
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await page.waitForURL((url) => url.pathname === '/dashboard/home', { timeout: 120_000 });
+    // The home greeting the customer (the issue's mark): seen by polling, so within ~20 ms. Files
+    // asked for before the click (while typing) do not count for network idle, the greeting does.
+    await page.getByText(`Hola, ${username}`, { exact: true }).waitFor({ timeout: 120_000 });
+    const greetingMs = performance.now() - clicked;
     const idleMs = await meter.idle();
     // The bytes: the whole visit, /login cold included (the issue's "first visit").
-    return { idleMs, lcpMs: null, bytes: meter.visitBytes, requests: meter.requests };
+    return { idleMs, lcpMs: greetingMs, bytes: meter.visitBytes, requests: meter.requests };
   } finally {
     await context.close();
   }
@@ -327,7 +336,12 @@ try {
   }
   const dash: Sample[] = [];
   for (let i = 0; i < RUNS; i++) dash.push(await dashboardAfterLogin(username, password));
-  row('/dashboard/home tras login (bytes: toda la visita)', 'fría', summarize(dash), floor.cold);
+  row(
+    '/dashboard/home tras login (LCP: el saludo; bytes: toda la visita)',
+    'fría',
+    summarize(dash),
+    floor.cold,
+  );
 
   console.log('| página | caché | red en reposo (× suelo) | LCP (× suelo) | transferido | peticiones |');
   console.log('|---|---|---|---|---|---|');

@@ -28,13 +28,16 @@ afterAll(async () => {
 
 /**
  * Compressed JavaScript a public route downloads before the visitor touches it, in KiB: only the
- * boot script (`src/boot.ts`, 0.4 KiB), since the application loads at the first interaction
- * (issue 28; 122–143 KiB before). Raise one only knowingly: every KiB is paid by every visitor.
+ * boot script (`src/boot.ts`, 0.7 KiB), since the application loads at the first interaction
+ * (issue 28; 122–143 KiB before). /login also fetches, without running it, the bulk of the
+ * application once it is idle (`data-warm`, `LOGIN_WARM_KIB` in web/size-budget.ts: ~80 KiB), so a
+ * login sent at once by a password manager waits for less. Raise one only knowingly: every KiB is
+ * paid by every visitor.
  */
 export const PUBLIC_JS_BUDGET_KIB: Record<string, number> = {
   '/': 1,
   '/plans': 1,
-  '/login': 1,
+  '/login': 86,
   '/register': 1,
   '/password-recovery': 1,
 };
@@ -42,9 +45,16 @@ export const PUBLIC_JS_BUDGET_KIB: Record<string, number> = {
 /**
  * Script files per public route: on HTTP/1.1 a browser fetches six at a time, and every further six
  * cost another round trip (300 ms on the target network). One before the first interaction (the boot
- * script, issue 28); five before that (issue 8), fifteen before the public chunk.
+ * script, issue 28); five before that (issue 8), fifteen before the public chunk. /login's warm-up
+ * comes after the page is painted, in one round of six.
  */
-export const PUBLIC_JS_FILES_BUDGET = 1;
+export const PUBLIC_JS_FILES_BUDGET: Record<string, number> = {
+  '/': 1,
+  '/plans': 1,
+  '/login': 7,
+  '/register': 1,
+  '/password-recovery': 1,
+};
 
 /** Each public page and something it shows that only its content has. */
 const PAGES: { path: string; heading: string | RegExp; text?: string }[] = [
@@ -145,7 +155,7 @@ describe('bytes on the wire', () => {
     for (const [path, kib] of Object.entries(measured))
       expect.soft(kib, `${path}: ${kib} KiB`).toBeLessThanOrEqual(PUBLIC_JS_BUDGET_KIB[path]!);
     for (const [path, count] of Object.entries(files))
-      expect.soft(count, `${path}: ${count} ficheros`).toBeLessThanOrEqual(PUBLIC_JS_FILES_BUDGET);
+      expect.soft(count, `${path}: ${count} ficheros`).toBeLessThanOrEqual(PUBLIC_JS_FILES_BUDGET[path]!);
   });
 
   it('counts in the size budget every file a cold / and a login from a cold /login fetch', async () => {
@@ -160,7 +170,9 @@ describe('bytes on the wire', () => {
       });
       return files;
     };
-    const counted = (journey: 'landingCold' | 'loginToDashboard') => [...costs.get(journey)!.files.keys()];
+    const counted = (journey: 'landingCold' | 'loginCold' | 'loginToDashboard') => [
+      ...costs.get(journey)!.files.keys(),
+    ];
 
     await withPage({}, async (page) => {
       const files = fetched(page);
@@ -174,6 +186,8 @@ describe('bytes on the wire', () => {
     await withPage({}, async (page) => {
       const files = fetched(page);
       await page.goto('/login', { waitUntil: 'networkidle' });
+      // Read, not used: the document's files and the warm-up (each module alone, not its imports).
+      expect(files.filter((f) => !counted('loginCold').includes(f))).toEqual([]);
       await page.getByLabel('Usuario').fill(username);
       await page.getByLabel('Contraseña', { exact: true }).fill('clave-de-presupuesto-1');
       await page.getByRole('button', { name: 'Iniciar sesión' }).click();
@@ -192,9 +206,20 @@ describe('bytes on the wire', () => {
       page.on('request', (request) => {
         if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
       });
+      const logins: boolean[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/api/client/login') logins.push(true);
+      });
       await page.goto('/login', { waitUntil: 'networkidle' });
-      // Read-only so far: the page's one small script, nothing of React.
-      expect(scripts).toHaveLength(1);
+      // Read-only so far: the page's one small script and the warm-up it fetched once idle (the
+      // `data-warm` list), none of it run: React has not taken the page over.
+      const warm = await page.evaluate(
+        () => document.querySelector<HTMLScriptElement>('script[data-app]')?.dataset.warm?.split(' ') ?? [],
+      );
+      expect(warm.length).toBeGreaterThan(0);
+      await expect.poll(() => scripts.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(warm.length + 1);
+      expect(scripts.slice(1).sort()).toEqual([...warm].sort());
+      expect(await page.evaluate(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated)).toBeFalsy();
       // A slow network from here on (the profile of issue 28): the customer types and sends the form
       // long before the application has arrived.
       const cdp = await page.context().newCDPSession(page);
@@ -213,7 +238,9 @@ describe('bytes on the wire', () => {
       await page.waitForURL('**/dashboard/home', { timeout: 30_000 });
       expect(page.url()).not.toContain('clave');
       await page.getByRole('heading', { level: 1 }).first().waitFor();
-      expect(scripts.length).toBeGreaterThan(1);
+      expect(scripts.length).toBeGreaterThan(warm.length + 1);
+      // The boot script sent the login at once; the app took its answer instead of sending it again.
+      expect(logins).toHaveLength(1);
     });
   });
 

@@ -40,6 +40,19 @@ export function referencedFiles(html: string): string[] {
   return found;
 }
 
+/**
+ * What /login's boot script fetches once the page is idle (`data-warm`, src/boot.ts): each file
+ * alone (a modulepreload fetches the module it names, not its imports; delivery.e2e checks it).
+ */
+export function warmFiles(html: string): string[] {
+  return [...html.matchAll(/\bdata-warm="([^"]*)"/g)].flatMap((m) =>
+    m[1]!
+      .split(' ')
+      .filter(Boolean)
+      .map((href) => href.replace(/^\//, '')),
+  );
+}
+
 /** What each journey costs in the build at `outDir`. */
 export function measureJourneys(outDir: string): JourneyCost[] {
   const vite = JSON.parse(readFileSync(join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<
@@ -76,11 +89,13 @@ export function measureJourneys(outDir: string): JourneyCost[] {
       .map((file) => ({ file, bytes: gzipSize(join(outDir, file)) }))
       .sort((a, b) => b.bytes - a.bytes)[0]!;
     files.set(heaviest.file, heaviest.bytes);
-    for (const file of referencedFiles(readFileSync(join(outDir, heaviest.file), 'utf8'))) {
+    const html = readFileSync(join(outDir, heaviest.file), 'utf8');
+    for (const file of referencedFiles(html)) {
       const key = byFile.get(file);
       if (key) addChunk(key);
       else add(file);
     }
+    for (const file of warmFiles(html)) add(file);
     for (const key of JOURNEY_MODULES[journey]) addChunk(key);
 
     const bytes = [...files.values()].reduce((a, b) => a + b, 0);

@@ -9,12 +9,24 @@
  *
  * It imports nothing (it is its own build entry) and reads what to load from its own tag:
  * `data-app` (the entry module), `data-css` (the whole stylesheet, for what the app draws later),
- * `data-preload` (the page's chunks) and `data-prefetch` (the next page's chunks).
+ * `data-preload` (the page's chunks), `data-prefetch` (the next page's chunks) and `data-warm`
+ * (/login only: the chunks fetched, not run, once the page has loaded and is idle, within the
+ * page's 100 KiB: `LOGIN_WARM_KIB` in `web/size-budget.ts`). A customer whose password manager fills
+ * the form and sends it at once then waits only for the rest of the application.
  *
  * A form sent before the application took over is held (not sent by the browser as a plain form,
- * which would put the password in the URL) and sent again by the app once it has (`main.tsx`).
+ * which would put the password in the URL) and sent again by the app once it has (`main.tsx`). The
+ * login form is also sent from here at once, and with the tokens it answers the home's data is
+ * asked for, while the application downloads: the app takes those answers instead of asking again
+ * (`takeEarlyAnswer` in `api/session.ts`), so the round trips overlap the download (issue 28).
  */
 export {};
+
+/** An answer fetched here before the application arrived (null: the network failed). */
+export interface EarlyAnswer {
+  status: number;
+  text: string;
+}
 
 declare global {
   interface Window {
@@ -22,6 +34,8 @@ declare global {
     __vpnHydrated?: boolean;
     /** The form the visitor sent before that. */
     __vpnPendingSubmit?: HTMLFormElement | null;
+    /** Answers asked for here, by `METHOD path key`; the app takes each once. */
+    __vpnEarly?: Map<string, Promise<EarlyAnswer | null>>;
   }
 }
 
@@ -47,17 +61,85 @@ function start() {
   if (app) void import(/* @vite-ignore */ app);
 }
 
+/** The home's data, as `routes/public/Login.tsx` asks for it on success. */
+const HOME_DATA = [
+  '/api/client/verify-token',
+  '/api/client/advertisements',
+  '/api/client/agent',
+  '/api/client/accounts/peers',
+];
+const HEADERS = {
+  'X-Requested-With': 'XMLHttpRequest',
+  Accept: 'application/json',
+  'Content-Type': 'application/json',
+};
+
+function early(key: string, path: string, init: RequestInit): Promise<EarlyAnswer | null> {
+  const answer = fetch(path, { ...init, credentials: 'same-origin' })
+    .then(async (res) => ({ status: res.status, text: await res.text() }))
+    .catch(() => null);
+  (window.__vpnEarly ??= new Map()).set(key, answer);
+  return answer;
+}
+
+/** /login's form, sent now as `LoginForm` would send it; then the home's data with the new token. */
+function sendLogin(form: HTMLFormElement) {
+  if (location.pathname !== '/login') return;
+  const field = (name: string) => form.elements.namedItem(name);
+  const [user, password, remember] = [field('username'), field('password'), field('remember')];
+  if (!(user instanceof HTMLInputElement) || !(password instanceof HTMLInputElement)) return;
+  const body = JSON.stringify({
+    username: user.value.trim(),
+    password: password.value,
+    remember: remember instanceof HTMLInputElement && remember.checked,
+  });
+  const key = `POST /api/client/login ${body}`;
+  if (window.__vpnEarly?.has(key)) return; // sent twice before the app arrived: one attempt
+  void early(key, '/api/client/login', {
+    method: 'POST',
+    headers: HEADERS,
+    body,
+  }).then((answer) => {
+    let access: unknown;
+    try {
+      if (answer && answer.status >= 200 && answer.status < 300)
+        access = (JSON.parse(answer.text) as { access?: unknown }).access;
+    } catch {
+      /* not a token pair: the app reports it */
+    }
+    if (typeof access !== 'string') return;
+    const headers = { ...HEADERS, Authorization: `Bearer ${access}` };
+    for (const path of HOME_DATA) void early(`GET ${path} ${access}`, path, { headers });
+  });
+}
+
 for (const type of INTENT) window.addEventListener(type, start, { capture: true, passive: true });
 window.addEventListener(
   'submit',
   (event) => {
     if (window.__vpnHydrated) return;
     event.preventDefault();
-    window.__vpnPendingSubmit = event.target as HTMLFormElement;
+    const form = event.target as HTMLFormElement;
+    window.__vpnPendingSubmit = form;
     start();
+    sendLogin(form);
   },
   true,
 );
+
+// /login: the bulk of the application, fetched (not run) once the page is painted and idle.
+const warm = tag?.dataset.warm?.split(' ').filter(Boolean) ?? [];
+if (warm.length) {
+  const fetchWarm = () => {
+    for (const href of warm) link('modulepreload', href);
+  };
+  const whenIdle = () =>
+    'requestIdleCallback' in window
+      ? requestIdleCallback(fetchWarm, { timeout: 1000 })
+      : setTimeout(fetchWarm, 0);
+  if (document.readyState === 'complete') whenIdle();
+  else window.addEventListener('load', whenIdle, { once: true });
+}
 
 // Until React has taken the page over, this document is the page the server chose for the path it
 // was served at, past its gate (maintenance, landing off): a history step to another path (back,

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, fakeApi } from '../test/api';
 import type { Reply } from '../test/api';
 import { ApiError } from './http';
@@ -6,6 +6,7 @@ import {
   authRequest,
   getAccessToken,
   getRefreshToken,
+  login,
   logout,
   onSessionEnd,
   setSessionNavigator,
@@ -189,5 +190,68 @@ describe('session: logout', () => {
     await expect(logout('client')).resolves.toBe(false);
     expect(getAccessToken('client')).toBeNull();
     expect(navigate).toHaveBeenCalledWith('/login');
+  });
+});
+
+describe('session: answers the pre-rendered page already asked for (src/boot.ts, issue 28)', () => {
+  const body = { username: 'juan', password: 'clave-secreta-1', remember: true };
+  afterEach(() => {
+    delete window.__vpnEarly;
+  });
+  const early = (entries: [string, { status: number; text: string } | null][]) => {
+    window.__vpnEarly = new Map(entries.map(([key, answer]) => [key, Promise.resolve(answer)]));
+  };
+
+  it('takes the login the boot script sent and the home data it asked for, instead of asking again', async () => {
+    early([
+      [
+        `POST /api/client/login ${JSON.stringify(body)}`,
+        { status: 200, text: '{"access":"a9","refresh":"r9"}' },
+      ],
+      ['GET /api/client/verify-token a9', { status: 200, text: '{"id":7}' }],
+    ]);
+    const api = fakeApi({ 'GET /api/client/verify-token': { body: { id: 1 } } });
+    await login('client', body);
+    expect(getAccessToken('client')).toBe('a9');
+    expect(getRefreshToken('client')).toBe('r9');
+    await expect(authRequest('client', '/api/client/verify-token')).resolves.toEqual({ id: 7 });
+    expect(api.calls).toEqual([]);
+    // Each answer is taken once: the next read asks the server.
+    await expect(authRequest('client', '/api/client/verify-token')).resolves.toEqual({ id: 1 });
+    expect(api.calls).toHaveLength(1);
+  });
+
+  it('reports a refused early login with the server’s message, without a second attempt', async () => {
+    early([
+      [
+        `POST /api/client/login ${JSON.stringify(body)}`,
+        { status: 401, text: '{"message":"Usuario o contraseña incorrectos"}' },
+      ],
+    ]);
+    const api = fakeApi({});
+    await expect(login('client', body)).rejects.toMatchObject({
+      status: 401,
+      serverMessage: 'Usuario o contraseña incorrectos',
+    });
+    expect(api.calls).toEqual([]);
+  });
+
+  it('sends a form that differs from the one sent early, and asks again when the early request failed', async () => {
+    early([
+      [
+        `POST /api/client/login ${JSON.stringify(body)}`,
+        { status: 200, text: '{"access":"a9","refresh":"r9"}' },
+      ],
+    ]);
+    const api = fakeApi({
+      'POST /api/client/login': { body: { access: 'a2', refresh: 'r2' } },
+      'GET /api/client/agent': { body: { version: null, url: null } },
+    });
+    await login('client', { ...body, password: 'otra-clave-22' });
+    expect(getAccessToken('client')).toBe('a2');
+    expect(api.callsTo('POST /api/client/login')).toHaveLength(1);
+    early([['GET /api/client/agent a2', null]]);
+    await authRequest('client', '/api/client/agent');
+    expect(api.callsTo('GET /api/client/agent')).toHaveLength(1);
   });
 });

@@ -290,7 +290,8 @@ export async function authFetch(
     endSession(realm);
     throw new ApiError(401, null);
   }
-  const first = await send(path, { ...options, token });
+  const early = (options.method ?? 'GET') === 'GET' ? await takeEarlyAnswer(`GET ${path} ${token}`) : null;
+  const first = early?.ok ? early : await send(path, { ...options, token });
   if (first.status !== 401 && first.status !== 403) return first;
   if (realm === 'manager' && (await isReauthRefusal(first))) return withReauth(path, options, token, first);
 
@@ -319,11 +320,35 @@ export async function authRequest<T>(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Answers the boot script already asked for
+
+/**
+ * The answer to `key` (`METHOD path body-or-token`) that the pre-rendered page's boot script asked
+ * for before the application arrived (`src/boot.ts`: /login's form, then the home's data), taken
+ * once; null when there is none or its request failed.
+ */
+async function takeEarlyAnswer(key: string): Promise<Response | null> {
+  const pending = window.__vpnEarly?.get(key);
+  if (!pending) return null;
+  window.__vpnEarly!.delete(key);
+  const answer = await pending;
+  if (!answer) return null;
+  return new Response(answer.text || null, {
+    status: answer.status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Login and logout
 
 /** Logs in and stores the tokens (refresh only when `remember`). Throws {@link ApiError}. */
 export async function login(realm: Realm, body: LoginBody & { totp?: string }): Promise<void> {
-  const pair = await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPairShape);
+  // The same form already sent by the boot script: its answer, not a second attempt.
+  const early = await takeEarlyAnswer(`POST ${LOGIN_ENDPOINT[realm]} ${JSON.stringify(body)}`);
+  const pair = early
+    ? await parse(early, TokenPairShape)
+    : await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPairShape);
   storeTokens(realm, pair, body.remember === true);
 }
 

@@ -91,7 +91,9 @@ export function Login() {
         realm="client"
         onSuccess={() => {
           // The home's data is asked for now, all at once and while its code loads (issue 28),
-          // rather than by each component as it mounts, one round trip after another.
+          // rather than by each component as it mounts, one round trip after another. A form sent
+          // before the app arrived had these asked for by the boot script (src/boot.ts, HOME_DATA:
+          // keep the two lists alike); the calls below then take those answers.
           void queryClient.prefetchQuery(currentUserQuery());
           void queryClient.prefetchQuery(advertisementsQuery());
           void queryClient.prefetchQuery(clientVersionQuery());
