@@ -67,6 +67,69 @@ describe('body over the limit', () => {
   });
 });
 
+describe('body over the limit, sent slowly or without end', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp({ scheduler: false });
+    port = Number(new URL(await listen(t)).port);
+  });
+  afterAll(() => t.close());
+
+  async function open() {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    return socket;
+  }
+
+  it('answers only once the whole refused body has arrived, so a proxy never answers mid-upload', async () => {
+    const socket = await open();
+    try {
+      const half = Buffer.alloc(256 * 1024, 'a');
+      let answered = false;
+      socket.once('data', () => (answered = true));
+      socket.write(
+        'POST /api/client/login HTTP/1.1\r\nHost: panel\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${half.length * 2}\r\n\r\n`,
+      );
+      socket.write(half);
+      // Half the body is there; before the fix the 413 was already on its way at this point.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(answered).toBe(false);
+      socket.removeAllListeners('data');
+      const refused = readResponse(socket);
+      socket.write(half);
+      const res = await refused;
+      expect(res.head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(res.head).not.toMatch(/^connection: close$/im);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('past 16 MiB stops reading, answers 413 and closes the connection', async () => {
+    const socket = await open();
+    try {
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      socket.write(
+        'POST /api/client/login HTTP/1.1\r\nHost: panel\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${64 * chunk.length}\r\n\r\n`,
+      );
+      const refused = readResponse(socket);
+      for (let i = 0; i < 17; i++) socket.write(chunk);
+      const res = await refused;
+      expect(res.head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(res.head).toMatch(/^connection: close$/im);
+      expect(JSON.parse(res.body)).toEqual({
+        message: 'La solicitud es demasiado grande',
+        code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      });
+    } finally {
+      socket.destroy();
+    }
+  });
+});
+
 describe("the router's own refusals", () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { msg, type ErrorBody } from '@vpn/contracts';
@@ -19,6 +20,41 @@ export function answerFrameworkError(
   void reply
     .status(tooLong ? 414 : 400)
     .send({ message: tooLong ? msg.urlTooLong : msg.invalidRequest, code: 'bad_url' } satisfies ErrorBody);
+}
+
+/** How much of a refused body is read and discarded before the 413, and for how long at most. */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+const DISCARD_MAX_MS = 10_000;
+
+/**
+ * Reads the rest of a request body and throws it away. True when it ended within the bounds (the
+ * connection can serve the next request); false past them, or when the client went away.
+ */
+function discardBody(raw: IncomingMessage): Promise<boolean> {
+  if (raw.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', onEnd);
+      raw.off('error', onGone);
+      raw.off('close', onGone);
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DISCARD_MAX_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onGone = () => finish(raw.complete);
+    const timer = setTimeout(() => finish(false), DISCARD_MAX_MS);
+    raw.on('data', onData);
+    raw.once('end', onEnd);
+    raw.once('error', onGone);
+    raw.once('close', onGone);
+    raw.resume();
+  });
 }
 
 /** The one place that turns errors into `{ message }` answers (Spanish; 5xx internals hidden). */
@@ -64,19 +100,24 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const code = error.code ?? '';
     // Fastify answers a body over the limit with `connection: close`, closing the socket while a
     // reverse proxy may still be sending that body: the proxy then gets a reset, not this answer
-    // (Caddy: 502, ~1 in 15 for 2 MB). Kept open, Node reads and discards the rest after answering,
-    // as it does for any route that does not read its body (docs/decisions.md, issue 16).
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') reply.removeHeader('connection');
+    // (Caddy: 502, ~1 in 15 for 2 MB). Answered while the proxy still sends it, Caddy's HTTP/2 side
+    // sometimes cut the answer's body (curl: "transfer closed with 82 bytes remaining", 1 in ~40).
+    // So the rest is read and discarded first, up to a bound, then answered on a kept connection;
+    // past the bound the connection closes as Fastify would (docs/decisions.md, issue 16).
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return discardBody(request.raw).then((whole) => {
+        if (whole) reply.removeHeader('connection');
+        else reply.header('connection', 'close');
+        return reply.status(413).send({ message: msg.bodyTooLarge, code } satisfies ErrorBody);
+      });
     const message =
       code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
       code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       error instanceof SyntaxError
         ? msg.invalidJson
-        : code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? msg.bodyTooLarge
-          : status === 404
-            ? msg.notFound
-            : msg.invalidRequest;
+        : status === 404
+          ? msg.notFound
+          : msg.invalidRequest;
     return reply.status(status).send({ message, code: code || 'bad_request' });
   });
 }
