@@ -107,6 +107,7 @@ export class Agent {
       token: opts.token,
       handler,
       log: opts.log,
+      ...(opts.reconnectMaxMs ? { backoffMaxMs: opts.reconnectMaxMs } : {}),
       ...opts.timings,
     });
     this.rolledBack = opts.rolledBack ?? null;

@@ -23,6 +23,7 @@ describe('parseCli', () => {
       backend: 'auto',
       wireguardGo: 'wireguard-go',
       repairIntervalMs: 300_000,
+      reconnectMaxMs: 30_000,
       firewall: true,
       hostTcpPorts: [],
       replaceForeignLink: false,
@@ -36,6 +37,7 @@ describe('parseCli', () => {
       AGENT_INTERFACE: 'wg7',
       AGENT_NETNS: 'ns1',
       AGENT_FIREWALL: 'false',
+      AGENT_RECONNECT_MAX: '2',
     };
     expect(run([], env)).toMatchObject({
       url: 'https://a',
@@ -43,8 +45,10 @@ describe('parseCli', () => {
       interfaceName: 'wg7',
       netns: 'ns1',
       firewall: false,
+      reconnectMaxMs: 2000,
     });
     expect(run(['--interface', 'wg9'], env).interfaceName).toBe('wg9');
+    expect(run(['--reconnect-max', '5'], env).reconnectMaxMs).toBe(5000);
   });
 
   it('reads the token from a file so it stays off the command line', () => {
@@ -69,6 +73,8 @@ describe('parseCli', () => {
       [['--url', 'https://a', '--token', 'x', '--log-level', 'loud'], /--log-level debe ser uno de/],
       [['--url', 'https://a', '--token', 'x', '--backend', 'bsd'], /--backend debe ser/],
       [['--url', 'https://a', '--token', 'x', '--repair-interval', '5'], /--repair-interval/],
+      [['--url', 'https://a', '--token', 'x', '--reconnect-max', '0'], /--reconnect-max/],
+      [['--url', 'https://a', '--token', 'x', '--reconnect-max', '2.5'], /--reconnect-max/],
       [['--url', 'https://a', '--token', 'x', '--bogus'], /opción desconocida: --bogus/],
       [['--url'], /falta el valor de --url/],
       [['--down'], /--down necesita --interface/],

@@ -20,6 +20,8 @@ export interface AgentConfig {
   wireguardGo: string;
   /** Periodic drift repair, ms (0 = off). */
   repairIntervalMs: number;
+  /** Longest wait between two tries to reach the control plane, ms (the back-off's ceiling). */
+  reconnectMaxMs?: number;
   firewall: boolean;
   /** TCP ports of this host that tunnel clients may open (the panel on a one-box install). */
   hostTcpPorts?: number[];
@@ -58,6 +60,9 @@ export const USAGE = `Uso: npm run agent -- --url <URL del plano de control> --t
   --wireguard-go RUTA     binario de wireguard-go (por defecto wireguard-go) [AGENT_WIREGUARD_GO]
   --repair-interval SEG   cada cuánto se relee la interfaz para corregir derivas (por defecto 300; 0 = nunca)
                                                                             [AGENT_REPAIR_INTERVAL]
+  --reconnect-max SEG     espera máxima entre dos intentos de conectar con el plano de control
+                          (por defecto 30; cada intento fallido dobla la espera desde 1 s hasta ella)
+                                                                            [AGENT_RECONNECT_MAX]
   --no-firewall           no gestionar la tabla de nftables                 [AGENT_FIREWALL=false]
   --host-tcp-ports LISTA  puertos TCP de este equipo que los clientes del túnel pueden abrir, p. ej. 443
                           (por defecto ninguno: desde el túnel solo se responde al ping)
@@ -103,6 +108,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         backend: { type: 'string' },
         'wireguard-go': { type: 'string' },
         'repair-interval': { type: 'string' },
+        'reconnect-max': { type: 'string' },
         'no-firewall': { type: 'boolean' },
         'host-tcp-ports': { type: 'string' },
         'allow-insecure-http': { type: 'boolean' },
@@ -198,6 +204,13 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       `--repair-interval debe ser 0 o un número entero de segundos >= 10 (recibido "${repairText}")`,
     );
 
+  const reconnectText = pick(values['reconnect-max'], 'AGENT_RECONNECT_MAX') ?? '30';
+  const reconnect = Number(reconnectText);
+  if (!/^\d+$/.test(reconnectText) || reconnect < 1 || reconnect > 3600)
+    throw new ConfigError(
+      `--reconnect-max debe ser un número entero de segundos entre 1 y 3600 (recibido "${reconnectText}")`,
+    );
+
   const firewallEnv = pick(undefined, 'AGENT_FIREWALL');
   const firewall =
     !values['no-firewall'] && !(firewallEnv && ['false', '0', 'no', 'off'].includes(firewallEnv));
@@ -226,6 +239,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       backend,
       wireguardGo: pick(values['wireguard-go'], 'AGENT_WIREGUARD_GO') ?? 'wireguard-go',
       repairIntervalMs: repair * 1000,
+      reconnectMaxMs: reconnect * 1000,
       firewall,
       hostTcpPorts,
       replaceForeignLink,

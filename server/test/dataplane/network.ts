@@ -114,6 +114,11 @@ export class Lab {
         process.env.DP_AGENT_LOG ?? 'warn',
         '--repair-interval',
         '10',
+        // Back within 2 s of the control plane answering again (production waits up to 30 s,
+        // agent/src/config.test.ts checks that default): the tests that cut it off or restart it
+        // wait for the reconnection, not for the back-off's ceiling.
+        '--reconnect-max',
+        '2',
       ],
       { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, AGENT_TOKEN: token } },
     );
