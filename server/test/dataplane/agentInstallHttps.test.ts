@@ -134,16 +134,25 @@ ${PANEL} {
 
   afterAll(async () => {
     if (server) {
-      const pids = spawnSync('ip', ['netns', 'pids', server.ns], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter(Boolean)
-        .map(Number);
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // gone
+      const inNetns = () =>
+        spawnSync('ip', ['netns', 'pids', server.ns], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter(Boolean)
+          .map(Number);
+      // SIGTERM first, then SIGKILL whatever is left, until the namespace is empty: an agent that
+      // saw its wireguard-go die from the first round before its own SIGTERM started a new one,
+      // which outlived the test (found running hours later, its namespace gone).
+      for (let round = 0; round < 20; round++) {
+        const pids = inNetns();
+        if (pids.length === 0) break;
+        for (const pid of pids) {
+          try {
+            process.kill(pid, round < 5 ? 'SIGTERM' : 'SIGKILL');
+          } catch {
+            // gone
+          }
         }
+        await new Promise((r) => setTimeout(r, 200));
       }
     }
     relay?.close();
