@@ -5,101 +5,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { eq } from 'drizzle-orm';
-import { peerStats, peers, plans } from '../../src/db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  listen,
-  login,
-  managerToken,
-  type TestApp,
-} from '../helpers.ts';
+import { peerStats, peers } from '../../src/db/schema.ts';
+import { createPlan, type TestApp } from '../helpers.ts';
 import { PushClient } from '../protocolAgent.ts';
 import { Proxy } from '../tcpProxy.ts';
-import { INTERNET_HOST, Lab, dataplaneSkipReason, eventually, sh, uniqueName, type Host } from './network.ts';
+import { Fleet } from './fleet.ts';
+import { INTERNET_HOST, dataplaneSkipReason, eventually, sh, type Lab } from './network.ts';
 
 const skip = dataplaneSkipReason();
 
 describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  const fleet = new Fleet({ prefix: 'dp' });
+  const { api, customer, grantPeer, download, servers: srv } = fleet;
   let lab: Lab;
   let t: TestApp;
   let base: string;
   let admin: string;
-  let planId: number;
-  const srv: { host: Host; id: number; token: string; iface: string }[] = [];
 
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-    t.app.inject({ method, url, headers: bearer(token), payload });
-
-  async function customer() {
-    const c = await createCustomer(t);
-    const { access } = await login(t, c.username, c.password);
-    return { ...c, access };
-  }
-
-  async function grantPeer(username: string, serverId: number, name = 'Móvil'): Promise<number> {
-    const res = await api('POST', '/api/admin/peers', admin, {
-      username,
-      plan: planId,
-      name,
-      server: serverId,
-    });
-    expect(res.statusCode).toBe(201);
-    return res.json().id as number;
-  }
-
-  const download = async (access: string, id: number) => {
-    const res = await api('GET', `/api/client/accounts/peers/${id}`, access);
-    expect(res.statusCode).toBe(200);
-    return res.body;
-  };
   const publicKeyOf = async (access: string, id: number) => {
     const conf = await download(access, id);
     return { conf, privateKey: /^PrivateKey = (.+)$/m.exec(conf)![1]! };
   };
 
   beforeAll(async () => {
-    lab = new Lab();
-    t = await createTestApp({ scheduler: false });
-    base = await listen(t);
-    admin = await managerToken(t);
-    const [plan] = await t.ctx.db
-      .insert(plans)
-      .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
-      .returning();
-    planId = plan!.id;
-    for (const [i, address] of ['198.51.100.1', '198.51.100.2'].entries()) {
-      const host = lab.host(`dps${i}`, address);
-      const iface = uniqueName('dpwg');
-      const res = await api('POST', '/api/admin/servers', admin, {
-        name: `Servidor ${i + 1}`,
-        endpoint: `${address}:51820`,
-        ubication: 'Lab',
-        interface_name: iface,
-        allow_partys: true,
-      });
-      expect(res.statusCode).toBe(201);
-      const { server, agent_token } = res.json();
-      srv.push({ host, id: server.id, token: agent_token, iface });
-      lab.startAgent(host, base, agent_token, iface);
-    }
-    await eventually(
-      async () => {
-        const list = (await api('GET', '/api/admin/servers', admin)).json<{
-          results: { agent_online: boolean }[];
-        }>();
-        return list.results.every((s) => s.agent_online);
-      },
-      60_000,
-      'agentes en línea',
-    );
+    ({ lab, t, base, admin } = await fleet.start());
   });
 
-  afterAll(async () => {
-    await t?.close();
-    await lab?.cleanup();
-  });
+  afterAll(() => fleet.close());
 
   it('a client loads its .conf and reaches its server and the internet host (through NAT)', async () => {
     const c = await customer();
@@ -161,19 +93,9 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
   });
 
   it('regenerate on a 2 MB plan: the bytes the old key carried since the last report still count', async () => {
-    const [plan2] = await t.ctx.db
-      .insert(plans)
-      .values({ name: 'Datos 2 MB', description: 'x', price: '1.00', validity: '30 days', dataGb: '0.002' })
-      .returning();
+    const plan2 = await createPlan(t, { name: 'Datos 2 MB', price: '1.00', dataGb: '0.002' });
     const c = await customer();
-    const res = await api('POST', '/api/admin/peers', admin, {
-      username: c.username,
-      plan: plan2!.id,
-      name: 'Cola',
-      server: srv[0]!.id,
-    });
-    expect(res.statusCode).toBe(201);
-    const id = res.json().id as number;
+    const id = await grantPeer(c.username, srv[0]!.id, 'Cola', plan2.id);
     const client = lab.host('dpct', '198.51.100.32');
     const push = await PushClient.connect(base, c.access);
     const iface = await lab.loadClientConf(client, await download(c.access, id));
@@ -279,19 +201,9 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
 
   it('traffic past the plan’s data allowance ends the tunnel; adding a plan restores it', async () => {
     // 1 MB (0.001 GB, the smallest step) for 30 days.
-    const [small] = await t.ctx.db
-      .insert(plans)
-      .values({ name: 'Datos 1 MB', description: 'x', price: '1.00', validity: '30 days', dataGb: '0.001' })
-      .returning();
+    const small = await createPlan(t, { name: 'Datos 1 MB', price: '1.00', dataGb: '0.001' });
     const c = await customer();
-    const res = await api('POST', '/api/admin/peers', admin, {
-      username: c.username,
-      plan: small!.id,
-      name: 'Datos',
-      server: srv[1]!.id,
-    });
-    expect(res.statusCode).toBe(201);
-    const id = res.json().id as number;
+    const id = await grantPeer(c.username, srv[1]!.id, 'Datos', small.id);
     const client = lab.host('dpcq', '198.51.100.81');
     await lab.loadClientConf(client, await download(c.access, id));
     expect(await lab.reaches(client.ns, '10.64.0.1')).toBe(true);
@@ -334,7 +246,7 @@ describe.skipIf(skip !== null)(`data plane${skip ? ` (omitido: ${skip})` : ''}`,
     expect(await lab.ping(client.ns, '10.64.0.1', 2)).toBe(false);
 
     // A plan starts a new period: the same configuration works again.
-    await t.ctx.peers.extendWithPlan(id, small!, {});
+    await t.ctx.peers.extendWithPlan(id, small, {});
     expect(await lab.reaches(client.ns, '10.64.0.1', 30_000)).toBe(true);
   });
 

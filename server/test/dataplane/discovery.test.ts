@@ -8,33 +8,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_DEFAULTS } from '@vpn/contracts';
-import { plans } from '../../src/db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  listen,
-  login,
-  managerToken,
-  type TestApp,
-} from '../helpers.ts';
-import { Lab, dataplaneSkipReason, eventually, nsExec, uniqueName, type Host } from './network.ts';
+import { Fleet } from './fleet.ts';
+import { dataplaneSkipReason, eventually, nsExec, type Host, type Lab } from './network.ts';
 import { Receiver, sendUdp } from './udp.ts';
 
 const skip = dataplaneSkipReason();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(skip !== null)(`game discovery in rooms${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  const fleet = new Fleet({ prefix: 'dd', app: { statsIntervalMs: 1000 }, settings: { allow_partys: true } });
+  const { api, member, download, servers: srv } = fleet;
   let lab: Lab;
-  let t: TestApp;
   let admin: string;
-  const srv: { host: Host; id: number }[] = [];
   /** Ana (server 1) sends; Bea (server 1) and Luis (server 2) are her room mates; Otro (server 1) is in no room. */
   const c: Record<'ana' | 'bea' | 'luis' | 'otro', { host: Host; addr: string; iface: string }> = {} as never;
   const receivers: Receiver[] = [];
-
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-    t.app.inject({ method, url, headers: bearer(token), payload });
 
   async function serverRelay(id: number) {
     const res = await api('GET', '/api/admin/servers', admin);
@@ -47,30 +35,7 @@ describe.skipIf(skip !== null)(`game discovery in rooms${skip ? ` (omitido: ${sk
   }
 
   beforeAll(async () => {
-    lab = new Lab();
-    t = await createTestApp({ scheduler: false, statsIntervalMs: 1000 });
-    const base = await listen(t);
-    admin = await managerToken(t);
-    const [plan] = await t.ctx.db
-      .insert(plans)
-      .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
-      .returning();
-    for (const [i, address] of ['198.51.100.1', '198.51.100.2'].entries()) {
-      const host = lab.host(`dds${i}`, address);
-      const iface = uniqueName('ddwg');
-      const res = await api('POST', '/api/admin/servers', admin, {
-        name: `Servidor ${i + 1}`,
-        endpoint: `${address}:51820`,
-        ubication: 'Lab',
-        interface_name: iface,
-        allow_partys: true,
-      });
-      expect(res.statusCode).toBe(201);
-      const { server, agent_token } = res.json();
-      srv.push({ host, id: server.id });
-      lab.startAgent(host, base, agent_token, iface);
-    }
-    expect((await api('PATCH', '/api/admin/settings', admin, { allow_partys: true })).statusCode).toBe(200);
+    ({ lab, admin } = await fleet.start());
     const people = [
       ['ana', 0, '198.51.100.81'],
       ['bea', 0, '198.51.100.82'],
@@ -80,32 +45,14 @@ describe.skipIf(skip !== null)(`game discovery in rooms${skip ? ` (omitido: ${sk
     const access: Record<string, string> = {};
     const ids: Record<string, number> = {};
     for (const [name, server, address] of people) {
-      const cu = await createCustomer(t);
-      access[name] = (await login(t, cu.username, cu.password)).access;
-      expect(
-        (await api('PATCH', '/api/client/settings', access[name]!, { alias: `${name} DD` })).statusCode,
-      ).toBe(200);
-      const peer = await api('POST', '/api/admin/peers', admin, {
-        username: cu.username,
-        plan: plan!.id,
-        name: `PC ${name}`,
-        server: srv[server]!.id,
-      });
-      expect(peer.statusCode).toBe(201);
-      ids[name] = peer.json().id;
-      const conf = (await api('GET', `/api/client/accounts/peers/${ids[name]}`, access[name]!)).body;
+      const m = await member(`${name} DD`, srv[server]!.id, `PC ${name}`);
+      access[name] = m.access;
+      ids[name] = m.id;
+      const conf = await download(m.access, m.id);
       const host = lab.host(`dd${name}`, address);
       const iface = await lab.loadClientConf(host, conf);
       c[name] = { host, addr: /^Address = ([\d.]+)\//m.exec(conf)![1]!, iface };
     }
-    await eventually(
-      async () =>
-        (await api('GET', '/api/admin/servers', admin))
-          .json<{ results: { agent_online: boolean }[] }>()
-          .results.every((s) => s.agent_online),
-      60_000,
-      'agentes en línea',
-    );
     // Every client has a session with its server (a server sends nothing to a peer without one).
     for (const name of ['ana', 'bea', 'luis', 'otro'] as const)
       expect(await lab.reaches(c[name].host.ns, '10.64.0.1')).toBe(true);
@@ -131,8 +78,7 @@ describe.skipIf(skip !== null)(`game discovery in rooms${skip ? ` (omitido: ${sk
 
   afterAll(async () => {
     for (const r of receivers) r.stop();
-    await t?.close();
-    await lab?.cleanup();
+    await fleet.close();
   });
 
   /** Packets the client's tunnel interface received from its server (decrypted). */

@@ -12,63 +12,27 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plans } from '../../src/db/schema.ts';
-import {
-  bearer,
-  createCustomer,
-  createTestApp,
-  listen,
-  login,
-  managerToken,
-  type TestApp,
-} from '../helpers.ts';
+import { Fleet } from './fleet.ts';
 import {
   INTERNET_HOST,
-  Lab,
   dataplaneSkipReason,
   eventually,
   nsExec,
   sh,
   uniqueName,
   type Host,
+  type Lab,
 } from './network.ts';
 import { Receiver } from './udp.ts';
 
 const skip = dataplaneSkipReason();
 
 describe.skipIf(skip !== null)(`room-only tunnel${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  const fleet = new Fleet({ prefix: 'dpq', settings: { allow_partys: true } });
+  const { api, member, download, servers: srv } = fleet;
   let lab: Lab;
-  let t: TestApp;
-  let base: string;
-  let admin: string;
-  let planId: number;
   let scratch: string;
-  const srv: { host: Host; id: number; iface: string }[] = [];
   const receivers: Receiver[] = [];
-
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-    t.app.inject({ method, url, headers: bearer(token), payload });
-
-  async function member(alias: string, serverId: number) {
-    const c = await createCustomer(t);
-    const { access } = await login(t, c.username, c.password);
-    expect((await api('PATCH', '/api/client/settings', access, { alias })).statusCode).toBe(200);
-    const res = await api('POST', '/api/admin/peers', admin, {
-      username: c.username,
-      plan: planId,
-      name: `PC ${alias}`,
-      server: serverId,
-    });
-    expect(res.statusCode).toBe(201);
-    const peer = res.json<{ id: number; address: string }>();
-    return { access, id: peer.id, address: peer.address };
-  }
-
-  async function download(access: string, id: number, query = '') {
-    const res = await api('GET', `/api/client/accounts/peers/${id}${query}`, access);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.body;
-  }
 
   /**
    * Loads a `.conf` as wg-quick does for AllowedIPs without a `/0`: `Address` on the interface, one
@@ -150,46 +114,13 @@ describe.skipIf(skip !== null)(`room-only tunnel${skip ? ` (omitido: ${skip})` :
   }
 
   beforeAll(async () => {
-    lab = new Lab();
     scratch = mkdtempSync(join(tmpdir(), 'vpn-roomonly-'));
-    t = await createTestApp({ scheduler: false });
-    base = await listen(t);
-    admin = await managerToken(t);
-    const [plan] = await t.ctx.db
-      .insert(plans)
-      .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
-      .returning();
-    planId = plan!.id;
-    expect((await api('PATCH', '/api/admin/settings', admin, { allow_partys: true })).statusCode).toBe(200);
-    for (const [i, address] of ['198.51.100.1', '198.51.100.2'].entries()) {
-      const host = lab.host(`dpq${i}`, address);
-      const iface = uniqueName('dpqw');
-      const res = await api('POST', '/api/admin/servers', admin, {
-        name: `Sala ${i + 1}`,
-        endpoint: `${address}:51820`,
-        ubication: 'Lab',
-        interface_name: iface,
-        allow_partys: true,
-      });
-      expect(res.statusCode).toBe(201);
-      const { server, agent_token } = res.json();
-      srv.push({ host, id: server.id, iface });
-      lab.startAgent(host, base, agent_token, iface);
-    }
-    await eventually(
-      async () =>
-        (await api('GET', '/api/admin/servers', admin))
-          .json<{ results: { agent_online: boolean }[] }>()
-          .results.every((s) => s.agent_online),
-      60_000,
-      'agentes en línea',
-    );
+    ({ lab } = await fleet.start());
   });
 
   afterAll(async () => {
     for (const r of receivers) r.stop();
-    await t?.close();
-    await lab?.cleanup();
+    await fleet.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
