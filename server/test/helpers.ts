@@ -198,21 +198,37 @@ export async function managerToken(t: TestApp, role: Role = 'owner'): Promise<st
   return res.json<{ access: string }>().access;
 }
 
-/** A VPN server created through the admin API (so it has its keys and agent token). */
+/**
+ * A VPN server created through the admin API (so it has its keys and agent token); `extra` adds to
+ * or replaces fields of the request.
+ */
 export async function createServer(
   t: TestApp,
   owner: string,
   name = 'Uno',
-): Promise<{ id: number; token: string }> {
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; token: string; publicKey: string }> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
     headers: bearer(owner),
-    payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana' },
+    payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
   });
   if (res.statusCode !== 201) throw new Error(`servidor no creado: ${res.body}`);
-  return { id: res.json().server.id, token: res.json().agent_token };
+  const { server, agent_token } = res.json<{
+    server: { id: number; public_key: string };
+    agent_token: string;
+  }>();
+  return { id: server.id, token: agent_token, publicKey: server.public_key };
 }
+
+/** A server as the room tests make it: `<name>.example:51820`, rooms allowed unless told. */
+export const createRoomServer = (t: TestApp, owner: string, name: string, allowRooms = true) =>
+  createServer(t, owner, name, {
+    endpoint: `${name.toLowerCase()}.example:51820`,
+    ubication: 'X',
+    allow_partys: allowRooms,
+  });
 
 /** A 30-day plan ('Mensual', 3.00 USD unless told), written directly. */
 export async function createPlan(
@@ -226,21 +242,50 @@ export async function createPlan(
   return plan!;
 }
 
-/** A manager grants `username` a peer (201 expected); answers its row. */
-export async function grantPeer(
-  t: TestApp,
-  owner: string,
-  body: { username: string; plan: number; server: number; name?: string },
-): Promise<typeof peers.$inferSelect> {
+type PeerGrant = { username: string; plan: number; server: number; name?: string };
+
+/** `POST /api/admin/peers` (201 expected); answers the peer as the API gave it. */
+async function postPeer(t: TestApp, owner: string, body: PeerGrant & { name: string }) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/peers',
     headers: bearer(owner),
-    payload: { name: 'Móvil', ...body },
+    payload: body,
   });
   if (res.statusCode !== 201) throw new Error(`peer no concedido: ${res.body}`);
-  const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, res.json().id));
+  return res.json<{ id: number; address: string }>();
+}
+
+/** A manager grants `username` a peer (201 expected); answers its row. */
+export async function grantPeer(
+  t: TestApp,
+  owner: string,
+  body: PeerGrant,
+): Promise<typeof peers.$inferSelect> {
+  const { id } = await postPeer(t, owner, { name: 'Móvil', ...body });
+  const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, id));
   return row!;
+}
+
+/**
+ * A room member: a new customer (`username` unless random) with `alias` (none when null), signed
+ * in, holding one peer (`name`, 'PC' unless told) on `server`, as the API gave it.
+ */
+export async function createMember(
+  t: TestApp,
+  owner: string,
+  opts: { alias: string | null; plan: number; server: number; name?: string; username?: string | undefined },
+) {
+  const c = await createCustomer(t, opts.username);
+  if (opts.alias) await t.ctx.db.update(customers).set({ alias: opts.alias }).where(eq(customers.id, c.id));
+  const { access } = await login(t, c.username, c.password);
+  const peer = await postPeer(t, owner, {
+    username: c.username,
+    plan: opts.plan,
+    server: opts.server,
+    name: opts.name ?? 'PC',
+  });
+  return { ...c, access, peer };
 }
 
 /**

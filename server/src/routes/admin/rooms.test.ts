@@ -1,13 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
-import { auditLog, customers, rooms, peers, plans } from '../../db/schema.ts';
+import { auditLog, rooms, peers } from '../../db/schema.ts';
 import {
   bearer,
-  createCustomer,
+  createMember,
+  createPlan,
+  createRoomServer,
   createTestApp,
   listen,
-  login,
   managerToken,
   setSettings,
   type TestApp,
@@ -29,18 +30,10 @@ const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: st
   t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 
 async function member(alias: string, serverId: number, username?: string) {
-  const c = await createCustomer(t, username);
-  await t.ctx.db.update(customers).set({ alias }).where(eq(customers.id, c.id));
-  const { access } = await login(t, c.username, c.password);
-  const res = await api('POST', '/api/admin/peers', admin, {
-    username: c.username,
-    plan: planId,
-    name: 'PC',
-    server: serverId,
-  });
-  const push = await PushClient.connect(base, access);
+  const m = await createMember(t, admin, { alias, plan: planId, server: serverId, username });
+  const push = await PushClient.connect(base, m.access);
   sockets.push(push);
-  return { ...c, access, push, peer: res.json() as { id: number; address: string } };
+  return { ...m, push };
 }
 
 /** A room of an owner on server 1 and a guest on server 2. */
@@ -67,20 +60,11 @@ beforeAll(async () => {
   base = await listen(t);
   admin = await managerToken(t);
   await setSettings(t, { allow_partys: true });
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'P', description: 'x', price: '1.00', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = (await createPlan(t, { name: 'P', price: '1.00' })).id;
   for (const name of ['Salas1', 'Salas2']) {
-    const res = await api('POST', '/api/admin/servers', admin, {
-      name,
-      endpoint: `${name.toLowerCase()}.example:51820`,
-      ubication: 'X',
-      allow_partys: true,
-    });
-    servers.push({ id: res.json().server.id, token: res.json().agent_token });
-    agents.push(await ProtocolAgent.connect(base, res.json().agent_token));
+    const server = await createRoomServer(t, admin, name);
+    servers.push(server);
+    agents.push(await ProtocolAgent.connect(base, server.token));
   }
 });
 afterAll(async () => {

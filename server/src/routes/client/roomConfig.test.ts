@@ -5,13 +5,14 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { customers, peers, plans } from '../../db/schema.ts';
+import { peers } from '../../db/schema.ts';
 import {
   bearer,
-  createCustomer,
+  createMember,
+  createPlan,
+  createRoomServer,
   createTestApp,
   listen,
-  login,
   managerToken,
   setSettings,
   type TestApp,
@@ -58,32 +59,16 @@ function inCidr(address: string, cidr: string): boolean {
 }
 
 async function newServer(name: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(admin),
-    payload: { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X', allow_partys: true },
-  });
-  expect(res.statusCode).toBe(201);
-  const body = res.json();
-  agents.push(await ProtocolAgent.connect(base, body.agent_token as string));
-  return body.server.id as number;
+  const server = await createRoomServer(t, admin, name);
+  agents.push(await ProtocolAgent.connect(base, server.token));
+  return server.id;
 }
 
 async function member(alias: string, serverId: number, peerName = 'PC') {
-  const c = await createCustomer(t);
-  await t.ctx.db.update(customers).set({ alias }).where(eq(customers.id, c.id));
-  const { access } = await login(t, c.username, c.password);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/peers',
-    headers: bearer(admin),
-    payload: { username: c.username, plan: planId, name: peerName, server: serverId },
-  });
-  expect(res.statusCode).toBe(201);
-  const push = await PushClient.connect(base, access);
+  const m = await createMember(t, admin, { alias, plan: planId, server: serverId, name: peerName });
+  const push = await PushClient.connect(base, m.access);
   sockets.push(push);
-  return { ...c, access, push, peer: res.json() as { id: number; address: string } };
+  return { ...m, push };
 }
 
 const api = (method: 'GET' | 'POST' | 'PATCH', url: string, access: string, payload?: object) =>
@@ -98,11 +83,7 @@ beforeAll(async () => {
   t = await createTestApp({ scheduler: false });
   base = await listen(t);
   admin = await managerToken(t);
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'P', description: 'x', price: '1.00', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
+  planId = (await createPlan(t, { name: 'P', price: '1.00' })).id;
   serverA = await newServer('SalaA');
   serverB = await newServer('SalaB');
 });

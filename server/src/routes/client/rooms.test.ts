@@ -1,12 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { customers, peers, plans } from '../../db/schema.ts';
+import { peers } from '../../db/schema.ts';
 import {
   bearer,
-  createCustomer,
+  createMember,
+  createPlan,
+  createRoomServer,
   createTestApp,
   listen,
-  login,
   managerToken,
   setSettings,
   type TestApp,
@@ -23,34 +24,11 @@ let noRooms: { id: number };
 const agents: ProtocolAgent[] = [];
 const sockets: PushClient[] = [];
 
-async function newServer(name: string, allow: boolean) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/servers',
-    headers: bearer(admin),
-    payload: { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X', allow_partys: allow },
-  });
-  const body = res.json();
-  return {
-    id: body.server.id as number,
-    token: body.agent_token as string,
-    publicKey: body.server.public_key as string,
-  };
-}
-
-async function member(alias: string | null, serverId: number, peerName = 'PC') {
-  const c = await createCustomer(t);
-  if (alias) await t.ctx.db.update(customers).set({ alias }).where(eq(customers.id, c.id));
-  const { access } = await login(t, c.username, c.password);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/peers',
-    headers: bearer(admin),
-    payload: { username: c.username, plan: planId, name: peerName, server: serverId },
-  });
-  const push = await PushClient.connect(base, access);
+async function member(alias: string | null, serverId: number) {
+  const m = await createMember(t, admin, { alias, plan: planId, server: serverId });
+  const push = await PushClient.connect(base, m.access);
   sockets.push(push);
-  return { ...c, access, push, peer: res.json() as { id: number; address: string } };
+  return { ...m, push };
 }
 
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, access: string, payload?: object) =>
@@ -60,14 +38,10 @@ beforeAll(async () => {
   t = await createTestApp({ scheduler: false });
   base = await listen(t);
   admin = await managerToken(t);
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'P', description: 'x', price: '1.00', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
-  rooms1 = await newServer('Salas1', true);
-  rooms2 = await newServer('Salas2', true);
-  noRooms = await newServer('SinSalas', false);
+  planId = (await createPlan(t, { name: 'P', price: '1.00' })).id;
+  rooms1 = await createRoomServer(t, admin, 'Salas1');
+  rooms2 = await createRoomServer(t, admin, 'Salas2');
+  noRooms = await createRoomServer(t, admin, 'SinSalas', false);
   for (const s of [rooms1, rooms2]) agents.push(await ProtocolAgent.connect(base, s.token));
 });
 afterAll(async () => {

@@ -3,16 +3,15 @@
  * a member there, members here and elsewhere, the limits); the per-server switch and the site switch
  * in Ajustes turn it off in a new snapshot; the agents' `relay_stats` reach Servidores and /metrics.
  */
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_DEFAULTS, type AdminServer, type ServerSnapshot } from '@vpn/contracts';
-import { customers, plans } from '../../db/schema.ts';
 import {
   bearer,
-  createCustomer,
+  createMember,
+  createPlan,
+  createRoomServer,
   createTestApp,
   listen,
-  login,
   managerToken,
   setSettings,
   type TestApp,
@@ -30,19 +29,8 @@ const agents: ProtocolAgent[] = [];
 const api = (method: 'GET' | 'POST' | 'PATCH', url: string, access: string, payload?: object) =>
   t.app.inject({ method, url, headers: bearer(access), payload });
 
-async function member(alias: string, serverId: number) {
-  const c = await createCustomer(t);
-  await t.ctx.db.update(customers).set({ alias }).where(eq(customers.id, c.id));
-  const { access } = await login(t, c.username, c.password);
-  const res = await api('POST', '/api/admin/peers', admin, {
-    username: c.username,
-    plan: planId,
-    name: 'PC',
-    server: serverId,
-  });
-  expect(res.statusCode).toBe(201);
-  return { access, peer: res.json() as { id: number; address: string } };
-}
+const member = (alias: string, serverId: number) =>
+  createMember(t, admin, { alias, plan: planId, server: serverId });
 
 const lastSnapshot = (a: ProtocolAgent) =>
   [...a.received].reverse().find((m): m is ServerSnapshot => m.type === 'snapshot');
@@ -57,20 +45,8 @@ beforeAll(async () => {
   t = await createTestApp({ scheduler: false, env: { METRICS_TOKEN: METRICS } });
   base = await listen(t);
   admin = await managerToken(t);
-  const [plan] = await t.ctx.db
-    .insert(plans)
-    .values({ name: 'P', description: 'x', price: '1.00', validity: '30 days' })
-    .returning();
-  planId = plan!.id;
-  for (const name of ['Uno', 'Dos']) {
-    const res = await api('POST', '/api/admin/servers', admin, {
-      name,
-      endpoint: `${name.toLowerCase()}.example:51820`,
-      ubication: 'X',
-      allow_partys: true,
-    });
-    servers.push({ id: res.json().server.id, token: res.json().agent_token });
-  }
+  planId = (await createPlan(t, { name: 'P', price: '1.00' })).id;
+  for (const name of ['Uno', 'Dos']) servers.push(await createRoomServer(t, admin, name));
   for (const s of servers) agents.push(await ProtocolAgent.connect(base, s.token));
   await setSettings(t, { allow_partys: true });
 });
