@@ -115,7 +115,8 @@ describe('agent stats queue', () => {
         headers: bearer(access),
         payload: { operation: 'regenerate' },
       });
-      expect(res.json().processing).toBe('regenerate');
+      // 200, busy or already done: the agent's ack can beat the answer's own reading of the peer.
+      expect(res.statusCode).toBe(200);
       const success = await push.waitFor('success', (m) => m.peer_id === peerId, 15_000);
       expect(success.message).toContain('regenerado');
       // Let go, the report is stored all the same.
