@@ -1,9 +1,20 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { meshPresharedKey } from '../services/fleet/desiredState.ts';
-import { deriveKeys, hashPassword, needsRehash, setPasswordCostForTests, verifyPassword } from './crypto.ts';
+import {
+  deriveKeys,
+  generateWireguardKeyPair,
+  hashPassword,
+  needsRehash,
+  setPasswordCostForTests,
+  verifyPassword,
+} from './crypto.ts';
 
 const SECRET = 'una-clave-secreta-de-prueba-suficientemente-larga-0123';
 
@@ -52,5 +63,49 @@ describe('password hashes', () => {
     expect(await verifyPassword('barata', cheap)).toBe(true);
     expect(needsRehash(cheap)).toBe(true);
     expect(await hashPassword('barata')).toMatch(/^scrypt\$32768\$8\$3\$/);
+  });
+});
+
+describe('WireGuard key pairs', () => {
+  it('give the public key that wireguard-tools derives from the private key', () => {
+    for (let i = 0; i < 5; i++) {
+      const pair = generateWireguardKeyPair();
+      const wg = spawnSync('wg', ['pubkey'], { input: `${pair.privateKey}\n`, encoding: 'utf8' });
+      expect(wg.status, wg.stderr).toBe(0);
+      expect(pair.publicKey).toBe(wg.stdout.trim());
+      expect(Buffer.from(pair.privateKey, 'base64')).toHaveLength(32);
+    }
+  });
+
+  it('keep coming: 20,000 in a row, all different (through the JWK export plain node hung, at random, within a few thousand)', async () => {
+    // Bundled and run by plain node in a child with a deadline (the hang showed under plain node,
+    // rarely under tsx's loader): a hang there is a failure here, not a stuck suite.
+    const { build } = await import('esbuild');
+    const dir = mkdtempSync(join(tmpdir(), 'vpn-keys-'));
+    try {
+      await build({
+        stdin: {
+          contents: `import { generateWireguardKeyPair } from ${JSON.stringify(new URL('./crypto.ts', import.meta.url).pathname)};
+            const seen = new Set();
+            for (let i = 0; i < 20000; i++) {
+              seen.add(generateWireguardKeyPair().publicKey);
+              if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+            }
+            console.log(seen.size);`,
+          resolveDir: dir,
+          loader: 'ts',
+        },
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: join(dir, 'keys.mjs'),
+        logLevel: 'silent',
+      });
+      const run = spawnSync(process.execPath, [join(dir, 'keys.mjs')], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.signal, 'la generación de claves se colgó').toBeNull();
+      expect(run.stdout.trim(), run.stderr).toBe('20000');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -120,16 +120,27 @@ export function decrypt(key: Buffer, sealed: string): string {
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
-/** A WireGuard (X25519) key pair as the base64 strings wg uses. */
+/** DER prefixes of an X25519 key: the raw 32 bytes follow them (RFC 8410). */
+const X25519_SPKI_PREFIX = Buffer.from('302a300506032b656e032100', 'hex');
+const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+
+/**
+ * A WireGuard (X25519) key pair as the base64 strings wg uses. Generated straight to DER and cut
+ * to the raw 32 bytes. Not through KeyObject's JWK export: on Node 20.20 (OpenSSL 3.0.19) a loop of
+ * `generateKeyPairSync('x25519')` and `.export({ format: 'jwk' })` parks the main thread on a futex
+ * for good after one or two thousand keys, which froze the whole panel (docs/decisions.md).
+ */
 export function generateWireguardKeyPair(): { privateKey: string; publicKey: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('x25519');
-  const pub = publicKey.export({ format: 'jwk' }).x;
-  const priv = privateKey.export({ format: 'jwk' }).d;
-  if (!pub || !priv) throw new Error('x25519 export failed');
-  return {
-    privateKey: Buffer.from(priv, 'base64url').toString('base64'),
-    publicKey: Buffer.from(pub, 'base64url').toString('base64'),
+  const { publicKey, privateKey } = generateKeyPairSync('x25519', {
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  });
+  const raw = (der: Buffer, prefix: Buffer) => {
+    if (der.length !== prefix.length + 32 || !der.subarray(0, prefix.length).equals(prefix))
+      throw new Error('x25519 export failed');
+    return der.subarray(prefix.length).toString('base64');
   };
+  return { privateKey: raw(privateKey, X25519_PKCS8_PREFIX), publicKey: raw(publicKey, X25519_SPKI_PREFIX) };
 }
 
 export const generatePresharedKey = () => randomBytes(32).toString('base64');
