@@ -118,7 +118,11 @@ window.addEventListener(
   'submit',
   (event) => {
     if (window.__vpnHydrated) return;
+    // Held here, so React must not see it too: between React attaching its listeners and the
+    // takeover (`lib/takeOver.ts`) it would handle the submit with the fields' state still empty
+    // ("El usuario y contraseña son obligatorios") and the held form would never be sent.
     event.preventDefault();
+    event.stopPropagation();
     const form = event.target as HTMLFormElement;
     window.__vpnPendingSubmit = form;
     start();
