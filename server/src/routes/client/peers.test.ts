@@ -622,11 +622,11 @@ describe('agent protocol', () => {
     agents.push(agent);
     agent.send({ type: 'reboot' });
     agent.send('no es json');
-    await new Promise((r) => setTimeout(r, 200));
+    // Waited for, not slept on: a fixed 200 ms was too short for a loaded CI machine.
+    await agent.until(() => agent.received.filter((m) => m.type === 'error').length >= 2);
     expect(agent.received.filter((m) => m.type === 'error')).toHaveLength(2);
     agent.send({ type: 'heartbeat', at: Date.now() });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(agent.received.some((m) => m.type === 'heartbeat')).toBe(true);
+    await agent.until(() => agent.received.some((m) => m.type === 'heartbeat'));
   });
 
   it('stores usage as deltas that survive a counter reset', async () => {
