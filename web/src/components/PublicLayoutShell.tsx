@@ -92,7 +92,7 @@ function PublicFooter() {
               {es.footer.support}
             </a>
           )}
-          <span className="text-xs text-slate-500">{es.footer.wireguardNote}</span>
+          <span className="text-xs text-slate-400">{es.footer.wireguardNote}</span>
         </div>
       </div>
     </footer>

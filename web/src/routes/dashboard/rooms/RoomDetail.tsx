@@ -225,7 +225,7 @@ function PeerAction({ peer, role, isMine, busy, onRemovePeer }: RoomDetailProps 
       </button>
     );
   }
-  if (!isMine(peer)) return <span className="text-slate-500">—</span>;
+  if (!isMine(peer)) return <span className="text-slate-400">—</span>;
   return (
     <button
       type="button"
