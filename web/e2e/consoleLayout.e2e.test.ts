@@ -1,9 +1,11 @@
 /**
- * The manager console's frame in Chromium at the widths managers use it (issue 28):
- * - at 1280 and 1366 px (laptops) and on a 390 px phone, the section bar either shows its last
- *   section ("Auditoría") whole, or shows the button that scrolls to the sections that follow;
- *   once scrolled to the end, "Auditoría" is whole and the button is gone;
- * - on the phone the header (company name, Seguridad, "Cerrar sesión") stays one line tall.
+ * The manager console's frame in Chromium at the sizes managers use it (issues 28 and 34):
+ * - at 1280 × 800 and 1366 × 768 (laptops) every section's link is whole inside the window, with
+ *   nothing on top of it, without scrolling anything (the sidebar);
+ * - on a 390 px phone the section bar either shows its last section ("Auditoría") whole, or shows
+ *   the button that scrolls to the sections that follow; once scrolled to the end, "Auditoría" is
+ *   whole and the button is gone; the header (company name, Seguridad, "Cerrar sesión") stays one
+ *   line tall.
  */
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -89,11 +91,48 @@ async function checkSectionBar(page: Page) {
   await nav.getByRole('button', { name: 'Secciones anteriores' }).waitFor();
 }
 
+/** The sections an owner sees, in the navigation's order (docs/permissions.md). */
+const SECTIONS = [
+  'Resumen',
+  'Clientes',
+  'Peers',
+  'Servidores',
+  'Planes',
+  'Facturas',
+  'Salas',
+  'Contenido',
+  'Ajustes',
+  'Gestores',
+  'Auditoría',
+];
+
 describe('console frame', () => {
-  for (const width of [1280, 1366]) {
-    it(`at ${width} px the section bar shows "Auditoría" or says that more follows`, async () => {
-      const page = await consoleAt(width, 800);
-      await checkSectionBar(page);
+  for (const [width, height] of [
+    [1280, 800],
+    [1366, 768],
+  ] as const) {
+    it(`at ${width} × ${height} every section's link is in view without scrolling`, async () => {
+      const page = await consoleAt(width, height);
+      const nav = page.getByRole('navigation', { name: 'Secciones de administración' });
+      const links = nav.getByRole('link');
+      expect(await links.allTextContents()).toEqual(SECTIONS);
+      for (const name of SECTIONS) {
+        const link = nav.getByRole('link', { name, exact: true });
+        const box = (await link.boundingBox())!;
+        expect(box, name).not.toBeNull();
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.y, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(width);
+        expect(box.y + box.height, name).toBeLessThanOrEqual(height);
+        expect(await coveredAtMiddle(link), name).toBe(false);
+      }
+      // Nothing was scrolled to get there, and no button hides sections behind it.
+      expect(await page.evaluate(() => [window.scrollX, window.scrollY])).toEqual([0, 0]);
+      expect(await nav.getByRole('button', { name: 'Más secciones' }).count()).toBe(0);
+      // The page uses the screen: the content column starts beside the sidebar and reaches
+      // within 40 px of the window's right edge (it was a 1152 px column with wide margins).
+      const main = (await page.getByRole('main').boundingBox())!;
+      expect(main.x + main.width).toBeGreaterThan(width - 40);
       await page.context().close();
     });
   }

@@ -32,6 +32,10 @@ import { esManagers } from '../../i18n/es.manager.managers';
 import { useDocumentTitle } from '../../lib/title';
 import { ReauthDialog } from '../../components/ReauthDialog';
 import { ScrollRow } from '../../components/ScrollRow';
+import { useMediaQuery } from '../../lib/useMediaQuery';
+
+/** From this width the sections are a sidebar (see ManagerNav). */
+const SIDEBAR_QUERY = '(min-width: 1024px)';
 
 const CurrentManagerContext = createContext<CurrentManager | null>(null);
 
@@ -122,18 +126,42 @@ const navClass = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'bg-white/10 text-white' : 'text-slate-300 hover:bg-white/5 hover:text-white'
   }`;
 
-function ManagerNav() {
+/** The sidebar's links: one per line, the whole width of the column. */
+const sideClass = ({ isActive }: { isActive: boolean }) =>
+  `flex items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium transition ${
+    isActive ? 'bg-white/10 text-white' : 'text-slate-300 hover:bg-white/5 hover:text-white'
+  }`;
+
+/**
+ * The sections. From 1024 px on (laptops: 1280 × 800, 1366 × 768) a sidebar lists all of them at
+ * once, eleven lines of 36 px in the 700 px under the header (issue 34: in a row, "Auditoría" hid
+ * behind a chevron at 1280 px). Narrower, the row that scrolls sideways (issue 28) takes its place;
+ * only one of the two is in the page, so it has one navigation landmark.
+ */
+function ManagerNav({ variant }: { variant: 'side' | 'row' }) {
   const { role } = useCurrentManager();
+  const items = NAV.filter((item) => can(role, item.permission));
+  if (variant === 'side')
+    return (
+      <nav aria-label={esManager.navLabel} className="w-52 shrink-0 border-r border-white/5 bg-navy-950/60">
+        <ul className="sticky top-0 flex flex-col gap-0.5 p-3">
+          {items.map(({ to, label, icon: Icon, end }) => (
+            <li key={to}>
+              <NavLink to={to} end={end} className={sideClass}>
+                <Icon className="size-4 shrink-0" aria-hidden="true" />
+                {label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    );
   return (
     <nav aria-label={esManager.navLabel} className="border-b border-white/5 bg-navy-950/60">
-      {/* Eleven sections do not fit in 1152 px (a laptop's 1280–1366 px window): the row scrolls and
-          says so at the edge where sections are cut (issue 28). */}
-      <ScrollRow
-        moreLabel={esManager.navMore}
-        backLabel={esManager.navBack}
-        className="mx-auto max-w-6xl px-4 py-2 sm:px-6"
-      >
-        {NAV.filter((item) => can(role, item.permission)).map(({ to, label, icon: Icon, end }) => (
+      {/* On a tablet or a phone the row scrolls and says so at the edge where sections are cut
+          (issue 28). */}
+      <ScrollRow moreLabel={esManager.navMore} backLabel={esManager.navBack} className="px-4 py-2 sm:px-6">
+        {items.map(({ to, label, icon: Icon, end }) => (
           <NavLink key={to} to={to} end={end} className={navClass}>
             <Icon className="size-4" aria-hidden="true" />
             {label}
@@ -158,6 +186,7 @@ export function ManagerLayout() {
   useDocumentTitle(es.titles.manager);
   const hasToken = hasSession('manager');
   const me = useQuery({ ...currentManagerQuery(), enabled: hasToken });
+  const wide = useMediaQuery(SIDEBAR_QUERY);
 
   if (!hasToken) return <Navigate to="/manager/login" replace />;
   if (me.isPending) return <LoadingScreen label={es.common.verifyingAccess} />;
@@ -176,7 +205,7 @@ export function ManagerLayout() {
         <header className="border-b border-white/5 bg-navy-950/85">
           {/* One line at every width (issue 28): on a phone the company name gives way (cut with an
               ellipsis) and Seguridad and "Cerrar sesión" keep their icon, their names read aloud. */}
-          <div className="mx-auto flex h-16 max-w-6xl items-center gap-2 px-4 sm:gap-4 sm:px-6">
+          <div className="flex h-16 items-center gap-2 px-4 sm:gap-4 sm:px-6">
             <Brand to="/manager/dashboard" className="min-w-0" />
             <span className="hidden shrink-0 rounded-full bg-blue-500/15 px-2.5 py-0.5 text-xs font-medium text-blue-200 sm:inline">
               {es.manager.title}
@@ -203,10 +232,17 @@ export function ManagerLayout() {
             </div>
           </div>
         </header>
-        <ManagerNav />
-        <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6">
-          <Outlet />
-        </main>
+        {/* The page uses the screen: the sidebar, then the page up to 1600 px (wide tables, two
+            columns of charts), no empty margins at a laptop's width (issue 34). */}
+        <div className="flex flex-1">
+          {wide && <ManagerNav variant="side" />}
+          <div className="flex min-w-0 flex-1 flex-col">
+            {!wide && <ManagerNav variant="row" />}
+            <main className="w-full max-w-[1600px] flex-1 px-4 py-8 sm:px-6 lg:px-8">
+              <Outlet />
+            </main>
+          </div>
+        </div>
         <ReauthDialog />
       </div>
     </CurrentManagerContext.Provider>
