@@ -1,6 +1,6 @@
 /**
  * `npm run bench:relay -w agent` (also run by the root `npm run bench`): what the game-discovery
- * relay (issue 25, src/relay.ts) costs.
+ * relay (issue 25, src/relay/relay.ts) costs.
  *
  *  1. Cold start: 10,000 rooms of 4 members on one node, the whole table written by the agent's
  *     RelayTable (one `nft -f -` transaction), median of 3.
@@ -25,14 +25,21 @@ import {
   renderRelayChange,
   type RelayRoom,
   type RelaySpec,
-} from '../src/relay.ts';
+} from '../src/relay/relay.ts';
 import { genKeyPair } from '../src/testing/keys.ts';
 import { TestNet, nsExec, wireguardSkipReason } from '../src/testing/netns.ts';
 
 const ROOMS = 10_000;
 const RATE = 1_000;
 const SECONDS = Number(process.env.BENCH_RELAY_SECONDS ?? 5);
-const limits = { rate: 20, burst: 40, maxBytes: 1400, denyPorts: [137, 138, 1900, 5353, 5355] };
+const limits = {
+  rate: 20,
+  burst: 40,
+  roomRate: 40,
+  roomBurst: 80,
+  maxBytes: 1400,
+  denyPorts: [137, 138, 1900, 5353, 5355],
+};
 
 const ip = (n: number) => `10.${64 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
 function rooms(count: number): RelayRoom[] {
@@ -195,7 +202,7 @@ async function datagramCost(net: TestNet): Promise<void> {
       {
         iface: ws.iface,
         broadcasts: [],
-        limits: { ...limits, rate: 100_000, burst: 100_000 },
+        limits: { ...limits, rate: 100_000, burst: 100_000, roomRate: 100_000, roomBurst: 100_000 },
         rooms: [{ id: 1, local: [A, B], remote: [] }],
       },
       { verify: true },

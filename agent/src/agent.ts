@@ -11,7 +11,7 @@ import { AgentConnection, type AgentHandler, type ConnectionOptions } from './co
 import { ConcurrentUseDetector } from './concurrent.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
-import { removeRelay } from './relay.ts';
+import { removeRelay } from './relay/relay.ts';
 import type { Logger } from './log.ts';
 import { Reconciler } from './reconcile.ts';
 import { createStateWriter, loadState } from './state.ts';

@@ -20,7 +20,7 @@ import { ForeignLinkError, removeInterface } from './backend.ts';
 import { ConfigError, USAGE, parseCli } from './config.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
-import { removeRelay } from './relay.ts';
+import { removeRelay } from './relay/relay.ts';
 import { createLogger, errorMessage } from './log.ts';
 import { pendingReport, rollBack, startTrial, type TrialStart } from './rollback.ts';
 import { AGENT_FILE, AGENT_VERSION } from './version.ts';

@@ -26,7 +26,7 @@ import { parseCidr } from './cidr.ts';
 import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerState } from './diff.ts';
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
-import { RelayTable, desiredRelay, type RelaySpec } from './relay.ts';
+import { RelayTable, desiredRelay, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';

@@ -200,6 +200,12 @@ const Ipv4 = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'IPv4 no válida');
 export const RELAY_DEFAULTS = {
   rate_per_second: 20,
   burst: 40,
+  /**
+   * All of one room's senders on one server together (issue 31): what a room of many members may
+   * have relayed, whoever sends (docs/decisions.md, "Discovery relay bounded").
+   */
+  room_rate_per_second: 40,
+  room_burst: 80,
   max_bytes: 1400,
   /** NetBIOS (137, 138), SSDP (1900), mDNS (5353), LLMNR (5355): operating-system chatter. */
   deny_ports: [137, 138, 1900, 5353, 5355],
@@ -223,6 +229,9 @@ export const AgentRelay = z.object({
   enabled: z.boolean(),
   rate_per_second: z.number().int().min(1).max(10_000),
   burst: z.number().int().min(1).max(10_000),
+  /** The budget of each room's senders on this server together (issue 31). Absent: RELAY_DEFAULTS'. */
+  room_rate_per_second: z.number().int().min(1).max(10_000).optional(),
+  room_burst: z.number().int().min(1).max(10_000).optional(),
   max_bytes: z.number().int().min(1).max(65_507),
   deny_ports: z.array(z.number().int().min(1).max(65_535)).max(100),
   /** Rooms with a member on this server (only when enabled). */

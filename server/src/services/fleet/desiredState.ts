@@ -124,6 +124,8 @@ export async function buildSnapshot(
     enabled: site.allow_discovery && server.allowDiscovery,
     rate_per_second: RELAY_DEFAULTS.rate_per_second,
     burst: RELAY_DEFAULTS.burst,
+    room_rate_per_second: RELAY_DEFAULTS.room_rate_per_second,
+    room_burst: RELAY_DEFAULTS.room_burst,
     max_bytes: RELAY_DEFAULTS.max_bytes,
     deny_ports: [...RELAY_DEFAULTS.deny_ports],
     rooms: site.allow_discovery && server.allowDiscovery ? rooms.relay : [],

@@ -12,28 +12,37 @@
  * - `ingress`: UDP to a discovery address from a local room member → `ip saddr vmap @senders`
  *   (member → `goto room_<id>`); anything else passes untouched (a non-member's broadcast reaches
  *   the host's input chain, which drops it, as before).
- * - `room_<id>`: `jump check` (size, denied ports, the sender's rate: dropped and counted), then per
- *   mate `ip saddr != M ip daddr set M dup to <iface>` (never back to the sender; nft fixes the IP
- *   and UDP checksums), then the original is counted as relayed and dropped. A mate on another
- *   server is reached through the mesh link that carries its address; its server forwards the copy
- *   like any room traffic (the pair is in its `room_pairs`).
+ * - `room_<id>`: `jump check` (a fragment, the packet's real size, denied ports, the sender's rate:
+ *   dropped and counted), then the room's budget (the named limit `budget_<id>`, shared by all the
+ *   room's senders here; issue 31), then per mate `ip saddr != M ip daddr set M dup to <iface>`
+ *   (never back to the sender; nft fixes the IP and UDP checksums), then the original is counted as
+ *   relayed and dropped. A mate on another server is reached through the mesh link that carries its
+ *   address; its server forwards the copy like any room traffic (the pair is in its `room_pairs`).
+ *
+ * Sizes are the packet's own (`meta length`: on a layer-3 interface, the IP packet the kernel holds
+ * and `dup` copies), never the UDP header's length field, which the sender writes (issue 31: a
+ * forged `len=100` carried 8,900 bytes past a check of that field). Fragments are never relayed:
+ * a non-first fragment has no UDP header to check, and a first one's size says nothing of the rest.
  *
  * The first apply writes the whole table in one transaction; later ones compare the rooms with the
  * last applied ones and write only what changed (a changed room's chain flushed and refilled, its
  * map elements deleted/added) in one `nft -f -` transaction. Counters `relayed` and `dropped` are
  * read by the stats pass.
  */
-import type { ServerSnapshot } from '@vpn/contracts/agent';
-import { parseCidr } from './cidr.ts';
-import type { CommandRunner } from './exec.ts';
-import type { Logger } from './log.ts';
+import { RELAY_DEFAULTS, type ServerSnapshot } from '@vpn/contracts/agent';
+import { parseCidr } from '../cidr.ts';
+import type { CommandRunner } from '../exec.ts';
+import type { Logger } from '../log.ts';
 
 /** The limits of the relay (defaults: the control plane's RELAY_DEFAULTS). */
 export interface RelayLimits {
   /** Datagrams per second each sender may have relayed, after the burst. */
   rate: number;
   burst: number;
-  /** Largest UDP payload relayed, in bytes. */
+  /** Datagrams per second a room's senders on this server may have relayed together, after its burst. */
+  roomRate: number;
+  roomBurst: number;
+  /** Largest UDP payload relayed, in bytes (checked on the packet's real length). */
   maxBytes: number;
   /** Destination ports never relayed (operating-system chatter: NetBIOS, SSDP, mDNS, LLMNR). */
   denyPorts: readonly number[];
@@ -139,9 +148,22 @@ export function desiredRelay(s: ServerSnapshot, iface: string, log: Logger): Rel
   return {
     iface,
     broadcasts: own ? [own] : [],
-    limits: { rate: r.rate_per_second, burst: r.burst, maxBytes: r.max_bytes, denyPorts: r.deny_ports },
+    limits: {
+      rate: r.rate_per_second,
+      burst: r.burst,
+      // Absent from an older control plane: the budget every room gets by default.
+      roomRate: r.room_rate_per_second ?? RELAY_DEFAULTS.room_rate_per_second,
+      roomBurst: r.room_burst ?? RELAY_DEFAULTS.room_burst,
+      maxBytes: r.max_bytes,
+      denyPorts: r.deny_ports,
+    },
     rooms,
   };
+}
+
+/** The room's budget: a named limit, so that refilling the room's chain keeps its state. */
+function budgetName(id: number): string {
+  return `budget_${id}`;
 }
 
 /** The rules of one room's chain, one per line (without the chain around them). */
@@ -150,6 +172,7 @@ export function roomRules(room: RelayRoom, iface: string): string[] {
   const mates = [...room.local, ...room.remote];
   return [
     'jump check',
+    `limit name "${budgetName(room.id)}" counter name dropped drop comment "room's budget"`,
     ...mates.map((m) => `ip saddr != ${m} ip daddr set ${m} dup to ${wg}`),
     'counter name relayed drop',
   ];
@@ -162,6 +185,8 @@ function renderBase(spec: RelaySpec, table: string): string {
   const rate = int(l.rate, 1, 100_000, 'límite por segundo');
   const burst = int(l.burst, 1, 100_000, 'ráfaga');
   const max = int(l.maxBytes, 1, 65_507, 'tamaño máximo');
+  int(l.roomRate, 1, 100_000, 'límite por sala');
+  int(l.roomBurst, 1, 100_000, 'ráfaga por sala');
   const ports = [...new Set(l.denyPorts.map((p) => int(p, 1, 65_535, 'puerto')))].sort((a, b) => a - b);
   const targets = ['255.255.255.255'];
   for (const b of spec.broadcasts) {
@@ -187,7 +212,8 @@ function renderBase(spec: RelaySpec, table: string): string {
     type ipv4_addr : verdict
   }
   chain check {
-    udp length > ${max + 8} counter name dropped drop comment "larger than ${max} bytes"${
+    ip frag-off & 0x3fff != 0 counter name dropped drop comment "fragment"
+    meta length > ${max + 28} counter name dropped drop comment "larger than ${max} bytes of payload"${
       ports.length
         ? `\n    udp dport { ${ports.join(', ')} } counter name dropped drop comment "operating-system chatter"`
         : ''
@@ -203,9 +229,13 @@ function renderBase(spec: RelaySpec, table: string): string {
 `;
 }
 
-function addRoom(table: string, room: RelayRoom, iface: string, fresh: boolean): string {
+function addRoom(table: string, room: RelayRoom, spec: RelaySpec, fresh: boolean): string {
   const chain = `room_${room.id}`;
-  let out = fresh ? `add chain netdev ${table} ${chain}\n` : `flush chain netdev ${table} ${chain}\n`;
+  const { roomRate, roomBurst } = spec.limits;
+  const iface = spec.iface;
+  let out = fresh
+    ? `add limit netdev ${table} ${budgetName(room.id)} { rate over ${roomRate}/second burst ${roomBurst} packets }\nadd chain netdev ${table} ${chain}\n`
+    : `flush chain netdev ${table} ${chain}\n`;
   for (const rule of roomRules(room, iface)) out += `add rule netdev ${table} ${chain} ${rule}\n`;
   return out;
 }
@@ -227,7 +257,7 @@ export function renderRelay(spec: RelaySpec): string {
   out += renderBase(spec, table);
   const adds: string[] = [];
   for (const room of spec.rooms) {
-    out += addRoom(table, room, spec.iface, true);
+    out += addRoom(table, room, spec, true);
     for (const a of room.local) adds.push(`${a} : goto room_${room.id}`);
   }
   return out + elements('add', table, adds);
@@ -252,11 +282,13 @@ export function renderRelayChange(before: RelaySpec, after: RelaySpec): string {
   let chains = '';
   for (const room of after.rooms) {
     const was = old.get(room.id);
-    if (!was) chains += addRoom(table, room, after.iface, true);
-    else if (!sameMembers(was, room)) chains += addRoom(table, room, after.iface, false);
+    if (!was) chains += addRoom(table, room, after, true);
+    else if (!sameMembers(was, room)) chains += addRoom(table, room, after, false);
   }
   let gone = '';
-  for (const id of old.keys()) if (!now.has(id)) gone += `delete chain netdev ${table} room_${id}\n`;
+  for (const id of old.keys())
+    if (!now.has(id))
+      gone += `delete chain netdev ${table} room_${id}\ndelete limit netdev ${table} ${budgetName(id)}\n`;
   // Map elements that point at a chain go before the chain is deleted; new chains before the
   // elements that point at them.
   return elements('delete', table, dels) + chains + gone + elements('add', table, adds);
@@ -293,6 +325,8 @@ function sameBase(a: RelaySpec, b: RelaySpec): boolean {
     a.broadcasts.join() === b.broadcasts.join() &&
     a.limits.rate === b.limits.rate &&
     a.limits.burst === b.limits.burst &&
+    a.limits.roomRate === b.limits.roomRate &&
+    a.limits.roomBurst === b.limits.roomBurst &&
     a.limits.maxBytes === b.limits.maxBytes &&
     a.limits.denyPorts.join() === b.limits.denyPorts.join()
   );

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CommandRunner } from './exec.ts';
-import { createRunner } from './exec.ts';
+import type { CommandRunner } from '../exec.ts';
+import { createRunner } from '../exec.ts';
 import {
   RelayTable,
   directedBroadcast,
@@ -11,9 +11,16 @@ import {
   type RelayRoom,
   type RelaySpec,
 } from './relay.ts';
-import { TestNet, nsExec, wireguardSkipReason } from './testing/netns.ts';
+import { TestNet, nsExec, wireguardSkipReason } from '../testing/netns.ts';
 
-const limits = { rate: 20, burst: 40, maxBytes: 1400, denyPorts: [5355, 137, 138, 1900, 5353] };
+const limits = {
+  rate: 20,
+  burst: 40,
+  roomRate: 40,
+  roomBurst: 80,
+  maxBytes: 1400,
+  denyPorts: [5355, 137, 138, 1900, 5353],
+};
 const spec = (rooms: RelayRoom[], iface = 'wg0'): RelaySpec => ({
   iface,
   broadcasts: ['10.127.255.255'],
@@ -58,7 +65,8 @@ table netdev vpn_relay_wg0 {
     type ipv4_addr : verdict
   }
   chain check {
-    udp length > 1408 counter name dropped drop comment "larger than 1400 bytes"
+    ip frag-off & 0x3fff != 0 counter name dropped drop comment "fragment"
+    meta length > 1428 counter name dropped drop comment "larger than 1400 bytes of payload"
     udp dport { 137, 138, 1900, 5353, 5355 } counter name dropped drop comment "operating-system chatter"
     update @rate4 { ip saddr limit rate over 20/second burst 40 packets } counter name dropped drop comment "sender's limit"
     ip ttl set 64 comment "multicast leaves with TTL 1: a copy to another server is forwarded there"
@@ -68,8 +76,10 @@ table netdev vpn_relay_wg0 {
     ip daddr { 255.255.255.255, 10.127.255.255, 224.0.0.0/4 } meta l4proto udp ip saddr vmap @senders
   }
 }
+add limit netdev vpn_relay_wg0 budget_7 { rate over 40/second burst 80 packets }
 add chain netdev vpn_relay_wg0 room_7
 add rule netdev vpn_relay_wg0 room_7 jump check
+add rule netdev vpn_relay_wg0 room_7 limit name "budget_7" counter name dropped drop comment "room's budget"
 add rule netdev vpn_relay_wg0 room_7 ip saddr != 10.64.0.2 ip daddr set 10.64.0.2 dup to "wg0"
 add rule netdev vpn_relay_wg0 room_7 ip saddr != 10.64.0.3 ip daddr set 10.64.0.3 dup to "wg0"
 add rule netdev vpn_relay_wg0 room_7 ip saddr != 10.64.1.9 ip daddr set 10.64.1.9 dup to "wg0"
@@ -100,6 +110,8 @@ add element netdev vpn_relay_wg0 senders { 10.64.0.2 : goto room_7, 10.64.0.3 : 
   it('refuses limits and names that could break the script', () => {
     expect(() => renderRelay({ ...spec([]), iface: 'wg0"; flush ruleset' })).toThrow();
     expect(() => renderRelay({ ...spec([]), limits: { ...limits, rate: 0 } })).toThrow();
+    expect(() => renderRelay({ ...spec([]), limits: { ...limits, roomRate: 0 } })).toThrow();
+    expect(() => renderRelay({ ...spec([]), limits: { ...limits, roomBurst: 1.5 } })).toThrow();
     expect(() => renderRelay({ ...spec([]), limits: { ...limits, denyPorts: [70000] } })).toThrow();
     expect(() => renderRelay({ ...spec([]), broadcasts: ['10.0.0.0/8'] })).toThrow();
   });
@@ -118,8 +130,10 @@ describe('renderRelayChange', () => {
     const changed = rooms(1000);
     changed[499] = { ...changed[499]!, local: [...changed[499]!.local, '10.65.0.1'] };
     const script = renderRelayChange(before, spec(changed));
+    // The room's budget is not written again: its state (what the room has used) survives.
     expect(script).toBe(`flush chain netdev vpn_relay_wg0 room_500
 add rule netdev vpn_relay_wg0 room_500 jump check
+add rule netdev vpn_relay_wg0 room_500 limit name "budget_500" counter name dropped drop comment "room's budget"
 add rule netdev vpn_relay_wg0 room_500 ip saddr != 10.64.7.206 ip daddr set 10.64.7.206 dup to "wg0"
 add rule netdev vpn_relay_wg0 room_500 ip saddr != 10.64.7.207 ip daddr set 10.64.7.207 dup to "wg0"
 add rule netdev vpn_relay_wg0 room_500 ip saddr != 10.64.7.208 ip daddr set 10.64.7.208 dup to "wg0"
@@ -143,7 +157,8 @@ add element netdev vpn_relay_wg0 senders { 10.65.0.1 : goto room_500 }
     const script = renderRelayChange(before, after);
     const lines = script.trim().split('\n');
     expect(lines[0]).toBe('delete element netdev vpn_relay_wg0 senders { 10.64.0.4, 10.64.0.5 }');
-    expect(lines.at(-2)).toBe('delete chain netdev vpn_relay_wg0 room_2');
+    expect(lines.at(-3)).toBe('delete chain netdev vpn_relay_wg0 room_2');
+    expect(lines.at(-2)).toBe('delete limit netdev vpn_relay_wg0 budget_2');
     expect(lines.at(-1)).toBe('add element netdev vpn_relay_wg0 senders { 10.64.0.4 : goto room_1 }');
     expect(script).not.toMatch(/room_2 ip saddr/);
   });
@@ -202,6 +217,9 @@ describe('RelayTable', () => {
     await table.apply({ ...spec(rooms(3)), limits: { ...limits, rate: 5 } }, { verify: true });
     expect(runner.scripts).toHaveLength(3);
     expect(runner.scripts[2]).toContain('limit rate over 5/second burst 40 packets');
+    await table.apply({ ...spec(rooms(3)), limits: { ...limits, rate: 5, roomRate: 7 } }, { verify: true });
+    expect(runner.scripts).toHaveLength(4);
+    expect(runner.scripts[3]).toContain('budget_3 { rate over 7/second burst 80 packets }');
   });
 
   it('removes the table when switched off, and keeps counting across re-creations', async () => {
@@ -249,6 +267,13 @@ describe.skipIf(skip !== null)(`relay table in a namespace${skip ? ` — omitido
     expect(chain(second, 11)).not.toContain('10.64.0.45');
     expect(chain(second, 12)).toBe(chain(first, 12));
     expect(second).not.toContain('10.64.0.45 : goto');
+    expect(second).toContain('limit budget_11 {');
+    // A room that goes takes its budget with it.
+    await table.apply(spec(changed.slice(0, 299), ifA), { verify: true });
+    const third = listed();
+    expect(third).not.toContain('chain room_300 ');
+    expect(third).not.toContain('limit budget_300 ');
+    expect(third).toContain('limit budget_299 {');
     expect(await table.counters()).toEqual({ relayed: 0, dropped: 0 });
     await table.apply(null);
     expect(nsExec(ns, 'nft', ['list', 'ruleset'])).not.toContain('vpn_relay_');
