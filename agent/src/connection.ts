@@ -69,7 +69,7 @@ export interface AgentHandler {
    * After each stats pass: the discovery relay's state and counters (issue 25), sent as
    * `relay_stats` only to a control plane whose welcome said it stores them.
    */
-  relayStats?(): Promise<{ active: boolean; relayed: number; dropped: number }>;
+  relayStats?(): Promise<{ active: boolean; relayed: number; dropped: number; error?: string }>;
 }
 
 export interface ConnectionOptions {

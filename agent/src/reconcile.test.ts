@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_STATS_CHUNK_PEERS,
+  RELAY_DEFAULTS,
   type AgentPeer,
   type AgentPeerStats,
   type ServerSnapshot,
 } from '@vpn/contracts/agent';
 import type { InterfaceSpec } from './backend.ts';
-import { createRunner, type CommandRunner } from './exec.ts';
+import { CommandError, createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { diffPeers, diffToOps, isEmptyDiff, toPeerState, type PeerState } from './diff.ts';
 import { Reconciler, type ReconcilerBackend } from './reconcile.ts';
@@ -708,6 +709,68 @@ describe('Reconciler: mesh links and rooms', () => {
     await r.applySnapshot(snapshot(3, [peer(2)]));
     expect(scripts[2]).not.toMatch(/\d \. \d/);
     expect(scripts[2]).toContain('ip daddr 10.64.0.1 icmp type echo-request accept');
+    await r.close();
+  });
+});
+
+describe('a relay that nft refuses never stops peer changes (issue 31)', () => {
+  const refusal =
+    'Error: Could not process rule: Operation not supported\nchain ingress { type filter hook ingress device "wgunit0" priority 0; policy accept; }';
+  /** A runner whose nft takes the firewall's table but refuses the relay's until `accept()`. */
+  function refusingRunner() {
+    let refuse = true;
+    let accepted: () => void = () => {};
+    const relayAccepted = new Promise<void>((resolve) => (accepted = resolve));
+    const runner: CommandRunner = {
+      netns: null,
+      run: async (file, args, options) => {
+        if (file === 'ip') return { stdout: JSON.stringify([{ ifindex: 7 }]), stderr: '' };
+        if (file === 'nft' && options?.input?.includes('vpn_relay_')) {
+          if (refuse) throw new CommandError('nft', args, 1, refusal);
+          accepted();
+        }
+        if (file === 'nft' && args.includes('counters')) return { stdout: '{"nftables": []}', stderr: '' };
+        return { stdout: '', stderr: '' };
+      },
+      spawn: () => {
+        throw new Error('no se lanzan procesos en esta prueba');
+      },
+    };
+    return { runner, relayAccepted, accept: () => (refuse = false) };
+  }
+  const withRelay = (s: ServerSnapshot, rooms: { id: number; local: string[]; remote: string[] }[]) => ({
+    ...s,
+    relay: { enabled: true, ...RELAY_DEFAULTS, deny_ports: [...RELAY_DEFAULTS.deny_ports], rooms },
+  });
+
+  it('applies the peer diff, acks, reports nft’s reason, and applies the relay on a later try', async () => {
+    const nft = refusingRunner();
+    const f = fakeBackend(nft.runner);
+    const errors: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const log: Logger = { ...silentLogger, error: (msg, fields) => errors.push({ msg, fields }) };
+    const r = new Reconciler({ backend: f.backend, log, uplink: 'eth0', relayRetryMs: 20 });
+    const [a, b, c] = [peer(2), peer(3), peer(4)];
+    const room = [{ id: 1, local: ['10.64.0.2', '10.64.0.3'], remote: [] }];
+    // Before issue 31 this never resolved: every pass failed on the relay, ahead of the peers.
+    expect(await r.applySnapshot(withRelay(snapshot(1, [a, b, c]), room))).toMatchObject({
+      revision: 1,
+      added: 3,
+    });
+    expect(r.revision).toBe(1);
+    // The panel disables a peer: the next snapshot takes it off although nft still refuses.
+    expect(await r.applySnapshot(withRelay(snapshot(2, [a, b]), room))).toMatchObject({ removed: 1 });
+    expect(f.device.publicKeys().sort()).toEqual([a.public_key, b.public_key].sort());
+    const stats = await r.relayStats();
+    expect(stats).toMatchObject({ active: false });
+    expect(stats.error).toContain('Operation not supported');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]!.msg).toContain('relé de descubrimiento');
+    expect(String(errors[0]!.fields?.error)).toContain('Operation not supported');
+    // nft takes it now: the retry puts the relay in place without another snapshot.
+    nft.accept();
+    await nft.relayAccepted;
+    await r.applyDelta({ type: 'delta', revision: 3, upsert: [], remove: [] });
+    expect(await r.relayStats()).toEqual({ active: true, relayed: 0, dropped: 0 });
     await r.close();
   });
 });

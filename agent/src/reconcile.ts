@@ -26,7 +26,8 @@ import { parseCidr } from './cidr.ts';
 import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerState } from './diff.ts';
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
-import { RelayTable, desiredRelay, type RelaySpec } from './relay/relay.ts';
+import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
+import { desiredRelay, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
@@ -107,6 +108,8 @@ export interface ReconcilerOptions {
   resolveHost?: HostResolver;
   /** Told, by the stats pass, of each peer whose endpoint changed (issue 19: concurrent use). */
   concurrent?: ConcurrentUseDetector;
+  /** First delay before a relay that nft refused is tried again, ms (default 5 s, doubling to 5 min). */
+  relayRetryMs?: number;
 }
 
 interface Desired {
@@ -179,18 +182,20 @@ export class Reconciler {
    */
   private readonly retiring = new Map<string, Retirement>();
   private retirements = 0;
-  /** The discovery relay's nftables table (issue 25). */
-  private relay: RelayTable | null = null;
+  /** The discovery relay's nftables table (issue 25), kept apart from the peers' fate (issue 31). */
+  private relay: RelayKeeper | null = null;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.applied = opts.initialRevision ?? 0;
     this.uplink = opts.uplink ?? null;
   }
 
-  /** The discovery relay's state and counters since the agent started (issue 25). */
-  async relayStats(): Promise<{ active: boolean; relayed: number; dropped: number }> {
-    const counters = await this.relay?.counters();
-    return { active: counters != null, relayed: counters?.relayed ?? 0, dropped: counters?.dropped ?? 0 };
+  /**
+   * The discovery relay's state and counters since the agent started (issue 25), and why its rules
+   * are not in place when nft refused them (issue 31).
+   */
+  async relayStats(): Promise<RelayStatus> {
+    return this.relay ? this.relay.status() : { active: false, relayed: 0, dropped: 0 };
   }
 
   /** The last revision applied to the interface. */
@@ -223,6 +228,7 @@ export class Reconciler {
   /** Stops timers and pending retries; waits for the operation in progress. */
   async close(): Promise<void> {
     this.closed.abort();
+    this.relay?.close();
     if (this.repairTimer) clearInterval(this.repairTimer);
     if (this.healthTimer) clearInterval(this.healthTimer);
     this.repairTimer = this.healthTimer = null;
@@ -523,6 +529,20 @@ export class Reconciler {
     await Promise.all(pending);
   }
 
+  private relayKeeper(): RelayKeeper {
+    this.relay ??= new RelayKeeper({
+      runner: this.opts.backend.runner,
+      log: this.opts.log,
+      ...(this.opts.relayRetryMs !== undefined ? { firstRetryMs: this.opts.relayRetryMs } : {}),
+      // The latest rooms, in the queue like any write (a snapshot in between applies them itself).
+      retry: () =>
+        void this.enqueue(async () => {
+          if (this.desired && !this.closed.signal.aborted) await this.relayKeeper().apply(this.desired.relay);
+        }),
+    });
+    return this.relay;
+  }
+
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
@@ -563,7 +583,10 @@ export class Reconciler {
     }
   }
 
-  /** One full pass: interface, firewall, device settings and the peer diff in one transaction. */
+  /**
+   * One full pass: interface, firewall, device settings and the peer diff in one transaction, then
+   * the discovery relay (whose failure does not fail the pass: see relay/keeper.ts).
+   */
   private async converge(): Promise<ApplyResult> {
     const d = this.desired;
     if (!d) throw new Error('sin estado deseado');
@@ -582,8 +605,6 @@ export class Reconciler {
         address: own?.address,
         hostTcpPorts: this.opts.hostTcpPorts,
       });
-      this.relay ??= new RelayTable(backend.runner);
-      await this.relay.apply(d.relay, { verify: true });
     }
     await this.resolveEndpoints(d.peers.values());
     const driver = backend.driver();
@@ -631,6 +652,9 @@ export class Reconciler {
     const t4 = performance.now();
     // Once they are gone, not before: a pass that fails and retries must not report them twice.
     if (finals.length > 0) final?.(finals);
+    // The relay after the peers, and never the pass's failure (issue 31): a kernel that refuses it
+    // must not keep a disabled peer connected. Its failure is reported and retried on its own.
+    if (this.opts.firewall ?? true) await this.relayKeeper().apply(d.relay);
     // Retired keys were expected to go: not drift. After this pass none is left: each was deleted,
     // or restored by a snapshot that wants it again.
     let retired = 0;

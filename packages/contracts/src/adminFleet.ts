@@ -73,13 +73,16 @@ export const AdminServer = z.object({
   /**
    * The discovery relay as the server's agent last reported it (issue 25): `active`, its rules are
    * in place (null: the agent never reported, e.g. an agent older than the relay); datagrams
-   * relayed to rooms and dropped by the limits since the agent started.
+   * relayed to rooms and dropped by the limits since the agent started. `error` (issue 31): why the
+   * agent could not put the rules in place (nft's reason), null when it could; peers are applied
+   * anyway and the agent tries the relay again.
    */
   relay: z.object({
     active: z.boolean().nullable(),
     relayed: z.number().int(),
     dropped: z.number().int(),
     reported_at: z.string().nullable(),
+    error: z.string().nullable(),
   }),
   dns: z.string(),
   mtu: z.number().int(),

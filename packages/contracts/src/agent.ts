@@ -165,7 +165,8 @@ export const CONCURRENT_MIN_SWITCHES = 3;
  * Issue 25: the discovery relay as the agent runs it, sent with every stats pass to a control plane
  * whose `welcome` said `relay_stats: true`. `active`: the relay rules are in place. `relayed` and
  * `dropped`: original datagrams relayed to their room, and dropped by the limits (size, denied
- * port, the sender's rate), counted since the agent started.
+ * port, the sender's rate), counted since the agent started. `error` (issue 31): nft refused the
+ * relay's rules (its reason); the agent applied the peers anyway and tries the relay again later.
  */
 export const AgentRelayStats = z.object({
   type: z.literal('relay_stats'),
@@ -173,6 +174,7 @@ export const AgentRelayStats = z.object({
   active: z.boolean(),
   relayed: z.number().int().min(0),
   dropped: z.number().int().min(0),
+  error: z.string().max(500).optional(),
 });
 export type AgentRelayStats = z.infer<typeof AgentRelayStats>;
 

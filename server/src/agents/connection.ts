@@ -363,6 +363,8 @@ export class AgentConnection {
             relayRelayed: parsed.relayed,
             relayDropped: parsed.dropped,
             relayReportedAt: new Date(parsed.at),
+            // Issue 31: nft refused the rules; the agent applied the peers anyway and retries.
+            relayError: parsed.error ?? null,
           })
           .where(eq(servers.id, this.server.id));
         return;

@@ -165,6 +165,8 @@ export const servers = pgTable(
     relayRelayed: bigint('relay_relayed', { mode: 'number' }).notNull().default(0),
     relayDropped: bigint('relay_dropped', { mode: 'number' }).notNull().default(0),
     relayReportedAt: timestamp('relay_reported_at', { withTimezone: true }),
+    /** Why the agent could not put the relay's rules in place (nft's reason; 0026), null when it could. */
+    relayError: text('relay_error'),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
     createdAt: created(),
   },

@@ -32,6 +32,9 @@ export const esFleet = {
     },
     relayOn: 'Reenvía',
     relayOff: 'No reenvía',
+    relayFailing: 'Falla',
+    relayFailingTitle: (reason: string) =>
+      `El sistema del servidor rechazó las reglas del reenvío: ${reason}. Los peers se aplican igual; el agente lo reintenta.`,
     relayUnknown: 'Sin datos',
     relayTitle: 'Si el agente reenvía a cada sala el descubrimiento de juegos (difusión y multicast)',
     online: 'En línea',
@@ -71,10 +74,18 @@ export const esFleet = {
     roomsOn: 'Permitidas',
     roomsOff: 'No permitidas',
     relay: 'Descubrimiento de juegos',
-    relayValue: (active: boolean | null, allowed: boolean, relayed: number, dropped: number) =>
+    relayValue: (
+      active: boolean | null,
+      allowed: boolean,
+      relayed: number,
+      dropped: number,
+      error: string | null,
+    ) =>
       active === null
         ? 'El agente aún no informó (un agente anterior no lo reenvía)'
-        : `${active ? 'Reenvía' : allowed ? 'No reenvía (apagado en Ajustes)' : 'No reenvía (apagado en este servidor)'} · ${number.format(relayed)} reenviados, ${number.format(dropped)} descartados`,
+        : error !== null
+          ? `No reenvía: el sistema del servidor rechazó sus reglas (${error}). Los peers se aplican igual y el agente lo reintenta.`
+          : `${active ? 'Reenvía' : allowed ? 'No reenvía (apagado en Ajustes)' : 'No reenvía (apagado en este servidor)'} · ${number.format(relayed)} reenviados, ${number.format(dropped)} descartados`,
     peers: 'Peers del servidor',
     peersSearch: 'Buscar peers del servidor',
     peersPlaceholder: 'Nombre o dirección',

@@ -147,6 +147,7 @@ describe('discovery relay', () => {
       relayed: 0,
       dropped: 0,
       reported_at: null,
+      error: null,
     });
     a1.send({ type: 'relay_stats', at: Date.now(), active: true, relayed: 1234, dropped: 56 });
     let s = await adminServer(servers[0]!.id);
@@ -166,5 +167,26 @@ describe('discovery relay', () => {
     );
     // A server whose agent never reported has no relay series.
     expect(metrics.body).not.toContain(`vpn_server_discovery_relay_active{server_id="${servers[1]!.id}"`);
+  });
+
+  it('a relay nft refuses shows in Servidores with its reason and as a failing gauge, until it applies (issue 31)', async () => {
+    const [a1] = agents as [ProtocolAgent];
+    const id = servers[0]!.id;
+    /** A report, then a heartbeat: its answer comes once the report is stored (one queue per agent). */
+    const report = async (r: { active: boolean; error?: string }) => {
+      const beats = a1.received.filter((m) => m.type === 'heartbeat').length;
+      a1.send({ type: 'relay_stats', at: Date.now(), relayed: 0, dropped: 0, ...r });
+      a1.send({ type: 'heartbeat', at: Date.now() });
+      await a1.until(() => a1.received.filter((m) => m.type === 'heartbeat').length > beats);
+    };
+    const reason = 'nft -f - falló (1): Error: Could not process rule: Operation not supported';
+    await report({ active: false, error: reason });
+    expect((await adminServer(id)).relay).toMatchObject({ active: false, error: reason });
+    const metrics = async () =>
+      (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS) })).body;
+    expect(await metrics()).toContain(`vpn_server_discovery_relay_failing{server_id="${id}",server="Uno"} 1`);
+    await report({ active: true });
+    expect((await adminServer(id)).relay).toMatchObject({ active: true, error: null });
+    expect(await metrics()).toContain(`vpn_server_discovery_relay_failing{server_id="${id}",server="Uno"} 0`);
   });
 });

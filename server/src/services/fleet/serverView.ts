@@ -26,6 +26,7 @@ export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string |
       relayed: s.relayRelayed,
       dropped: s.relayDropped,
       reported_at: s.relayReportedAt?.toISOString() ?? null,
+      error: s.relayError,
     },
     dns: s.dns,
     mtu: s.mtu,

@@ -122,6 +122,13 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly serverRelayFailing = new Gauge({
+    name: 'vpn_server_discovery_relay_failing',
+    help: "Per server whose agent reported its game-discovery relay: 1 while nft refuses the relay's rules (issue 31; the reason is in Servidores and the agent's log; peers are applied anyway), else 0",
+    labelNames: ['server_id', 'server'] as const,
+    registers: [this.registry],
+  });
+
   private readonly serverRelayDatagrams = new Gauge({
     name: 'vpn_server_discovery_datagrams_total',
     help: 'Game-discovery datagrams (broadcast, multicast) of room members, relayed to the room or dropped by the limits (size, denied port, sender rate); counted by the agent since it started, so it resets when the agent restarts (use rate())',
@@ -174,6 +181,7 @@ export class Telemetry {
       disabled_peers: string | number;
       concurrent_peers: string | number;
       relay_active: boolean | null;
+      relay_failing: boolean;
       relay_relayed: string | number;
       relay_dropped: string | number;
     };
@@ -181,7 +189,7 @@ export class Telemetry {
       select s.id, s.name, s.revision, s.acked_revision as acked,
              extract(epoch from s.last_seen_at) as last_seen,
              s.agent_version, s.agent_node_version,
-             s.relay_active, s.relay_relayed, s.relay_dropped,
+             s.relay_active, s.relay_error is not null as relay_failing, s.relay_relayed, s.relay_dropped,
              count(p.id) filter (where p.active) as active_peers,
              count(p.id) filter (where not p.active) as disabled_peers,
              count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers
@@ -197,6 +205,7 @@ export class Telemetry {
       this.serverAgentInfo,
       this.serverConcurrentUse,
       this.serverRelayActive,
+      this.serverRelayFailing,
       this.serverRelayDatagrams,
     ])
       g.reset();
@@ -215,6 +224,7 @@ export class Telemetry {
       this.serverConcurrentUse.set(labels, Number(s.concurrent_peers));
       if (s.relay_active !== null) {
         this.serverRelayActive.set(labels, s.relay_active ? 1 : 0);
+        this.serverRelayFailing.set(labels, s.relay_failing ? 1 : 0);
         this.serverRelayDatagrams.set({ ...labels, outcome: 'relayed' }, Number(s.relay_relayed));
         this.serverRelayDatagrams.set({ ...labels, outcome: 'dropped' }, Number(s.relay_dropped));
       }

@@ -112,7 +112,13 @@ function Status({ server }: { server: AdminServerDetail }) {
     [t.rooms, server.allow_partys ? t.roomsOn : t.roomsOff],
     [
       t.relay,
-      t.relayValue(server.relay.active, server.allow_discovery, server.relay.relayed, server.relay.dropped),
+      t.relayValue(
+        server.relay.active,
+        server.allow_discovery,
+        server.relay.relayed,
+        server.relay.dropped,
+        server.relay.error,
+      ),
     ],
   ];
   return (

@@ -167,6 +167,10 @@ export function ManagerServers() {
           <span className="text-xs text-slate-400" title={t.relayTitle}>
             {t.relayUnknown}
           </span>
+        ) : s.relay.error !== null ? (
+          <span title={t.relayFailingTitle(s.relay.error)}>
+            <StateBadge ok={false}>{t.relayFailing}</StateBadge>
+          </span>
         ) : (
           <span title={t.relayTitle}>
             <StateBadge ok={s.relay.active}>{s.relay.active ? t.relayOn : t.relayOff}</StateBadge>

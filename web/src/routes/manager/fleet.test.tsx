@@ -38,7 +38,7 @@ const madrid: AdminServer = {
   active: true,
   allow_partys: true,
   allow_discovery: true,
-  relay: { active: true, relayed: 1234, dropped: 56, reported_at: '2025-03-05T10:00:00.000Z' },
+  relay: { active: true, relayed: 1234, dropped: 56, reported_at: '2025-03-05T10:00:00.000Z', error: null },
   dns: '1.1.1.1',
   mtu: 1420,
   interface_name: 'wg0',
@@ -194,14 +194,14 @@ describe('Servidores', { timeout: 20_000 }, () => {
       name: 'Lima',
       ubication: 'Perú',
       allow_discovery: false,
-      relay: { active: false, relayed: 10, dropped: 0, reported_at: null },
+      relay: { active: false, relayed: 10, dropped: 0, reported_at: null, error: null },
     };
     const old: AdminServer = {
       ...madrid,
       id: 6,
       name: 'Quito',
       ubication: 'Ecuador',
-      relay: { active: null, relayed: 0, dropped: 0, reported_at: null },
+      relay: { active: null, relayed: 0, dropped: 0, reported_at: null, error: null },
     };
     const api = signedIn(
       serverRoutes({
@@ -348,6 +348,29 @@ describe('Servidores', { timeout: 20_000 }, () => {
     expect(screen.queryByRole('button', { name: 'Nuevo servidor' })).not.toBeInTheDocument();
     expect(within(panel).queryByRole('button', { name: 'Drenar' })).not.toBeInTheDocument();
     expect(within(panel).queryByRole('button', { name: 'Actualizar agente' })).not.toBeInTheDocument();
+  });
+
+  it('shows a relay the node refused, with nft’s reason, in the list and the live status (issue 31)', async () => {
+    const reason = 'nft -f - falló (1): Error: Could not process rule: Operation not supported';
+    const failing = { active: false, relayed: 0, dropped: 0, reported_at: null, error: reason };
+    signedIn(
+      serverRoutes({
+        'GET /api/admin/servers': { body: { count: 1, results: [{ ...madrid, relay: failing }] } },
+        'GET /api/admin/servers/3': { body: { ...madridDetail, relay: failing } },
+      }),
+    );
+    renderApp('/manager/dashboard/servers');
+    const table = await screen.findByRole('table', { name: 'Servidores' });
+    const badge = within(within(table).getByRole('row', { name: /Madrid/ })).getByText('Falla');
+    expect(badge.closest('[title]')).toHaveAttribute(
+      'title',
+      `El sistema del servidor rechazó las reglas del reenvío: ${reason}. Los peers se aplican igual; el agente lo reintenta.`,
+    );
+    await userEvent.click(within(table).getByText('Madrid'));
+    const panel = await screen.findByRole('complementary', { name: 'Estado en vivo' });
+    expect(within(panel).getByText('Descubrimiento de juegos').nextSibling).toHaveTextContent(
+      `No reenvía: el sistema del servidor rechazó sus reglas (${reason}). Los peers se aplican igual y el agente lo reintenta.`,
+    );
   });
 });
 
