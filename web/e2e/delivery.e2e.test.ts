@@ -28,18 +28,19 @@ afterAll(async () => {
 
 /**
  * Compressed JavaScript a public route downloads before the visitor touches it, in KiB: only the
- * boot script (`src/boot.ts`, 0.7 KiB), since the application loads at the first interaction
+ * boot script (`src/boot.ts`, 0.9 KiB; 1.2 KiB since it also serves the first tap on the menu and
+ * "Mostrar contraseña" itself, issue 32), since the application loads at the first interaction
  * (issue 28; 122–143 KiB before). /login also fetches, without running it, the bulk of the
  * application once it is idle (`data-warm`, `LOGIN_WARM_KIB` in web/size-budget.ts: ~80 KiB), so a
  * login sent at once by a password manager waits for less. Raise one only knowingly: every KiB is
  * paid by every visitor.
  */
 export const PUBLIC_JS_BUDGET_KIB: Record<string, number> = {
-  '/': 1,
-  '/plans': 1,
+  '/': 1.5,
+  '/plans': 1.5,
   '/login': 86,
-  '/register': 1,
-  '/password-recovery': 1,
+  '/register': 1.5,
+  '/password-recovery': 1.5,
 };
 
 /**

@@ -34,6 +34,8 @@ declare global {
     __vpnHydrated?: boolean;
     /** The form the visitor sent before that. */
     __vpnPendingSubmit?: HTMLFormElement | null;
+    /** A button that needs the app, tapped before that: tapped again once it has taken over. */
+    __vpnPendingClick?: HTMLElement | null;
     /** Answers asked for here, by `METHOD path key`; the app takes each once. */
     __vpnEarly?: Map<string, Promise<EarlyAnswer | null>>;
   }
@@ -127,6 +129,43 @@ window.addEventListener(
     window.__vpnPendingSubmit = form;
     start();
     sendLogin(form);
+  },
+  true,
+);
+
+/**
+ * The menu and "Mostrar contraseña" (`data-flip`) work at once, without the application: the same
+ * flip as `lib/flip.ts` (keep the two alike; this file imports nothing, to stay one small request).
+ */
+function flip(button: Element) {
+  const state = button.hasAttribute('aria-expanded') ? 'aria-expanded' : 'aria-pressed';
+  const on = button.getAttribute(state) !== 'true';
+  button.setAttribute(state, String(on));
+  const label = button.getAttribute(on ? 'data-label-on' : 'data-label-off');
+  if (label) button.setAttribute('aria-label', label);
+  const target = document.getElementById(button.getAttribute('aria-controls') ?? '');
+  if (target instanceof HTMLInputElement) target.type = on ? 'text' : 'password';
+  else if (target) target.hidden = !on;
+}
+
+// A tap before the takeover: a control the page serves itself (`data-flip`) acts now; any other
+// button (it needs the application) is kept and tapped again once, when the app has taken over
+// (`lib/takeOver.ts`). Links and forms are left to the browser and the submit hold below. React
+// must not see the tap too: between attaching its listeners and the takeover it would act on it
+// a second time (the menu would close again).
+window.addEventListener(
+  'click',
+  (event) => {
+    if (window.__vpnHydrated || !(event.target instanceof Element)) return;
+    const button = event.target.closest('button');
+    if (!button || button.type === 'submit' || button.disabled) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (button.hasAttribute('data-flip')) flip(button);
+    else {
+      window.__vpnPendingClick = button;
+      start();
+    }
   },
   true,
 );

@@ -1,5 +1,5 @@
 import { Eye, EyeOff } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useId, useLayoutEffect, useRef, useState } from 'react';
 import type { InputHTMLAttributes, ReactNode } from 'react';
 import { es } from '../i18n/es';
 import { ui } from './ui';
@@ -30,10 +30,19 @@ export function TextField({ label, hint, ...input }: TextFieldProps) {
   );
 }
 
-/** A labelled password input with a show/hide toggle. */
+/**
+ * A labelled password input with a show/hide toggle. On a pre-rendered page the toggle works before
+ * the application has arrived: the boot script flips the button (`data-flip`, `lib/flip.ts`) and
+ * the field's type; once React has taken the page over, the field starts from what the button says.
+ */
 export function PasswordField({ label, ...input }: Omit<TextFieldProps, 'type' | 'hint'>) {
   const id = useId();
+  const button = useRef<HTMLButtonElement>(null);
   const [visible, setVisible] = useState(false);
+  // Before the first paint after the takeover (React has just written type="password" again).
+  useLayoutEffect(() => {
+    if (button.current?.getAttribute('aria-pressed') === 'true') setVisible(true);
+  }, []);
   return (
     <div>
       <label htmlFor={id} className={ui.label}>
@@ -42,18 +51,20 @@ export function PasswordField({ label, ...input }: Omit<TextFieldProps, 'type' |
       <div className="relative">
         <input id={id} type={visible ? 'text' : 'password'} className={`${ui.input} pr-11`} {...input} />
         <button
+          ref={button}
           type="button"
+          data-flip=""
           onClick={() => setVisible((v) => !v)}
           disabled={input.disabled}
+          aria-controls={id}
           aria-label={visible ? es.auth.hidePassword : es.auth.showPassword}
+          data-label-on={es.auth.hidePassword}
+          data-label-off={es.auth.showPassword}
           aria-pressed={visible}
-          className="absolute inset-y-0 right-0 grid w-11 place-items-center rounded-r-lg text-slate-400 hover:text-white disabled:opacity-50"
+          className="group absolute inset-y-0 right-0 grid w-11 place-items-center rounded-r-lg text-slate-400 hover:text-white disabled:opacity-50"
         >
-          {visible ? (
-            <EyeOff className="size-5" aria-hidden="true" />
-          ) : (
-            <Eye className="size-5" aria-hidden="true" />
-          )}
+          <Eye className="size-5 group-aria-pressed:hidden" aria-hidden="true" />
+          <EyeOff className="hidden size-5 group-aria-pressed:block" aria-hidden="true" />
         </button>
       </div>
     </div>

@@ -1,10 +1,11 @@
 import { Menu, X } from 'lucide-react';
-import { useState } from 'react';
+import { useId, useRef } from 'react';
 import type { ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
 import type { PublicSettings } from '../api/types';
 import { useRuntimeConfig } from '../config/runtime';
 import { es } from '../i18n/es';
+import { close, flip } from '../lib/flip';
 import { footerYear } from '../lib/year';
 import { Brand } from './Brand';
 import { ui } from './ui';
@@ -21,7 +22,8 @@ export function PublicShell({ settings, children }: { settings: PublicSettings; 
 }
 
 function PublicHeader({ settings }: { settings: PublicSettings }) {
-  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const menuId = useId();
   const navLink = ({ isActive }: { isActive: boolean }) =>
     `rounded-lg px-3 py-2 text-sm font-medium transition ${isActive ? 'text-white' : 'text-slate-300 hover:text-white'}`;
 
@@ -46,6 +48,8 @@ function PublicHeader({ settings }: { settings: PublicSettings }) {
     </>
   );
 
+  // The menu opens on the first tap, also before the application has arrived: its state lives in
+  // the page (`lib/flip.ts`; the boot script flips it until React takes the page over).
   return (
     <header className="sticky top-0 z-30 border-b border-white/5 bg-navy-950/80 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-4 sm:px-6">
@@ -54,28 +58,30 @@ function PublicHeader({ settings }: { settings: PublicSettings }) {
           {links}
         </nav>
         <button
+          ref={toggle}
           type="button"
-          className="rounded-lg p-2 text-slate-300 hover:bg-white/5 md:hidden"
-          aria-label={open ? es.dashboard.closeMenu : es.dashboard.openMenu}
-          aria-expanded={open}
-          onClick={() => setOpen((v) => !v)}
+          data-flip=""
+          onClick={(event) => flip(event.currentTarget)}
+          className="group rounded-lg p-2 text-slate-300 hover:bg-white/5 md:hidden"
+          aria-controls={menuId}
+          aria-label={es.dashboard.openMenu}
+          data-label-on={es.dashboard.closeMenu}
+          data-label-off={es.dashboard.openMenu}
+          aria-expanded={false}
         >
-          {open ? (
-            <X className="size-6" aria-hidden="true" />
-          ) : (
-            <Menu className="size-6" aria-hidden="true" />
-          )}
+          <Menu className="size-6 group-aria-expanded:hidden" aria-hidden="true" />
+          <X className="hidden size-6 group-aria-expanded:block" aria-hidden="true" />
         </button>
       </div>
-      {open && (
-        <nav
-          aria-label={es.nav.mainNavigation}
-          className="flex flex-col gap-1 border-t border-white/5 px-4 py-3 md:hidden"
-          onClick={() => setOpen(false)}
-        >
-          {links}
-        </nav>
-      )}
+      <nav
+        id={menuId}
+        hidden
+        aria-label={es.nav.mainNavigation}
+        className="flex flex-col gap-1 border-t border-white/5 px-4 py-3 md:hidden"
+        onClick={() => close(toggle.current)}
+      >
+        {links}
+      </nav>
     </header>
   );
 }

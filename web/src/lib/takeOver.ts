@@ -29,10 +29,16 @@ export function takeOverTypedFields(root: ParentNode): void {
   }
 }
 
-/** Sends the form held back before the takeover, once React has seen the typed values. */
+/**
+ * Sends the form held back before the takeover, once React has seen the typed values, and taps
+ * again the button tapped before it (once: the boot script kept the last one).
+ */
 export function sendHeldForm(): void {
   const form = window.__vpnPendingSubmit;
+  const button = window.__vpnPendingClick;
   window.__vpnHydrated = true;
   window.__vpnPendingSubmit = null;
+  window.__vpnPendingClick = null;
   if (form?.isConnected) setTimeout(() => form.requestSubmit(), 0);
+  else if (button?.isConnected) setTimeout(() => button.click(), 0);
 }

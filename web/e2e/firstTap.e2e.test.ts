@@ -1,0 +1,103 @@
+/**
+ * Issue 32, point 8: on a pre-rendered page the first tap works, also before the application has
+ * arrived (it loads at the first interaction, `src/boot.ts`). Here the application's entry is held
+ * at the network until the test lets it through, so "before the app" is certain, not a race: the
+ * menu and "Mostrar contraseña" act at once (the page serves them itself), and a button that needs
+ * the app is tapped again, once, when it arrives.
+ */
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from './browser';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+/** Uncaught errors of every page, asserted empty after each test. */
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(() => {
+  expect(pageErrors).toEqual([]);
+  pageErrors.length = 0;
+});
+
+/**
+ * A phone (390 × 844, touch) whose application entry (`/assets/index-….js`, what the boot script
+ * imports) waits at the network until `release()`.
+ */
+async function heldPhone(): Promise<{ context: BrowserContext; page: Page; release: () => void }> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    locale: 'es-ES',
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const held: Route[] = [];
+  let released = false;
+  await context.route(/\/assets\/index-[^/]+\.js$/, async (route) => {
+    if (released) await route.continue();
+    else held.push(route);
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  const release = () => {
+    released = true;
+    for (const route of held.splice(0)) void route.continue();
+  };
+  return { context, page, release };
+}
+
+const hydrated = (page: Page) =>
+  page.evaluate(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated === true);
+
+describe('the first tap on a pre-rendered page', () => {
+  for (const path of ['/', '/plans']) {
+    it(`opens the menu on ${path} before the application has arrived`, async () => {
+      const { context, page, release } = await heldPhone();
+      await page.goto(path);
+      const menu = page.getByRole('navigation', { name: 'Navegación principal' });
+      await page.getByRole('button', { name: 'Abrir menú' }).tap();
+      await menu.getByRole('link', { name: 'Iniciar sesión' }).waitFor();
+      expect(await hydrated(page)).toBe(false);
+      expect(await page.getByRole('button', { name: 'Cerrar menú' }).getAttribute('aria-expanded')).toBe(
+        'true',
+      );
+      // The application takes the page over as the visitor left it, and the menu still answers.
+      release();
+      await page.waitForFunction(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated === true);
+      expect(await menu.getByRole('link', { name: 'Iniciar sesión' }).isVisible()).toBe(true);
+      await page.getByRole('button', { name: 'Cerrar menú' }).tap();
+      await menu.getByRole('link', { name: 'Iniciar sesión' }).waitFor({ state: 'hidden' });
+      await page.getByRole('button', { name: 'Abrir menú' }).tap();
+      await menu.getByRole('link', { name: 'Planes' }).tap();
+      await page.waitForURL('**/plans');
+      await context.close();
+    });
+  }
+
+  for (const path of ['/login', '/register']) {
+    it(`shows the password on ${path} at the first tap, before the application has arrived`, async () => {
+      const { context, page, release } = await heldPhone();
+      await page.goto(path);
+      const password = page.getByLabel('Contraseña', { exact: true });
+      await password.fill('mi-clave-secreta');
+      await page.getByRole('button', { name: 'Mostrar contraseña' }).first().tap();
+      expect(await password.getAttribute('type')).toBe('text');
+      expect(await hydrated(page)).toBe(false);
+      release();
+      await page.waitForFunction(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated === true);
+      expect(await password.getAttribute('type')).toBe('text');
+      expect(await password.inputValue()).toBe('mi-clave-secreta');
+      await password.fill('otra-clave-secreta');
+      expect(await password.getAttribute('type')).toBe('text');
+      await page.getByRole('button', { name: 'Ocultar contraseña' }).first().tap();
+      expect(await password.getAttribute('type')).toBe('password');
+      await context.close();
+    });
+  }
+});
