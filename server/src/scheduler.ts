@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/client.ts';
 import type { InvoiceService } from './services/billing/invoices.ts';
 import type { PeerService } from './services/peers/peers.ts';
-import { pruneRateLimits } from './services/identity/rateLimit.ts';
+import { pruneRateLimits, takeLease } from './services/identity/rateLimit.ts';
 import type { ReminderService } from './services/billing/reminders.ts';
 import type { AllowanceService } from './services/peers/allowance.ts';
 import type { ConcurrentUseService } from './services/peers/concurrentUse.ts';
@@ -13,8 +13,11 @@ import { compactUsage } from './services/peers/usage.ts';
 /**
  * Periodic work: disable expired peers and peers out of data (80 % notices too), end busy states nobody answered, deliver paid invoices whose
  * delivery failed (no active server, an error, a restart), mail renewal reminders, prune old
- * counters and tokens, fold old hourly usage into days. Every instance may run it: each step is a
- * conditional update, or a locked row, that only one wins.
+ * counters and tokens, fold old hourly usage into days. Every instance runs the timer, but each
+ * step is leased (rate_limits, `scheduler:<step>`, for 90 % of the period): of several instances
+ * the first to tick runs it and the others skip it, instead of all repeating the same scans
+ * (issue 33). A lease left by an instance that died lapses within the period. Each step is still a
+ * conditional update, or a locked row, so two instances that both run one never do its work twice.
  */
 export function startScheduler(
   deps: {
@@ -28,6 +31,8 @@ export function startScheduler(
     concurrentUse?: Pick<ConcurrentUseService, 'clearStale'>;
     log: FastifyBaseLogger;
     telemetry?: Pick<Telemetry, 'schedulerRuns' | 'schedulerFailures'>;
+    /** Called after each tick (tests). */
+    onTick?: () => void;
   },
   everyMs = 15_000,
 ): () => void {
@@ -37,25 +42,32 @@ export function startScheduler(
     if (running) return;
     running = true;
     deps.telemetry?.schedulerRuns.inc();
+    const lease = Math.max(1, Math.floor(everyMs * 0.9));
+    const step = async (name: string, run: () => Promise<unknown>, ms = lease) => {
+      if (await takeLease(deps.db, `scheduler:${name}`, ms)) await run();
+    };
     try {
-      await deps.peers.disableExpired();
-      await deps.allowances.enforce();
-      await deps.peers.expirePending();
+      await step('expiry', () => deps.peers.disableExpired());
+      await step('allowance', () => deps.allowances.enforce());
+      await step('pending', () => deps.peers.expirePending());
       // Each invoice logs its own failure and keeps its retry time: one cannot hold up the others.
+      // Invoices are claimed (SKIP LOCKED), so this step may run on several instances at once.
       await deps.invoices.deliverPending();
-      await deps.reminders.sendDue();
-      await deps.concurrentUse?.clearStale();
+      await step('reminders', () => deps.reminders.sendDue());
+      if (deps.concurrentUse) await step('concurrent-use', () => deps.concurrentUse!.clearStale());
       if (ticks++ % 240 === 0) {
-        await pruneRateLimits(deps.db);
-        await deps.sessions.prune();
+        const hourly = lease * 240;
+        await step('prune-rate-limits', () => pruneRateLimits(deps.db), hourly);
+        await step('prune-sessions', () => deps.sessions.prune(), hourly);
         // Hourly usage older than 30 days becomes daily (about once an hour at the default pace).
-        await compactUsage(deps.db);
+        await step('compact-usage', () => compactUsage(deps.db), hourly);
       }
     } catch (err) {
       deps.telemetry?.schedulerFailures.inc();
       deps.log.error({ err }, 'scheduled task failed');
     } finally {
       running = false;
+      deps.onTick?.();
     }
   };
   const timer = setInterval(() => void tick(), everyMs);

@@ -243,6 +243,10 @@ export const rooms = pgTable(
   (t) => [
     uniqueIndex('rooms_name_lower').on(sql`lower(${t.name})`),
     index('rooms_owner').on(t.ownerId),
+    // Settling (every ack) finds the few rooms waiting on agents without reading every room.
+    index('rooms_pending')
+      .on(t.id)
+      .where(sql`${t.pendingRevision} is not null`),
     index('rooms_name_trgm').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
   ],
 );
@@ -296,6 +300,15 @@ export const peers = pgTable(
      */
     dataAllowance: bigint('data_allowance', { mode: 'number' }),
     dataUsed: bigint('data_used', { mode: 'number' }).notNull().default(0),
+    /**
+     * Use at or past 80 % of the allowance (allowance.ts NOTICE_PERCENT), computed by PostgreSQL:
+     * the allowance scans read only these peers (index peers_data_due). data_used itself is in no
+     * index, and this value changes once per period, so the per-reading update stays HOT
+     * (migration 0029; the table's fillfactor is 80).
+     */
+    dataDue: boolean('data_due')
+      .notNull()
+      .generatedAlwaysAs(sql`data_allowance is not null and data_used * 100 >= data_allowance * 80`),
     dataNoticeAt: timestamp('data_notice_at', { withTimezone: true }),
     dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
     /**
@@ -324,6 +337,13 @@ export const peers = pgTable(
       .on(t.serverId)
       .where(sql`${t.pendingOperation} is not null`),
     index('peers_expires').on(t.expiresAt),
+    // The expiry scan: active peers only, so peers that expired long ago are not read every tick.
+    index('peers_expiry_due')
+      .on(t.expiresAt)
+      .where(sql`${t.active}`),
+    index('peers_data_due')
+      .on(t.id)
+      .where(sql`${t.dataDue} and ${t.dataExhaustedAt} is null`),
     index('peers_data_watch')
       .on(t.id)
       .where(sql`${t.dataAllowance} is not null and ${t.dataExhaustedAt} is null`),

@@ -155,6 +155,35 @@ describe('an invoice paid while no server is active', () => {
     expect(failuresOf(sandboxInvoice)).toHaveLength(2);
   });
 
+  it('two instances ticking at once take different invoices, not the same ones twice', async () => {
+    // The first instance's tick is held inside its deliveries; the second one's tick then runs.
+    const service = t.ctx.invoices;
+    const deliver = service.deliver.bind(service);
+    const taken: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const delivering = new Promise<void>((r) => (started = r));
+    service.deliver = async (id: string) => {
+      taken.push(id);
+      started();
+      await gate;
+      return deliver(id);
+    };
+    try {
+      const first = nextTick();
+      await delivering;
+      // Before issue 33 the second tick read the same two paid invoices and delivered them again.
+      expect(await nextTick()).toBe(0);
+      release();
+      expect(await first).toBe(0);
+      expect(taken.sort()).toEqual([sandboxInvoice, qvapayInvoice].sort());
+      expect(failuresOf(sandboxInvoice)).toHaveLength(3);
+    } finally {
+      service.deliver = deliver;
+    }
+  });
+
   it('once a server is active, the next tick delivers exactly one peer each, live; a replay delivers nothing', async () => {
     const server = await t.app.inject({
       method: 'POST',

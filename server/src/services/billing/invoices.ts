@@ -459,18 +459,33 @@ export class InvoiceService {
    * failure waits 15 s, then 30 s, then every minute). `now` is for tests.
    */
   async deliverPending(now = new Date(), limit = 50): Promise<number> {
+    // Claimed, not just read: the due rows are locked with SKIP LOCKED and their retry time moved
+    // 2 minutes on, in one statement, so instances running this at once take different invoices
+    // instead of all trying the same 50 (issue 33). A delivery's outcome sets the retry time
+    // again; an instance that dies holding some leaves them to the others after those 2 minutes.
     const due = await this.db
-      .select({ id: invoices.id })
-      .from(invoices)
+      .update(invoices)
+      .set({ deliveryRetryAt: sql`now() + interval '2 minutes'` })
       .where(
-        and(
-          eq(invoices.status, 'paid'),
-          isNull(invoices.creditedAt),
-          or(isNull(invoices.deliveryRetryAt), lte(invoices.deliveryRetryAt, now)),
+        inArray(
+          invoices.id,
+          this.db
+            .select({ id: invoices.id })
+            .from(invoices)
+            .where(
+              and(
+                eq(invoices.status, 'paid'),
+                isNull(invoices.creditedAt),
+                or(isNull(invoices.deliveryRetryAt), lte(invoices.deliveryRetryAt, now)),
+              ),
+            )
+            .orderBy(asc(invoices.paidAt))
+            .limit(limit)
+            .for('update', { skipLocked: true }),
         ),
       )
-      .orderBy(asc(invoices.paidAt))
-      .limit(limit);
+      .returning({ id: invoices.id, paidAt: invoices.paidAt });
+    due.sort((a, b) => (a.paidAt?.getTime() ?? 0) - (b.paidAt?.getTime() ?? 0));
     let delivered = 0;
     for (const { id } of due) if (await this.deliver(id)) delivered++;
     return delivered;

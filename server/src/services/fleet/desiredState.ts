@@ -85,7 +85,10 @@ export const peerIsLive = () =>
     or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)),
     // Out of data: off like an expired peer until a plan starts a new period (services/peers/allowance.ts).
     or(isNull(peers.dataAllowance), sql`${peers.dataUsed} < ${peers.dataAllowance}`),
-    sql`${peers.customerId} in (select ${customers.id} from ${customers} where ${customers.active})`,
+    // EXISTS, not `in (select …)`: negated (buildDelta's stale peers) an IN list cannot become a
+    // join and PostgreSQL hashed every customer for each delta (120–650 ms at 300,000, issue 33);
+    // an EXISTS is one index probe per named peer either way (guard: fleet/scale.test.ts).
+    sql`exists (select 1 from ${customers} where ${customers.id} = ${peers.customerId} and ${customers.active})`,
   )!;
 
 const liveOnServer = (serverId: number) => and(eq(peers.serverId, serverId), peerIsLive());
@@ -175,23 +178,7 @@ export async function roomsForServer(
     .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
     .from(peers)
     .where(inArray(peers.roomId, roomIds));
-  const host = (a: string) => a.replace(/\/\d+$/, '');
-  const pairs = new Map<string, [string, string]>();
-  const remote = new Map<number, Set<string>>();
-  for (const l of locals) {
-    for (const m of members) {
-      if (m.roomId !== l.roomId || m.id === l.id) continue;
-      const a = host(l.address);
-      const b = host(m.address);
-      pairs.set(`${a}>${b}`, [a, b]);
-      pairs.set(`${b}>${a}`, [b, a]);
-      if (m.serverId !== server.id) {
-        const set = remote.get(m.serverId) ?? new Set<string>();
-        set.add(`${b}/32`);
-        remote.set(m.serverId, set);
-      }
-    }
-  }
+  const { pairs, remote } = roomLinks(server.id, members);
   const others = remote.size
     ? await db
         .select()
@@ -205,13 +192,61 @@ export async function roomsForServer(
     endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
     persistent_keepalive: 25,
   }));
+  const host = (a: string) => a.replace(/\/\d+$/, '');
   const relay = new Map<number, AgentRelayRoom>();
   for (const m of [...members].sort((a, b) => a.id - b.id)) {
     const room = relay.get(m.roomId!) ?? { id: m.roomId!, local: [], remote: [] };
     (m.serverId === server.id ? room.local : room.remote).push(host(m.address));
     relay.set(m.roomId!, room);
   }
-  return { pairs: [...pairs.values()], mesh, relay: [...relay.values()].sort((a, b) => a.id - b.id) };
+  return { pairs, mesh, relay: [...relay.values()].sort((a, b) => a.id - b.id) };
+}
+
+interface RoomMember {
+  id: number;
+  roomId: number | null;
+  address: string;
+  serverId: number;
+}
+
+/**
+ * The room pairs one server enforces and the addresses each other server must carry for it, from
+ * every member of the rooms that have a member here. Grouped by room first: the work is the sum of
+ * each room's members × its local members, not every local member × every member of every room
+ * (1.38 s at 16,000 × 16,000 before, issue 33; guard in fleet/scale.test.ts).
+ */
+export function roomLinks(
+  serverId: number,
+  members: Iterable<RoomMember>,
+): { pairs: [string, string][]; remote: Map<number, Set<string>> } {
+  const byRoom = new Map<number, RoomMember[]>();
+  for (const m of members) {
+    if (m.roomId === null) continue;
+    const list = byRoom.get(m.roomId);
+    if (list) list.push(m);
+    else byRoom.set(m.roomId, [m]);
+  }
+  const host = (a: string) => a.replace(/\/\d+$/, '');
+  const pairs = new Map<string, [string, string]>();
+  const remote = new Map<number, Set<string>>();
+  for (const room of byRoom.values()) {
+    for (const l of room) {
+      if (l.serverId !== serverId) continue;
+      const a = host(l.address);
+      for (const m of room) {
+        if (m.id === l.id) continue;
+        const b = host(m.address);
+        pairs.set(`${a}>${b}`, [a, b]);
+        pairs.set(`${b}>${a}`, [b, a]);
+        if (m.serverId !== serverId) {
+          const set = remote.get(m.serverId) ?? new Set<string>();
+          set.add(`${b}/32`);
+          remote.set(m.serverId, set);
+        }
+      }
+    }
+  }
+  return { pairs: [...pairs.values()], remote };
 }
 
 /**

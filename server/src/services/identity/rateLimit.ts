@@ -160,6 +160,25 @@ function full(tat: Date | undefined, limit: Limit, now: number) {
   return tooManyRequests(Math.max(1, waitMs / 1000));
 }
 
+/**
+ * A lease on `key` for `ms` (the database's clock): true for the one caller that takes it while no
+ * other holds it. The scheduler's steps take one each (scheduler.ts), so of several instances one
+ * runs each step per period instead of all of them repeating it.
+ */
+export async function takeLease(db: Db, key: string, ms: number): Promise<boolean> {
+  const until = sql`now() + ${ms}::double precision * interval '1 millisecond'`;
+  const rows = await db
+    .insert(rateLimits)
+    .values({ key, tat: until, lastAt: sql`now()` })
+    .onConflictDoUpdate({
+      target: rateLimits.key,
+      set: { tat: until, lastAt: sql`now()` },
+      setWhere: sql`${rateLimits.tat} <= now()`,
+    })
+    .returning({ key: rateLimits.key });
+  return rows.length > 0;
+}
+
 /** Forgets `key` (e.g. an account's failures after a good login). */
 export async function clear(db: Db, key: string): Promise<void> {
   await db.delete(rateLimits).where(eq(rateLimits.key, key));

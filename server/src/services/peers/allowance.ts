@@ -17,7 +17,10 @@ import { GB } from './planTerms.ts';
  * arithmetic of a period lives in planTerms.ts, which peers.ts imports without importing this file.
  */
 
-/** The share of the allowance, in percent, at which the owner is told. */
+/**
+ * The share of the allowance, in percent, at which the owner is told (also in the generated column
+ * peers.data_due, migration 0029: change both together).
+ */
 export const NOTICE_PERCENT = 80;
 
 /** "1,5 GB", "750 MB": a byte count as a Spanish reader expects it in a mail. */
@@ -77,6 +80,8 @@ export class AllowanceService {
       .where(
         and(
           eq(customers.id, peers.customerId),
+          // Only peers past 80 % (data_due, index peers_data_due), not every limited one.
+          eq(peers.dataDue, true),
           isNotNull(peers.dataAllowance),
           isNull(peers.dataNoticeAt),
           isNull(peers.dataExhaustedAt),

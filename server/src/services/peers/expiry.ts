@@ -169,6 +169,8 @@ export class PeerExpiry extends PeerCreation {
     return this.switchOff(
       and(
         eq(peers.active, true),
+        // Past 80 % (data_due, index peers_data_due): not every limited peer is read.
+        eq(peers.dataDue, true),
         isNotNull(peers.dataAllowance),
         isNull(peers.dataExhaustedAt),
         gte(peers.dataUsed, peers.dataAllowance),

@@ -407,13 +407,20 @@ export class RoomService {
 
   /** Rooms whose servers have all acked stop processing; their members get the updated room. */
   async settle(): Promise<void> {
-    const busy = await this.db.select().from(rooms).where(isNotNull(rooms.pendingRevision));
+    // Through the partial index rooms_pending: the few waiting rooms, not every room (issue 33).
+    const busy = await this.db
+      .select({ id: rooms.id, pendingRevision: rooms.pendingRevision })
+      .from(rooms)
+      .where(isNotNull(rooms.pendingRevision));
     if (busy.length === 0) return;
+    // Only the servers those rooms wait for, not the whole fleet on every ack.
+    const waited = [...new Set(busy.flatMap((p) => (p.pendingRevision as Waits).waits.map((w) => w.s)))];
     const acked = new Map(
       (
         await this.db
-          .select({ id: servers.id, acked: servers.ackedRevision, seen: servers.lastSeenAt })
+          .select({ id: servers.id, acked: servers.ackedRevision })
           .from(servers)
+          .where(inArray(servers.id, waited))
       ).map((s) => [s.id, s]),
     );
     for (const p of busy) {

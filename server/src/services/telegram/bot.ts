@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: buildBot is one grammY bot whose command and button handlers share its
-// closure (deps, the per-chat throttle, the texts); split, each part would take all of it as arguments.
+// closure (deps, the texts); split, each part would take all of it as arguments.
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { Bot, InlineKeyboard, type Context } from 'grammy';
 import type { FastifyBaseLogger } from 'fastify';
@@ -7,6 +7,7 @@ import type { Db } from '../../db/client.ts';
 import { invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
 import { can } from '@vpn/contracts';
 import { HttpError } from '../../lib/errors.ts';
+import { hit } from '../identity/rateLimit.ts';
 import { formatBytes } from '../peers/allowance.ts';
 import type { InvoiceService } from '../billing/invoices.ts';
 import type { PeerService } from '../peers/peers.ts';
@@ -33,21 +34,17 @@ export interface BotDeps {
 /** Commands per chat and minute; past it the chat is told once and ignored until the minute ends. */
 export const THROTTLE_PER_MINUTE = 20;
 
-/** Per-chat throttle (this instance's; only the lease holder polls, so one instance counts). */
-class ChatThrottle {
-  private readonly windows = new Map<number, { start: number; count: number }>();
-  /** 'ok', 'warn' (the first refusal: say so) or 'drop'. */
-  take(chatId: number, now = Date.now()): 'ok' | 'warn' | 'drop' {
-    let w = this.windows.get(chatId);
-    if (!w || now - w.start >= 60_000) {
-      if (this.windows.size > 10_000) this.windows.clear();
-      w = { start: now, count: 0 };
-      this.windows.set(chatId, w);
-    }
-    w.count++;
-    if (w.count <= THROTTLE_PER_MINUTE) return 'ok';
-    return w.count === THROTTLE_PER_MINUTE + 1 ? 'warn' : 'drop';
-  }
+/**
+ * Per-chat throttle, shared by every instance through rate_limits (issue 33: a new lease holder
+ * used to start from zero): one key per chat and clock minute counting its updates. 'ok', 'warn'
+ * (the first refusal: say so) or 'drop'. Each hit is counted as an hour of GCRA time, so the count
+ * does not drain within its minute (services/identity/rateLimit.ts `hit`).
+ */
+async function takeCommand(db: Db, chatId: number, now = Date.now()): Promise<'ok' | 'warn' | 'drop'> {
+  const key = `telegram:chat:${chatId}:${Math.floor(now / 60_000)}`;
+  const n = await hit(db, key, { max: THROTTLE_PER_MINUTE, windowSeconds: THROTTLE_PER_MINUTE * 3600 }, now);
+  if (n <= THROTTLE_PER_MINUTE) return 'ok';
+  return n === THROTTLE_PER_MINUTE + 1 ? 'warn' : 'drop';
 }
 
 /** Why a call to Telegram failed, for a log line: method, code and description, never a URL or token. */
@@ -101,7 +98,6 @@ function absolute(url: string, publicUrl: string | undefined): string {
  */
 export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?: Bot['botInfo']): Bot {
   const bot = new Bot(token, { client: { apiRoot, timeoutSeconds: 30 }, ...(botInfo ? { botInfo } : {}) });
-  const throttle = new ChatThrottle();
 
   // Telegram's flood control answers 429 with `parameters.retry_after`, the seconds to wait before
   // the same request may be repeated: a short wait is waited and the request sent once more (an
@@ -130,7 +126,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
   bot.use(async (ctx, next) => {
     if (!ctx.chat) return;
     // Groups are throttled too: their one answer ("private chats only") must not become a flood.
-    const verdict = throttle.take(ctx.chat.id);
+    const verdict = await takeCommand(deps.db, ctx.chat.id);
     if (verdict === 'drop') return;
     if (ctx.chat.type !== 'private') {
       if (verdict === 'ok' && ctx.message?.text?.startsWith('/')) await ctx.reply(t.privateOnly);
