@@ -5,3 +5,10 @@
 
 /** Rooms (Salas) one customer may own at a time. */
 export const MAX_OWNED_ROOMS = 5;
+
+/**
+ * Peers in one room (issue 31): an operator's setting (Ajustes, `room_member_limit`), this by
+ * default, within the range. Each member's discovery datagrams are copied to every other member, so
+ * the cap bounds a room's copies: its budget × (members − 1) (docs/decisions.md).
+ */
+export const ROOM_MEMBER_LIMIT = { default: 16, min: 2, max: 64 } as const;

@@ -109,6 +109,8 @@ export const msg = {
   roomJoinFailed: 'Nombre de sala o contraseña incorrectos',
   roomAliasRequired: 'Configure un alias en su cuenta antes de usar las salas',
   roomPeerBusy: 'El peer ya está en una sala',
+  roomFull: (max: number) =>
+    `La sala está llena: admite hasta ${max} peers. Pídele al administrador de la sala que libere un lugar.`,
   roomPeerServer: 'El servidor del peer no permite salas. Cámbielo a uno que las permita.',
   roomPeerNotMember: 'El peer no está en esta sala',
   roomOwnerOnly: 'Solo el administrador de la sala puede hacer esto',

@@ -17,7 +17,7 @@ const id = z.preprocess(
     .optional(),
 );
 
-export { MAX_OWNED_ROOMS } from './limits.ts';
+export { MAX_OWNED_ROOMS, ROOM_MEMBER_LIMIT } from './limits.ts';
 
 /** A peer inside a room, as every member sees it. */
 export const RoomPeer = z.object({

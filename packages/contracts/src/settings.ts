@@ -1,3 +1,4 @@
+import { ROOM_MEMBER_LIMIT } from './limits.ts';
 import { z } from './zod.ts';
 
 /** GET /api/client — the public settings every page reads first. */
@@ -36,5 +37,7 @@ export const SiteSettings = PublicSettings.extend({
    * to its room mates. Off: no server relays, whatever its own switch says.
    */
   allow_discovery: z.boolean(),
+  /** Peers one room admits (issue 31); a full room refuses a join or an added peer. */
+  room_member_limit: z.number().int().min(ROOM_MEMBER_LIMIT.min).max(ROOM_MEMBER_LIMIT.max),
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;

@@ -4,6 +4,9 @@
  */
 import type { SiteSettings } from '@vpn/contracts';
 
+/** The site settings shown as switches in Ajustes (the rooms' member cap is a number). */
+type SiteSwitch = Exclude<keyof SiteSettings, 'room_member_limit'>;
+
 export const esManager = {
   loading: 'Cargando información...',
   loadError: 'Hubo un error al intentar cargar los datos.',
@@ -108,7 +111,7 @@ export const esManager = {
       allow_partys: 'Permitir salas',
       allow_payments_remesita: 'Pagos con Remesita',
       allow_discovery: 'Descubrimiento de juegos en las salas',
-    } satisfies Record<keyof SiteSettings, string>,
+    } satisfies Record<SiteSwitch, string>,
     hints: {
       maintenance: 'Cierra el sitio a los clientes; los administradores siguen entrando.',
       allow_registration: 'Los visitantes pueden crear cuentas nuevas.',
@@ -120,7 +123,14 @@ export const esManager = {
       allow_payments_remesita: 'Los clientes pueden pagar con Remesita.',
       allow_discovery:
         'Los juegos de LAN de una sala se encuentran solos: la difusión y el multicast de cada miembro llegan a los demás. Apagado en todos los servidores; cada servidor tiene además su propio interruptor.',
-    } satisfies Record<keyof SiteSettings, string>,
+    } satisfies Record<SiteSwitch, string>,
+    roomLimit: {
+      title: 'Tamaño de las salas',
+      label: 'Peers por sala',
+      hint: 'Una sala llena no admite a nadie más: quien intenta unirse ve que está llena. Cada peer recibe el descubrimiento de juegos de los demás, así que salas más grandes multiplican ese tráfico. Bajar el número no saca a nadie de una sala que ya lo pasa.',
+      save: 'Guardar',
+      invalid: (min: number, max: number) => `Escribe un número entero entre ${min} y ${max}.`,
+    },
   },
 
   content: {

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, GatewayPatch, GatewaySettings, SiteSettings, fleetMsg } from '@vpn/contracts';
+import {
+  ErrorBody,
+  GatewayPatch,
+  GatewaySettings,
+  ROOM_MEMBER_LIMIT,
+  SiteSettings,
+  fleetMsg,
+} from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { actorOf } from '../../plugins/auth.ts';
@@ -8,7 +15,9 @@ import { readSiteSettings, savePublicSwitches } from '../../services/site/settin
 import { resendAllServers } from '../../services/fleet/desiredState.ts';
 import { ReauthService } from '../../plugins/reauth.ts';
 
-/** The switches `settings.public` may change; gateway switches are not among them. */
+const roomLimitMessage = `Una sala admite entre ${ROOM_MEMBER_LIMIT.min} y ${ROOM_MEMBER_LIMIT.max} peers.`;
+
+/** The settings `settings.public` may change; gateway switches are not among them. */
 const PublicSwitchesPatch = z
   .strictObject(
     {
@@ -19,6 +28,11 @@ const PublicSwitchesPatch = z
       allow_email: z.boolean(),
       allow_partys: z.boolean(),
       allow_discovery: z.boolean(),
+      room_member_limit: z
+        .number({ error: roomLimitMessage })
+        .int(roomLimitMessage)
+        .min(ROOM_MEMBER_LIMIT.min, roomLimitMessage)
+        .max(ROOM_MEMBER_LIMIT.max, roomLimitMessage),
     },
     {
       error: (issue) =>

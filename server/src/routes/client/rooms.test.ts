@@ -345,6 +345,78 @@ describe('rooms', () => {
     expect(row!.roomId).toBeNull();
   });
 
+  it('refuses a join or an added peer to a full room with a clear message and changes nothing; concurrent joins never pass the cap (issue 31)', async () => {
+    // The operator's setting, through Ajustes' API: checked, audited, and read back.
+    for (const bad of [1, 65, 2.5, 'x']) {
+      const res = await api('PATCH', '/api/admin/settings', admin, { room_member_limit: bad });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().fields).toEqual({ room_member_limit: 'Una sala admite entre 2 y 64 peers.' });
+    }
+    expect((await api('GET', '/api/admin/settings', admin)).json().room_member_limit).toBe(16);
+    const set = await api('PATCH', '/api/admin/settings', admin, { room_member_limit: 3 });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().room_member_limit).toBe(3);
+    try {
+      const owner = await member('Lena', rooms1.id);
+      const room = (
+        await api('POST', '/api/client/network/partys', owner.access, { name: 'Llena', peer: owner.peer.id })
+      ).json();
+      const join = (who: { access: string; peer: { id: number } }) =>
+        api('PATCH', '/api/client/network/partys', who.access, {
+          operation: 'join',
+          name: 'Llena',
+          password: room.password,
+          peer: who.peer.id,
+        });
+      const guest = await member('Ivo', rooms2.id);
+      expect((await join(guest)).statusCode).toBe(200);
+      const second = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/peers',
+        headers: bearer(admin),
+        payload: { username: owner.username, plan: planId, name: 'l2', server: rooms1.id },
+      });
+      const add = (peer: number) =>
+        api('PATCH', `/api/client/network/partys/${room.id}`, owner.access, { operation: 'add_peer', peer });
+      expect((await add(second.json().id)).statusCode).toBe(200);
+      // Full: 3 of 3.
+      const full =
+        'La sala está llena: admite hasta 3 peers. Pídele al administrador de la sala que libere un lugar.';
+      const late = await member('Tardío', rooms1.id);
+      const refused = await join(late);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().message).toBe(full);
+      const third = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/peers',
+        headers: bearer(admin),
+        payload: { username: owner.username, plan: planId, name: 'l3', server: rooms1.id },
+      });
+      const refusedAdd = await add(third.json().id);
+      expect(refusedAdd.statusCode).toBe(409);
+      expect(refusedAdd.json().message).toBe(full);
+      const [lateRow] = await t.ctx.db.select().from(peers).where(eq(peers.id, late.peer.id));
+      const [thirdRow] = await t.ctx.db.select().from(peers).where(eq(peers.id, third.json().id));
+      expect([lateRow!.roomId, thirdRow!.roomId]).toEqual([null, null]);
+      const listed = (await api('GET', '/api/client/network/partys', owner.access)).json().owned_partys;
+      expect(listed.find((r: { id: number }) => r.id === room.id).peers).toHaveLength(3);
+      expect((await api('GET', '/api/client/network/partys', late.access)).json().guest_partys).toEqual([]);
+
+      // A place freed: of four guests joining at once, exactly one gets it.
+      await api('PATCH', `/api/client/network/partys/${room.id}`, owner.access, {
+        operation: 'remove_peer',
+        peer: second.json().id,
+      });
+      const racers = await Promise.all(['Ana', 'Bo', 'Cy', 'Di'].map((a) => member(`${a} R`, rooms1.id)));
+      const raced = await Promise.all(racers.map(join));
+      expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409]);
+      const after = (await api('GET', '/api/client/network/partys', owner.access)).json().owned_partys;
+      expect(after.find((r: { id: number }) => r.id === room.id).peers).toHaveLength(3);
+    } finally {
+      await setSettings(t, { room_member_limit: 16 });
+    }
+  });
+
   it('is closed when rooms are off', async () => {
     const c = await member('Off', rooms1.id);
     await setSettings(t, { allow_partys: false });

@@ -327,6 +327,9 @@ export class RoomService {
       .select()
       .from(peers)
       .where(inArray(peers.id, [...add, ...remove]));
+    // Read before the transaction: inside it, with the pool's connections held by queued
+    // transactions, a read on another connection could wait for ever.
+    const limit = add.length ? (await getSiteSettings(this.db)).room_member_limit : Infinity;
     const { room, revisions } = await this.db.transaction(async (tx) => {
       let room: RoomRow;
       let before: { serverId: number }[] = [];
@@ -340,6 +343,9 @@ export class RoomService {
       }
       const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
       if (add.length) {
+        // The member cap (issue 31), counted under the room's lock: concurrent joins queue there and
+        // each counts the others'. A room already over a lowered cap keeps its members.
+        if (before.length + add.length > limit) throw conflict(msg.roomFull(limit));
         const updated = await tx
           .update(peers)
           .set({ roomId: room.id })

@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
-import { SiteSettings, type PublicSettings } from '@vpn/contracts';
+import { ROOM_MEMBER_LIMIT, SiteSettings, type PublicSettings } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { settings } from '../../db/schema.ts';
 import { ShortCache } from '../../lib/cache.ts';
@@ -17,6 +17,7 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
   allow_partys: false,
   allow_payments_remesita: false,
   allow_discovery: true,
+  room_member_limit: ROOM_MEMBER_LIMIT.default,
 };
 
 const KEYS = Object.keys(DEFAULT_SITE_SETTINGS) as (keyof SiteSettings)[];
@@ -36,11 +37,22 @@ export function getSiteSettings(db: Db): Promise<SiteSettings> {
   return cache.get();
 }
 
-/** Reads the site switches; unknown or malformed rows fall back to the defaults. */
+/** Reads the site settings; unknown or malformed rows fall back to the defaults. */
 export async function readSiteSettings(db: Db): Promise<SiteSettings> {
   const rows = await db.select().from(settings).where(inArray(settings.key, KEYS));
   const merged: Record<string, unknown> = { ...DEFAULT_SITE_SETTINGS };
-  for (const row of rows) if (typeof row.value === 'boolean') merged[row.key] = row.value;
+  for (const row of rows) {
+    const key = row.key as keyof SiteSettings;
+    // Each value of its default's kind (a switch, or a number such as the rooms' member cap).
+    if (typeof row.value === typeof DEFAULT_SITE_SETTINGS[key]) merged[key] = row.value;
+  }
+  const parsed = SiteSettings.safeParse(merged);
+  if (parsed.success) return parsed.data;
+  // A number out of today's range (saved by another version): its default, the rest as saved.
+  for (const issue of parsed.error.issues) {
+    const key = issue.path[0] as keyof SiteSettings;
+    merged[key] = DEFAULT_SITE_SETTINGS[key];
+  }
   return SiteSettings.parse(merged);
 }
 
@@ -70,7 +82,7 @@ export function invalidateSiteSettings(db: Db): void {
   caches.get(db)?.invalidate();
 }
 
-/** The switches of `settings.public`; the gateway switches need `settings.gateways`. */
+/** The settings of `settings.public`; the gateway switches need `settings.gateways`. */
 export const PUBLIC_SWITCHES = [
   'maintenance',
   'allow_registration',
@@ -79,6 +91,7 @@ export const PUBLIC_SWITCHES = [
   'allow_email',
   'allow_partys',
   'allow_discovery',
+  'room_member_limit',
 ] as const satisfies readonly (keyof SiteSettings)[];
 export type PublicSwitches = Pick<SiteSettings, (typeof PUBLIC_SWITCHES)[number]>;
 

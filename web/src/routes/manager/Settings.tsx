@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TriangleAlert } from 'lucide-react';
+import { useEffect, useId, useState } from 'react';
 import toast from 'react-hot-toast';
+import { ROOM_MEMBER_LIMIT } from '@vpn/contracts/limits';
 import { adminKeys, patchSettings, settingsQuery } from '../../api/admin';
 import type { SiteSettings } from '../../api/admin';
 import { errorMessage } from '../../api/http';
@@ -15,7 +17,7 @@ import { SettingsTelegram } from './TelegramPanels';
 
 const t = esManager.settings;
 /** Public switches (`settings.public`); the gateways have their own panel (SettingsGateways). */
-const KEYS = (Object.keys(t.labels) as (keyof SiteSettings)[]).filter(
+const KEYS = (Object.keys(t.labels) as (keyof typeof t.labels)[]).filter(
   (key) => key !== 'allow_payments_qvapay' && key !== 'allow_payments_remesita',
 );
 
@@ -71,6 +73,11 @@ export function ManagerSettings() {
                 </li>
               ))}
             </ul>
+            <RoomLimit
+              value={data.room_member_limit}
+              disabled={save.isPending || !canPublic}
+              onSave={(n) => save.mutate({ room_member_limit: n })}
+            />
           </div>
         )}
       </QueryView>
@@ -78,5 +85,66 @@ export function ManagerSettings() {
       {canGateways && <SettingsGateways />}
       {canGateways && <SettingsTelegram />}
     </section>
+  );
+}
+
+/** Peers one room admits (issue 31): a number saved with its button, checked here and by the server. */
+function RoomLimit(props: { value: number; disabled: boolean; onSave: (n: number) => void }) {
+  const r = t.roomLimit;
+  const id = useId();
+  const [text, setText] = useState(String(props.value));
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setText(String(props.value)), [props.value]);
+  return (
+    <form
+      className={`${ui.card} px-5 py-4`}
+      aria-labelledby={`${id}-title`}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const n = Number(text);
+        if (!Number.isInteger(n) || n < ROOM_MEMBER_LIMIT.min || n > ROOM_MEMBER_LIMIT.max) {
+          setError(r.invalid(ROOM_MEMBER_LIMIT.min, ROOM_MEMBER_LIMIT.max));
+          return;
+        }
+        setError(null);
+        props.onSave(n);
+      }}
+    >
+      <h2 id={`${id}-title`} className="font-medium text-white">
+        {r.title}
+      </h2>
+      <p className="mt-1 text-sm text-slate-400">{r.hint}</p>
+      <div className="mt-3 flex flex-wrap items-end gap-3">
+        <div>
+          <label htmlFor={id} className="block text-sm font-medium text-slate-200">
+            {r.label}
+          </label>
+          <input
+            id={id}
+            type="number"
+            inputMode="numeric"
+            min={ROOM_MEMBER_LIMIT.min}
+            max={ROOM_MEMBER_LIMIT.max}
+            className={`${ui.input} mt-1 w-28`}
+            value={text}
+            disabled={props.disabled}
+            aria-invalid={error !== null}
+            aria-describedby={error ? `${id}-error` : undefined}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </div>
+        {!props.disabled && (
+          <button type="submit" className={ui.buttonPrimary}>
+            {r.save}
+          </button>
+        )}
+      </div>
+      {error && (
+        <p id={`${id}-error`} role="alert" className="mt-2 text-sm text-red-300">
+          {error}
+        </p>
+      )}
+    </form>
   );
 }

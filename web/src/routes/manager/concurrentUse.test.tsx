@@ -116,6 +116,7 @@ describe('Resumen and Ajustes', () => {
     allow_partys: false,
     allow_payments_remesita: false,
     allow_discovery: true,
+    room_member_limit: 16,
   };
 
   it('sets the policy: notify and regenerate after N detections in 24 h', async () => {

@@ -18,6 +18,7 @@ const settings: SiteSettings = {
   allow_partys: false,
   allow_payments_remesita: false,
   allow_discovery: true,
+  room_member_limit: 16,
 };
 
 function signedIn(routes: Record<string, Handler>) {
@@ -54,6 +55,31 @@ describe('manager console', () => {
     await userEvent.click(screen.getByRole('switch', { name: 'Permitir salas' }));
     await waitFor(() => expect(api.callsTo('PATCH /api/admin/settings')).toHaveLength(2));
     expect(api.callsTo('PATCH /api/admin/settings')[1]?.body).toEqual({ allow_partys: true });
+  });
+
+  it('sets the peers a room admits: refuses a number out of range here, saves a good one (issue 31)', async () => {
+    const api = signedIn({
+      'GET /api/admin/settings': { body: settings },
+      'PATCH /api/admin/settings': (call) => ({ body: { ...settings, ...(call.body as object) } }),
+    });
+    renderApp('/manager/dashboard/settings');
+    const box = await screen.findByRole('spinbutton', { name: 'Peers por sala' });
+    expect(box).toHaveValue(16);
+    await userEvent.clear(box);
+    await userEvent.type(box, '1');
+    await userEvent.click(screen.getByRole('button', { name: 'Guardar' }));
+    const error = await screen.findByText('Escribe un número entero entre 2 y 64.');
+    expect(error).toHaveAttribute('role', 'alert');
+    expect(box).toHaveAccessibleDescription('Escribe un número entero entre 2 y 64.');
+    expect(api.callsTo('PATCH /api/admin/settings')).toHaveLength(0);
+    await userEvent.clear(box);
+    await userEvent.type(box, '8');
+    await userEvent.click(screen.getByRole('button', { name: 'Guardar' }));
+    expect(await screen.findByText('Ajuste guardado')).toBeInTheDocument();
+    expect(api.callsTo('PATCH /api/admin/settings')).toEqual([
+      expect.objectContaining({ body: { room_member_limit: 8 } }),
+    ]);
+    expect(screen.queryByText('Escribe un número entero entre 2 y 64.')).not.toBeInTheDocument();
   });
 
   it('shows the server message when a setting cannot be saved', async () => {

@@ -21,6 +21,7 @@ const settings: SiteSettings = {
   allow_partys: false,
   allow_payments_remesita: false,
   allow_discovery: true,
+  room_member_limit: 16,
 };
 
 describe('Telegram in the console', () => {
