@@ -9,6 +9,7 @@ import type { AgentConfig } from './config.ts';
 import { AGENT_STATS_CHUNK_PEERS, type AgentToServer, type ServerUpgrade } from '@vpn/contracts/agent';
 import { AgentConnection, type AgentHandler, type ConnectionOptions } from './connection.ts';
 import { ConcurrentUseDetector } from './concurrent.ts';
+import { NodeHealth } from './health/nodeHealth.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
 import { removeRelay } from './relay/relay.ts';
@@ -46,6 +47,8 @@ export class Agent {
   readonly connection: AgentConnection;
   /** Peers whose endpoint alternates between addresses (issue 19), fed by the stats pass. */
   readonly concurrent = new ConcurrentUseDetector();
+  /** The node's health after each stats pass (issue 34). */
+  private readonly health = new NodeHealth();
   private readonly state: ReturnType<typeof createStateWriter> | null;
   private upgrading = false;
   private rolledBack: RollbackReport | null = null;
@@ -101,6 +104,7 @@ export class Agent {
       upgrade: (msg, send) => this.upgrade(msg, send),
       concurrentUse: (now) => this.concurrent.take(now),
       relayStats: () => r.relayStats(),
+      nodeHealth: (at) => this.health.sample(r.interfaceTotals(at), at),
     };
     this.connection = new AgentConnection({
       url: opts.url,

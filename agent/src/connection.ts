@@ -28,6 +28,7 @@ import {
 } from '@vpn/contracts/agent';
 import { errorMessage, type Logger } from './log.ts';
 import { AGENT_VERSION } from './version.ts';
+import type { NodeHealthReport } from './health/nodeHealth.ts';
 
 export { AGENT_VERSION };
 
@@ -70,6 +71,11 @@ export interface AgentHandler {
    * `relay_stats` only to a control plane whose welcome said it stores them.
    */
   relayStats?(): Promise<{ active: boolean; relayed: number; dropped: number; error?: string }>;
+  /**
+   * After each stats pass: the node's health (issue 34, health/nodeHealth.ts), sent as
+   * `node_health` only to a control plane whose welcome said it stores them; null: nothing yet.
+   */
+  nodeHealth?(at: number): Promise<NodeHealthReport | null>;
 }
 
 export interface ConnectionOptions {
@@ -202,6 +208,7 @@ export class AgentConnection extends EventEmitter {
     let fullStats = true;
     let concurrentUse = false;
     let relayStats = false;
+    let nodeHealth = false;
 
     const send = (msg: AgentToServer): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -275,8 +282,13 @@ export class AgentConnection extends EventEmitter {
             const flagged = concurrentUse ? (o.handler.concurrentUse?.(Date.now()) ?? []) : [];
             for (let i = 0; i < flagged.length; i += AGENT_STATS_CHUNK_PEERS)
               send({ type: 'concurrent_use', at, peers: flagged.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
-            if (relayStats && o.handler.relayStats)
-              return o.handler.relayStats().then((r) => send({ type: 'relay_stats', at, ...r }));
+            const relay =
+              relayStats && o.handler.relayStats
+                ? o.handler.relayStats().then((r) => send({ type: 'relay_stats', at, ...r }))
+                : Promise.resolve();
+            if (!nodeHealth || !o.handler.nodeHealth) return relay;
+            const health = o.handler.nodeHealth;
+            return relay.then(() => health(at)).then((h) => h && send({ type: 'node_health', at, ...h }));
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {
@@ -289,10 +301,11 @@ export class AgentConnection extends EventEmitter {
       idleTimer?.refresh();
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       void this.receive(text, send, {
-        onWelcome: (statsIntervalMs, concurrent, relay) => {
+        onWelcome: (statsIntervalMs, concurrent, relay, health) => {
           this.emit('welcome');
           concurrentUse = concurrent;
           relayStats = relay;
+          nodeHealth = health;
           startStats(statsIntervalMs);
         },
         onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
@@ -358,7 +371,12 @@ export class AgentConnection extends EventEmitter {
     text: string,
     send: (msg: AgentToServer) => void,
     hooks: {
-      onWelcome?: (statsIntervalMs: number, concurrentUse: boolean, relayStats: boolean) => void;
+      onWelcome?: (
+        statsIntervalMs: number,
+        concurrentUse: boolean,
+        relayStats: boolean,
+        nodeHealth: boolean,
+      ) => void;
       onProtocolMismatch?: () => void;
     } = {},
   ): Promise<void> {
@@ -383,7 +401,12 @@ export class AgentConnection extends EventEmitter {
           server_id: msg.server_id,
           stats_interval_ms: msg.stats_interval_ms,
         });
-        hooks.onWelcome?.(msg.stats_interval_ms, msg.concurrent_use === true, msg.relay_stats === true);
+        hooks.onWelcome?.(
+          msg.stats_interval_ms,
+          msg.concurrent_use === true,
+          msg.relay_stats === true,
+          msg.node_health === true,
+        );
         return;
       case 'snapshot':
         if ((msg.parts ?? 1) > 1) {

@@ -29,6 +29,7 @@ import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from 
 import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
 import { desiredRelay, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
+import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
 
@@ -196,6 +197,24 @@ export class Reconciler {
    */
   async relayStats(): Promise<RelayStatus> {
     return this.relay ? this.relay.status() : { active: false, relayed: 0, dropped: 0 };
+  }
+
+  /**
+   * The interface at the last stats pass (issue 34's node health): its peers, those with a
+   * handshake in the 3 minutes before `nowMs`, and their counters summed. Null before any pass.
+   */
+  interfaceTotals(nowMs: number): InterfaceTotals | null {
+    if (this.statsPass === 0 || !this.desired) return null;
+    const since = nowMs / 1000 - 180;
+    let handshakes3m = 0;
+    let rx = 0;
+    let tx = 0;
+    for (const last of this.lastStats.values()) {
+      rx += last.rx;
+      tx += last.tx;
+      if (last.handshake > 0 && last.handshake >= since) handshakes3m++;
+    }
+    return { peers: this.lastStats.size, handshakes3m, rx, tx };
   }
 
   /** The last revision applied to the interface. */

@@ -6,6 +6,7 @@
  * admin route as every role and expects what that page says, never what this matrix says.
  */
 import { z } from './zod.ts';
+import { NodeHealth } from './adminFleet.ts';
 
 export const ROLES = ['owner', 'operations', 'support', 'finance'] as const;
 export const Role = z.enum(ROLES);
@@ -145,6 +146,12 @@ export const Reason = z
 export const AdminPush = z.discriminatedUnion('type', [
   /** A server's agent connected, disconnected, acked, or the server was edited / drained. */
   z.object({ type: z.literal('admin_server'), server_id: z.number().int() }),
+  /**
+   * A server's node health after its agent's stats pass (issue 34), every stats interval per
+   * server: the one push that carries its record, so consoles update in place instead of
+   * re-reading the fleet every 10 s per server. Nothing in it is beyond `servers.read`; ~300 bytes.
+   */
+  z.object({ type: z.literal('admin_server_health'), server_id: z.number().int(), health: NodeHealth }),
   /** An invoice was created or changed state. */
   z.object({ type: z.literal('admin_invoice'), invoice_id: z.string(), status: z.string() }),
   /**

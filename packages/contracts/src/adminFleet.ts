@@ -59,6 +59,27 @@ export const ServerPatch = z
   .strict();
 export type ServerPatch = z.infer<typeof ServerPatch>;
 
+/**
+ * A node's health as its agent last reported it with its stats (issue 34; agent.ts AgentNodeHealth):
+ * `at`, when the report came (ISO); the interface's peers, handshakes in the last 3 minutes, summed
+ * counters and bytes per second in (from the peers) and out (to them); the host's load averages,
+ * CPU percent and memory in bytes. Nulls where the agent could not read them.
+ */
+export const NodeHealth = z.object({
+  at: z.string(),
+  peers: z.number().int(),
+  handshakes_3m: z.number().int(),
+  rx_bytes: z.number(),
+  tx_bytes: z.number(),
+  rx_rate: z.number().nullable(),
+  tx_rate: z.number().nullable(),
+  /** 1, 5 and 15 minutes. */
+  load: z.array(z.number()).max(3).nullable(),
+  cpu: z.number().nullable(),
+  memory: z.object({ total: z.number(), available: z.number() }).nullable(),
+});
+export type NodeHealth = z.infer<typeof NodeHealth>;
+
 /** A server as the console lists it. */
 export const AdminServer = z.object({
   id: z.number().int(),
@@ -104,6 +125,13 @@ export const AdminServer = z.object({
     })
     .nullable(),
   last_seen_at: z.string().nullable(),
+  /**
+   * Offline agent: since when (its connection closed, or it was last heard of); null while online
+   * or when it never connected (issue 34: "Sin conexión desde hace 12 min").
+   */
+  offline_since: z.string().nullable(),
+  /** The node's last health report (issue 34); null before its agent sent one. */
+  health: NodeHealth.nullable(),
   revision: z.number().int(),
   acked_revision: z.number().int(),
   peers: z.number().int(),

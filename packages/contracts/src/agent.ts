@@ -178,6 +178,31 @@ export const AgentRelayStats = z.object({
 });
 export type AgentRelayStats = z.infer<typeof AgentRelayStats>;
 
+/**
+ * Issue 34: the node's health, sent after every stats pass to a control plane whose `welcome` said
+ * `node_health: true` (no other daemon: the agent reads them itself). Interface figures are over
+ * every peer on the WireGuard interface at that pass (mesh links included, as `wg show` lists
+ * them): `peers`, `handshakes_3m` (handshakes within the last 3 minutes, the console's "online"),
+ * `rx_bytes`/`tx_bytes` (the peers' counters summed: received from and sent to them), and
+ * `rx_rate`/`tx_rate` in bytes per second since the previous pass (null on the first). Host
+ * figures from /proc, null where it cannot be read: `load` (/proc/loadavg: 1, 5, 15 minutes),
+ * `cpu` (percent busy since the previous pass, /proc/stat), `memory` (/proc/meminfo, bytes).
+ */
+export const AgentNodeHealth = z.object({
+  type: z.literal('node_health'),
+  at: z.number().int(),
+  peers: z.number().int().min(0),
+  handshakes_3m: z.number().int().min(0),
+  rx_bytes: z.number().int().min(0),
+  tx_bytes: z.number().int().min(0),
+  rx_rate: z.number().min(0).nullable(),
+  tx_rate: z.number().min(0).nullable(),
+  load: z.tuple([z.number().min(0), z.number().min(0), z.number().min(0)]).nullable(),
+  cpu: z.number().min(0).max(100).nullable(),
+  memory: z.object({ total: z.number().int().min(0), available: z.number().int().min(0) }).nullable(),
+});
+export type AgentNodeHealth = z.infer<typeof AgentNodeHealth>;
+
 /** Everything an agent may send. */
 export const AgentToServer = z.discriminatedUnion('type', [
   AgentHello,
@@ -190,6 +215,7 @@ export const AgentToServer = z.discriminatedUnion('type', [
   AgentUpgradeResult,
   AgentConcurrentUse,
   AgentRelayStats,
+  AgentNodeHealth,
 ]);
 export type AgentToServer = z.infer<typeof AgentToServer>;
 
@@ -318,6 +344,8 @@ export const ServerWelcome = z.object({
   concurrent_use: z.boolean().optional(),
   /** The control plane stores `relay_stats` reports (issue 25). Absent: older control planes. */
   relay_stats: z.boolean().optional(),
+  /** The control plane stores `node_health` reports (issue 34). Absent: older control planes. */
+  node_health: z.boolean().optional(),
 });
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'SHA-256 no válido');

@@ -19,6 +19,7 @@ import type { ServerRow } from '../services/fleet/servers.ts';
 import { recordStats } from '../services/peers/usage.ts';
 import type { AgentRelease } from '../services/fleet/agentRelease.ts';
 import type { ConcurrentUseService } from '../services/peers/concurrentUse.ts';
+import { recordNodeHealth } from '../services/fleet/nodeHealth.ts';
 import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/fleet/agentUpgrades.ts';
 
 /** How often agents report stats (hello's stats_interval_ms). */
@@ -100,7 +101,7 @@ export class AgentConnection {
       if (!this.onGone() || !this.seenAt) return;
       void this.deps.db
         .update(servers)
-        .set({ lastSeenAt: null })
+        .set({ lastSeenAt: null, disconnectedAt: new Date() })
         .where(and(eq(servers.id, server.id), eq(servers.lastSeenAt, this.seenAt)))
         .then(() => this.publishStatus())
         .catch(() => {});
@@ -300,6 +301,7 @@ export class AgentConnection {
           stats_interval_ms: this.deps.statsIntervalMs ?? STATS_INTERVAL_MS,
           ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
           relay_stats: true,
+          node_health: true,
         });
         await this.sendSnapshot();
         // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
@@ -368,6 +370,9 @@ export class AgentConnection {
           })
           .where(eq(servers.id, this.server.id));
         return;
+      case 'node_health':
+        // The node's health (issue 34): stored and pushed to the consoles.
+        return recordNodeHealth(this.deps.db, this.deps.bus, this.server.id, parsed);
       case 'error':
         this.deps.log.warn({ serverId: this.server.id, message: parsed.message }, 'agent reported an error');
         return;

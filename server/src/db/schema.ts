@@ -5,6 +5,7 @@
  * generates the migrations from this one file.
  */
 import { sql } from 'drizzle-orm';
+import type { AgentNodeHealth } from '@vpn/contracts';
 import {
   bigint,
   bigserial,
@@ -167,6 +168,11 @@ export const servers = pgTable(
     relayReportedAt: timestamp('relay_reported_at', { withTimezone: true }),
     /** Why the agent could not put the relay's rules in place (nft's reason; 0026), null when it could. */
     relayError: text('relay_error'),
+    /** The agent's last `node_health` (0032, issue 34) without its type, and when it came. */
+    health: jsonb('health').$type<Omit<AgentNodeHealth, 'type'>>(),
+    healthAt: timestamp('health_at', { withTimezone: true }),
+    /** When the agent's connection last closed (0032): how long it has been offline. */
+    disconnectedAt: timestamp('disconnected_at', { withTimezone: true }),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
     createdAt: created(),
   },

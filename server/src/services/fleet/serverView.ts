@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { agentMsg, compareVersions, type AdminServer } from '@vpn/contracts';
 import { agentOnline, endpointOf, type ServerRow } from './servers.ts';
+import { offlineSince, presentHealth } from './nodeHealth.ts';
 
 /** A peer whose last handshake is this recent counts as online (issue 9's definition). */
 export const ONLINE_WINDOW = sql`interval '3 minutes'`;
@@ -38,6 +39,8 @@ export function presentAdminServer(s: ServerRow, peerCount = 0, latest: string |
     agent_outdated: latest !== null && s.agentVersion !== null && compareVersions(s.agentVersion, latest) < 0,
     agent_upgrade: presentUpgrade(s),
     last_seen_at: s.lastSeenAt?.toISOString() ?? null,
+    offline_since: offlineSince(s),
+    health: presentHealth(s.health, s.healthAt),
     revision: s.revision,
     acked_revision: s.ackedRevision,
     peers: peerCount,

@@ -10,7 +10,8 @@ import { LoadingBlock } from '../../components/LoadingScreen';
 import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { esFleet } from '../../i18n/es.manager.fleet';
-import { useCurrentManager } from './ManagerLayout';
+import { useCan, useCurrentManager } from './ManagerLayout';
+import { FleetHealth } from './NodeHealth';
 import { ManagerPageHeader, QueryView } from './shared';
 
 // The charting library is a separate chunk, fetched only when Resumen is shown.
@@ -40,6 +41,7 @@ export function rangeOf(days: number, now = new Date()): { from: string; to: str
 /** `/manager/dashboard`: headline numbers, and the charts over a chosen period (in the URL). */
 export function ManagerOverview() {
   const manager = useCurrentManager();
+  const canReadServers = useCan('servers.read');
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const range: Range = (RANGES as readonly string[]).includes(params.get('range') ?? '')
@@ -58,6 +60,8 @@ export function ManagerOverview() {
   return (
     <section>
       <ManagerPageHeader title={t.consoleTitle} subtitle={t.subtitle(manager.username)} />
+      {/* The fleet's health leads: a server whose agent is away is the first thing read (issue 34). */}
+      {canReadServers && <FleetHealth />}
       <h2 className="mb-4 text-lg font-semibold text-white">{t.title}</h2>
       <QueryView query={metrics}>
         {(data) => (

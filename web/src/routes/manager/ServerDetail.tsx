@@ -13,6 +13,7 @@ import type { Column } from '../../components/DataTable';
 import { ui } from '../../components/ui';
 import { esFleet } from '../../i18n/es.manager.fleet';
 import { useCan } from './ManagerLayout';
+import { AgentState, HealthFigures } from './NodeHealth';
 import { QueryView, StateBadge } from './shared';
 
 const t = esFleet.detail;
@@ -68,6 +69,9 @@ export function ServerDetail({
               </div>
             </div>
             <Status server={server} />
+            <div className="mt-4">
+              <HealthFigures server={server} />
+            </div>
             {server.agent_upgrade && <UpgradeState upgrade={server.agent_upgrade} />}
             {server.drain && <DrainBar drain={server.drain} />}
             <ServerPeers id={server.id} />
@@ -92,12 +96,7 @@ function Status({ server }: { server: AdminServerDetail }) {
     ? new Date(server.last_seen_at).toLocaleString('es-ES', { dateStyle: 'short', timeStyle: 'medium' })
     : t.never;
   const rows: [string, React.ReactNode][] = [
-    [
-      t.agent,
-      <StateBadge key="a" ok={server.agent_online}>
-        {server.agent_online ? esFleet.servers.online : esFleet.servers.offline}
-      </StateBadge>,
-    ],
+    [t.agent, <AgentState key="a" server={server} />],
     [t.lag, t.lagValue(server.revision_lag)],
     [
       t.version,

@@ -26,6 +26,8 @@ import { useCan } from './ManagerLayout';
 import { EditServerDialog, InstallCommandDialog, NewServerDialog } from './ServerDialogs';
 import type { ShownInstall } from './ServerDialogs';
 import { OutdatedBadge, ServerDetail } from './ServerDetail';
+import { AgentState, EnabledState, HealthFigures, useFleetLive } from './NodeHealth';
+import { esHealth } from '../../i18n/es.manager.health';
 import { ListView, ManagerPageHeader, StateBadge } from './shared';
 
 const t = esFleet.servers;
@@ -69,8 +71,8 @@ export function ManagerServers() {
   );
   const refresh = () => void queryClient.invalidateQueries({ queryKey: fleetKeys.servers });
 
+  useFleetLive();
   useAdminPush((m) => {
-    if (m.type === 'admin_server') refresh();
     if (m.type === 'admin_drain') {
       // The bar moves with the push itself; the re-read brings counts and status.
       queryClient.setQueryData<AdminServerDetail>(fleetKeys.server(m.server_id), (old) =>
@@ -148,7 +150,7 @@ export function ManagerServers() {
       header: c.agent,
       cell: (s) => (
         <span className="inline-flex flex-wrap items-center gap-2">
-          <StateBadge ok={s.agent_online}>{s.agent_online ? t.online : t.offline}</StateBadge>
+          <AgentState server={s} />
           {s.agent_version && <span className="font-mono text-xs text-slate-300">{s.agent_version}</span>}
           {s.agent_outdated && <OutdatedBadge latest={null} />}
         </span>
@@ -157,8 +159,9 @@ export function ManagerServers() {
     {
       key: 'state',
       header: c.state,
-      cell: (s) => <StateBadge ok={s.active}>{s.active ? t.enabled : t.disabled}</StateBadge>,
+      cell: (s) => <EnabledState server={s} />,
     },
+    { key: 'health', header: esHealth.column, cell: (s) => <HealthFigures server={s} compact /> },
     {
       key: 'relay',
       header: c.relay,

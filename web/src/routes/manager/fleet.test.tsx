@@ -49,6 +49,8 @@ const madrid: AdminServer = {
   agent_outdated: false,
   agent_upgrade: null,
   last_seen_at: '2025-03-05T10:00:00.000Z',
+  offline_since: null,
+  health: null,
   revision: 7,
   acked_revision: 5,
   peers: 12,
