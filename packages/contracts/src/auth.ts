@@ -30,6 +30,14 @@ export const RegisterBody = z.object({
 });
 export type RegisterBody = z.infer<typeof RegisterBody>;
 
+/**
+ * PUT /api/client/register's answer: the spec's message, and a session for the new account (issue
+ * 32: "Registro Completado" leads into the dashboard without typing the credentials again). The
+ * session is not remembered (as a login without "Recordarme").
+ */
+export const RegisterAnswer = z.object({ message: z.string(), access: z.string(), refresh: z.string() });
+export type RegisterAnswer = z.infer<typeof RegisterAnswer>;
+
 export const RefreshBody = z.object({ refresh: text });
 export type RefreshBody = z.infer<typeof RefreshBody>;
 
@@ -55,6 +63,4 @@ export const CurrentManager = z.object({
 });
 export type CurrentManager = z.infer<typeof CurrentManager>;
 
-export const USERNAME_RE = /^[A-Za-z0-9._-]{3,32}$/;
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+export { USERNAME_RE, PASSWORD_MIN, PASSWORD_MAX } from './limits.ts';

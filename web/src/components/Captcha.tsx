@@ -20,15 +20,21 @@ interface CaptchaProps {
    * server makes the proof of work longer while failures for that account go on.
    */
   query?: string;
+  /**
+   * Solves itself (ALTCHA's own `auto="onload"`: the proof of work starts as soon as the widget has
+   * loaded, at the visitor's first touch of the form), and again after every reset: no "No soy un
+   * robot" to tick (issue 32). Turnstile decides by itself anyway.
+   */
+  auto?: boolean;
 }
 
-export function Captcha({ onToken, ref, query }: CaptchaProps) {
+export function Captcha({ onToken, ref, query, auto = false }: CaptchaProps) {
   const { captcha } = useRuntimeConfig();
   if (captcha.provider === 'turnstile')
     return <TurnstileCaptcha siteKey={captcha.site_key} onToken={onToken} ref={ref} />;
   const base = captcha.challenge_url;
   const url = query ? `${base}${base.includes('?') ? '&' : '?'}${query}` : base;
-  return <AltchaCaptcha challengeUrl={url} onToken={onToken} ref={ref} />;
+  return <AltchaCaptcha challengeUrl={url} onToken={onToken} ref={ref} auto={auto} />;
 }
 
 /** Keeps the latest callback without re-subscribing listeners on every render. */
@@ -90,7 +96,7 @@ interface AltchaStateDetail {
   payload?: string;
 }
 
-type AltchaElement = HTMLElement & { reset?: () => void };
+type AltchaElement = HTMLElement & { reset?: () => void; verify?: () => Promise<unknown> };
 
 const ALTCHA_STRINGS = JSON.stringify(es.captcha.altchaStrings);
 
@@ -98,10 +104,12 @@ function AltchaCaptcha({
   challengeUrl,
   onToken,
   ref,
+  auto,
 }: {
   challengeUrl: string;
   onToken: (token: string | null) => void;
   ref?: Ref<CaptchaHandle>;
+  auto: boolean;
 }) {
   const widget = useRef<HTMLElement>(null);
   const latest = useLatest(onToken);
@@ -131,6 +139,8 @@ function AltchaCaptcha({
     reset() {
       const node = widget.current as AltchaElement | null;
       if (typeof node?.reset === 'function') node.reset();
+      // `auto="onload"` solves once, when the widget loads: a new solution is started here.
+      if (auto && typeof node?.verify === 'function') void node.verify().catch(() => undefined);
     },
   }));
 
@@ -141,6 +151,7 @@ function AltchaCaptcha({
       <altcha-widget
         ref={widget}
         challengeurl={challengeUrl}
+        auto={auto ? 'onload' : undefined}
         strings={ALTCHA_STRINGS}
         data-testid="captcha"
       />

@@ -35,6 +35,15 @@ describe('PUT /api/client/register', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().message).toBe('Usuario registrado correctamente');
+    // A session for the new account comes with it: the dashboard opens without a login.
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/client/verify-token',
+      headers: { authorization: `Bearer ${res.json().access}` },
+    });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().username).toBe('yusniel');
+    expect(res.json().refresh).toBeTruthy();
     const tokens = await login(t, 'yusniel', 'clave-segura-1');
     expect(tokens.access).toBeTruthy();
     const [row] = await t.ctx.db.select().from(customers).where(eq(customers.username, 'yusniel'));

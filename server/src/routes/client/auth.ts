@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CurrentUser, ErrorBody, LoginBody, MessageBody, RegisterBody, TokenPair, msg } from '@vpn/contracts';
+import { CurrentUser, ErrorBody, LoginBody, RegisterAnswer, RegisterBody, TokenPair, msg } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/identity/accounts.ts';
@@ -21,7 +21,7 @@ export const customerAuthRoutes =
           tags: ['auth'],
           summary: 'Registro de cliente (captcha verificado en el servidor)',
           body: RegisterBody,
-          response: { 201: MessageBody, ...errors },
+          response: { 201: RegisterAnswer, ...errors },
         },
       },
       async (request, reply) => {
@@ -34,7 +34,12 @@ export const customerAuthRoutes =
         await consume(ctx.db, `register:ip:${request.ip}`, ctx.rateLimits.registerPerIp);
         const created = await registerCustomer(ctx.db, body);
         if (created.email) await ctx.account.sendVerification(created.id, created.email);
-        return reply.status(201).send({ message: msg.registered });
+        // A session at once: the customer goes on into the dashboard without typing it all again.
+        const tokens = await ctx.sessions.issue({ realm: 'customer', id: created.id }, false, {
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
+        return reply.status(201).send({ message: msg.registered, ...tokens });
       },
     );
 

@@ -8,11 +8,12 @@ import { renderApp } from '../../test/render';
 // 'statechange' event and its reset() method, which the tests drive directly.
 vi.mock('altcha', () => ({}));
 
-type Widget = HTMLElement & { reset: () => void };
+type Widget = HTMLElement & { reset: () => void; verify: () => Promise<void> };
 
 async function widget(): Promise<Widget> {
   const el = (await screen.findByTestId('captcha')) as Widget;
   el.reset = vi.fn();
+  el.verify = vi.fn(() => Promise.resolve());
   return el;
 }
 
@@ -45,6 +46,8 @@ describe('/register', () => {
     renderApp('/register');
     const el = await widget();
     expect(el).toHaveAttribute('challengeurl', '/api/client/captcha');
+    // Solves itself (ALTCHA's automatic mode): nothing to tick.
+    expect(el).toHaveAttribute('auto', 'onload');
     expect(JSON.parse(el.getAttribute('strings') ?? '{}')).toMatchObject({
       label: 'No soy un robot',
       verifying: 'Verificando...',
@@ -71,6 +74,24 @@ describe('/register', () => {
     await submit();
     expect(screen.getByRole('alert')).toHaveTextContent('Las contraseñas no coinciden');
     expect(api.callsTo('PUT /api/client/register')).toHaveLength(0);
+    // Nothing reached the server: the solved captcha is kept for the corrected form.
+    expect(el.reset).not.toHaveBeenCalled();
+  });
+
+  it('shows the rules the server enforces as the customer types', async () => {
+    fakeApi();
+    renderApp('/register');
+    await widget();
+    const rule = (text: string | RegExp) => screen.getByText(text).closest('li')!;
+    expect(rule('Contraseña de al menos 8 caracteres')).toHaveTextContent('(pendiente)');
+    await userEvent.type(screen.getByLabelText('Contraseña'), 'corta');
+    expect(rule('Contraseña de al menos 8 caracteres')).toHaveTextContent('(pendiente)');
+    await userEvent.type(screen.getByLabelText('Contraseña'), '-ya-no');
+    expect(rule('Contraseña de al menos 8 caracteres')).toHaveTextContent('(cumplido)');
+    await userEvent.type(screen.getByLabelText('Confirmar contraseña'), 'corta-ya-no');
+    expect(rule('Las dos contraseñas coinciden')).toHaveTextContent('(cumplido)');
+    await userEvent.type(screen.getByLabelText('Usuario'), 'a!');
+    expect(rule(/^Usuario de 3 a 32 caracteres/)).toHaveTextContent('(pendiente)');
   });
 
   it('resets the captcha after every attempt, so a spent solution is never sent twice', async () => {
@@ -84,10 +105,31 @@ describe('/register', () => {
     await submit();
     expect(await screen.findByRole('alert')).toHaveTextContent('El nombre de usuario ya está en uso');
     expect(el.reset).toHaveBeenCalledTimes(1);
+    // …and starts solving the new one by itself.
+    expect(el.verify).toHaveBeenCalledTimes(1);
 
     await submit();
     expect(screen.getByRole('alert')).toHaveTextContent('Por favor, complete el captcha');
-    expect(el.reset).toHaveBeenCalledTimes(2);
+    expect(el.reset).toHaveBeenCalledTimes(1);
+  });
+
+  it("goes on into the dashboard from 'Registro Completado' with the session the server answered", async () => {
+    fakeApi({
+      'PUT /api/client/register': {
+        status: 201,
+        body: { message: 'Usuario registrado correctamente', access: 'a-nuevo', refresh: 'r-nuevo' },
+      },
+    });
+    const app = renderApp('/register');
+    const el = await widget();
+    await fill();
+    solve(el);
+    await submit();
+    expect(await screen.findByRole('heading', { name: 'Registro Completado' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Ir a iniciar sesión' })).toHaveAttribute('href', '/login');
+    await userEvent.click(screen.getByRole('button', { name: 'Entrar a mi panel' }));
+    expect(app.path()).toBe('/dashboard/home');
+    expect(sessionStorage.getItem('access')).toBe('a-nuevo');
   });
 
   it("sends the form and shows 'Registro Completado' with the verification-email note", async () => {

@@ -1,8 +1,10 @@
-import { ArrowLeft, CircleCheckBig, UserPlus } from 'lucide-react';
+import { ArrowLeft, ArrowRight, Check, CircleCheckBig, Circle, UserPlus } from 'lucide-react';
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
+import { PASSWORD_MIN, USERNAME_RE } from '@vpn/contracts/limits';
 import { ApiError, errorMessage, publicRequest } from '../../api/http';
+import { storeTokens } from '../../api/session';
 import type { RegisterBody } from '../../api/types';
 import { AuthCard } from '../../components/AuthCard';
 import { Captcha } from '../../components/Captcha';
@@ -34,6 +36,27 @@ export function validateRegistration(input: {
 interface Done {
   message: string | null;
   email: string | null;
+  /** The new account's session (the server's answer): "Entrar a mi panel" uses it. */
+  tokens: { access: string; refresh: string } | null;
+}
+
+/** The server's rules for a new account, shown as the customer types (each ticked when met). */
+function Rules({ rules }: { rules: { text: string; met: boolean }[] }) {
+  return (
+    <ul className="mt-1.5 space-y-0.5 text-xs" aria-live="polite">
+      {rules.map(({ text, met }) => (
+        <li key={text} className={`flex items-center gap-1.5 ${met ? 'text-emerald-300' : 'text-slate-400'}`}>
+          {met ? (
+            <Check className="size-3.5 shrink-0" aria-hidden="true" />
+          ) : (
+            <Circle className="size-3.5 shrink-0" aria-hidden="true" />
+          )}
+          {text}
+          <span className="sr-only">{met ? es.register.ruleMet : es.register.ruleUnmet}</span>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** `/register`. Errors (client checks and server answers) show in the form's red box. */
@@ -49,8 +72,14 @@ export function Register() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<Done | null>(null);
+  const navigate = useNavigate();
+  const rulesId = {
+    username: 'register-rules-username',
+    password: 'register-rules-password',
+    confirm: 'register-rules-confirm',
+  };
 
-  /** Every attempt spends the captcha (the server accepts a solution once): start a new one. */
+  /** Every attempt sent spends the captcha (the server accepts a solution once): start a new one. */
   function resetCaptcha() {
     setCaptchaToken(null);
     captcha.current?.reset();
@@ -59,10 +88,10 @@ export function Register() {
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
+    // Checked here, the captcha is not spent: only an attempt the server sees uses it up.
     const invalid = validateRegistration({ captchaToken, username, password, confirm });
     if (invalid) {
       setError(invalid);
-      resetCaptcha();
       return;
     }
     const trimmedEmail = email.trim();
@@ -72,9 +101,17 @@ export function Register() {
     setBusy(true);
     setError(null);
     try {
-      const { MessageBody } = await import('@vpn/contracts');
-      const answer = await publicRequest('/api/client/register', { method: 'PUT', body }, MessageBody);
-      setDone({ message: answer.message, email: body.email ?? null });
+      const { RegisterAnswer } = await import('@vpn/contracts');
+      const answer = await publicRequest(
+        '/api/client/register',
+        { method: 'PUT', body },
+        RegisterAnswer.partial({ access: true, refresh: true }),
+      );
+      setDone({
+        message: answer.message,
+        email: body.email ?? null,
+        tokens: answer.access && answer.refresh ? { access: answer.access, refresh: answer.refresh } : null,
+      });
     } catch (err) {
       const fallback =
         err instanceof ApiError && err.status === 0 ? es.register.errorNetwork : es.register.error;
@@ -92,7 +129,21 @@ export function Register() {
           <CircleCheckBig className="size-14 text-emerald-400" aria-hidden="true" />
           <p className="text-slate-200">{es.register.successText}</p>
           {done.email && <p className="text-slate-300">{es.register.successEmail(done.email)}</p>}
-          <Link to="/login" className={`${ui.buttonPrimary} mt-2 w-full`}>
+          {done.tokens && (
+            <button
+              type="button"
+              className={`${ui.buttonPrimary} mt-2 w-full`}
+              onClick={() => {
+                // As a login without "Recordarme": this tab's session (api/session.ts).
+                if (done.tokens) storeTokens('client', done.tokens, false);
+                void navigate('/dashboard/home', { replace: true });
+              }}
+            >
+              {es.register.enterDashboard}
+              <ArrowRight className="size-4" aria-hidden="true" />
+            </button>
+          )}
+          <Link to="/login" className={done.tokens ? ui.link : `${ui.buttonPrimary} mt-2 w-full`}>
             {es.register.goToLogin}
           </Link>
         </div>
@@ -124,7 +175,11 @@ export function Register() {
           value={username}
           onChange={(e) => setUsername(e.target.value)}
           disabled={busy}
+          aria-describedby={rulesId.username}
         />
+        <div id={rulesId.username} className="-mt-3">
+          <Rules rules={[{ text: es.register.rules.username, met: USERNAME_RE.test(username.trim()) }]} />
+        </div>
         <PasswordField
           label={es.auth.password}
           name="password"
@@ -132,7 +187,13 @@ export function Register() {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           disabled={busy}
+          aria-describedby={rulesId.password}
         />
+        <div id={rulesId.password} className="-mt-3">
+          <Rules
+            rules={[{ text: es.register.rules.length(PASSWORD_MIN), met: password.length >= PASSWORD_MIN }]}
+          />
+        </div>
         <PasswordField
           label={es.auth.confirmPassword}
           name="confirm"
@@ -140,7 +201,11 @@ export function Register() {
           value={confirm}
           onChange={(e) => setConfirm(e.target.value)}
           disabled={busy}
+          aria-describedby={rulesId.confirm}
         />
+        <div id={rulesId.confirm} className="-mt-3">
+          <Rules rules={[{ text: es.register.rules.match, met: confirm !== '' && confirm === password }]} />
+        </div>
         {settings.allow_email && (
           <TextField
             label={es.auth.emailOptional}
@@ -155,7 +220,7 @@ export function Register() {
         )}
         <fieldset>
           <legend className={ui.label}>{es.register.captchaLabel}</legend>
-          <Captcha ref={captcha} onToken={setCaptchaToken} />
+          <Captcha ref={captcha} onToken={setCaptchaToken} auto />
         </fieldset>
         <button type="submit" className={`${ui.buttonPrimary} w-full`} disabled={busy}>
           {busy ? <Spinner className="size-4" /> : <UserPlus className="size-4" aria-hidden="true" />}
