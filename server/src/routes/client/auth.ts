@@ -1,5 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CurrentUser, ErrorBody, LoginBody, RegisterAnswer, RegisterBody, TokenPair, msg } from '@vpn/contracts';
+import {
+  CurrentUser,
+  ErrorBody,
+  LoginBody,
+  RegisterAnswer,
+  RegisterBody,
+  TokenPair,
+  msg,
+} from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/identity/accounts.ts';
