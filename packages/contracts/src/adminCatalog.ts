@@ -6,7 +6,8 @@ import { z } from './zod.ts';
 import { CONTROL_CHARS } from './common.ts';
 import { msg } from './messages.ts';
 import { ListQuery, Reason, paged } from './admin.ts';
-import { ConcurrentUse, PeerUsage } from './peers.ts';
+import { ConcurrentUse, PeerSpeed, PeerUsage } from './peers.ts';
+import { DataExhaustedAction, planSpeedShape } from './plans.ts';
 
 /** Spanish texts of this area that server and console share. */
 export const catalogMsg = {
@@ -22,6 +23,11 @@ export const catalogMsg = {
   planDataGb:
     'Los datos del plan deben ser un número de GB mayor que 0 y hasta 100000, con hasta 3 decimales, o vacío para datos ilimitados',
   planNoChanges: 'Indique al menos un campo del plan a cambiar',
+  planSpeed:
+    'La velocidad debe ser un número de Mbit/s mayor que 0 y hasta 10000, con hasta 3 decimales, o vacío para velocidad ilimitada',
+  planReducedKbit: 'La velocidad reducida debe ser un número entero de kbit/s entre 8 y 100000',
+  planGraceDays: 'La gracia tras el vencimiento debe ser un número entero de días entre 0 y 30',
+  planExhaustedAction: 'Al agotar los datos, el plan debe cortar (cut) o reducir la velocidad (reduce)',
   planHasInvoices:
     'No se puede eliminar un plan con facturas: ocúltelo para que deje de ofrecerse y se conserve el historial.',
   planNotOnSale: 'Este plan ya no está a la venta. Por favor, elija otro plan.',
@@ -79,7 +85,30 @@ const planFields = {
     .int(catalogMsg.planSortOrder)
     .min(-100_000, catalogMsg.planSortOrder)
     .max(100_000, catalogMsg.planSortOrder),
+  /** Issue 35: Mbit/s each way, null = unlimited; 0.001 Mbit/s = 1 kbit/s is the smallest step. */
+  speed_down_mbit: planSpeed(),
+  speed_up_mbit: planSpeed(),
+  on_data_exhausted: z.enum(DataExhaustedAction.options, { message: catalogMsg.planExhaustedAction }),
+  reduced_kbit: z
+    .number({ message: catalogMsg.planReducedKbit })
+    .int(catalogMsg.planReducedKbit)
+    .min(8, catalogMsg.planReducedKbit)
+    .max(100_000, catalogMsg.planReducedKbit),
+  grace_days: z
+    .number({ message: catalogMsg.planGraceDays })
+    .int(catalogMsg.planGraceDays)
+    .min(0, catalogMsg.planGraceDays)
+    .max(30, catalogMsg.planGraceDays),
 };
+
+function planSpeed() {
+  return z
+    .number({ message: catalogMsg.planSpeed })
+    .positive(catalogMsg.planSpeed)
+    .max(10_000, catalogMsg.planSpeed)
+    .refine((v) => Math.abs(Math.round(v * 1000) - v * 1000) < 1e-6, catalogMsg.planSpeed)
+    .nullable();
+}
 
 /** POST /api/admin/plans. */
 export const AdminPlanCreate = z
@@ -89,6 +118,11 @@ export const AdminPlanCreate = z
     hidden: planFields.hidden.default(false),
     data_gb: planFields.data_gb.default(null),
     sort_order: planFields.sort_order.default(0),
+    speed_down_mbit: planFields.speed_down_mbit.default(null),
+    speed_up_mbit: planFields.speed_up_mbit.default(null),
+    on_data_exhausted: planFields.on_data_exhausted.default('cut'),
+    reduced_kbit: planFields.reduced_kbit.default(256),
+    grace_days: planFields.grace_days.default(0),
   })
   .strict();
 export type AdminPlanCreate = z.infer<typeof AdminPlanCreate>;
@@ -113,6 +147,7 @@ export const AdminPlan = z.object({
   /** GB for the validity, or null: unlimited. */
   data_gb: z.number().nullable(),
   sort_order: z.number().int(),
+  ...planSpeedShape,
   /** Invoices that name the plan: a plan with any cannot be deleted. */
   invoices: z.number().int(),
   created: z.string(),
@@ -190,6 +225,8 @@ export const AdminPeer = z.object({
     recent: z.array(z.string()),
     detections_24h: z.number().int(),
   }).nullable(),
+  /** Its speed and whether it is reduced now (issue 35), as its owner sees it. */
+  speed: PeerSpeed,
 });
 export type AdminPeer = z.infer<typeof AdminPeer>;
 export const AdminPeerList = paged(AdminPeer);

@@ -21,6 +21,13 @@ export const AgentPeer = z.object({
   /** Only for mesh links to other VPN servers (rooms across servers): where that server listens. */
   endpoint: z.string().max(300).optional(),
   persistent_keepalive: z.number().int().min(0).max(65535).optional(),
+  /**
+   * Issue 35: the most the peer may receive (`down_kbit`, traffic to it) and send (`up_kbit`), in
+   * kbit/s (10^3 bit/s); absent = unlimited. The agent shapes the first IPv4 /32 of `allowed_ips`
+   * (agent/src/shaping). Older agents ignore the fields (unknown keys are stripped).
+   */
+  down_kbit: z.number().int().min(8).max(100_000_000).optional(),
+  up_kbit: z.number().int().min(8).max(100_000_000).optional(),
 });
 export type AgentPeer = z.infer<typeof AgentPeer>;
 

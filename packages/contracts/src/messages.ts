@@ -67,6 +67,11 @@ export const msg = {
     'El peer {name} ha usado el 80 % de los datos de su plan. Añada un plan para ampliarlos antes de que se agoten.',
   peerDataExhausted:
     'El peer {name} ha agotado los datos de su plan y se ha deshabilitado. Añada un plan para volver a conectarse: no tendrá que importar nada de nuevo.',
+  /** Issue 35: held at the plan's reduced speed instead of cut ({speed}: '256 kbit/s'). */
+  peerSpeedReducedData:
+    'El peer {name} agotó los datos de su plan: sigue conectado a velocidad reducida ({speed}) hasta que añadas un plan, que le devuelve su velocidad al instante.',
+  peerSpeedReducedExpired:
+    'El plan del peer {name} venció: sigue conectado a velocidad reducida ({speed}) hasta el {until}, y después se deshabilitará. Renuévalo para recuperar su velocidad al instante.',
   planNotFound: 'Plan no encontrado',
   customerNotFound: 'Cliente no encontrado',
   peerNameRequired: 'El nombre del peer es obligatorio',

@@ -36,6 +36,27 @@ export const ConcurrentUse = z.object({
 });
 export type ConcurrentUse = z.infer<typeof ConcurrentUse>;
 
+/**
+ * A peer's speed (issue 35): its current plan's, both directions in Mbit/s (null = unlimited), and
+ * `reduced` while it is held at the plan's reduced speed: why (`data`: the allowance ran out on a
+ * plan that reduces instead of cutting; `expired`: within the plan's grace days after expiry), at
+ * what speed, since when, and until when (the period's end for `data`, the grace's end for
+ * `expired`: then it is cut). Null otherwise.
+ */
+export const PeerSpeed = z.object({
+  down_mbit: z.number().nullable(),
+  up_mbit: z.number().nullable(),
+  reduced: z
+    .object({
+      reason: z.enum(['data', 'expired']),
+      kbit: z.number().int(),
+      since: z.string(),
+      until: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type PeerSpeed = z.infer<typeof PeerSpeed>;
+
 /** A customer's peer (device). */
 export const Peer = z.object({
   id: z.number().int(),
@@ -68,6 +89,8 @@ export const Peer = z.object({
   data: z.object({ used: z.number().int(), allowance: z.number().int() }).nullable(),
   /** In use on more than one device (issue 19), or null. */
   concurrent_use: ConcurrentUse.nullable(),
+  /** Its speed and whether it is reduced now (issue 35). */
+  speed: PeerSpeed,
 });
 export type Peer = z.infer<typeof Peer>;
 

@@ -126,6 +126,14 @@ export const plans = pgTable('plans', {
   sortOrder: integer('sort_order').notNull().default(0),
   /** Data allowance for the plan's validity in GB (10^9 bytes), or null: unlimited (0015). */
   dataGb: numeric('data_gb', { precision: 12, scale: 3 }),
+  /** Issue 35 (0033): speed each way in kbit/s, null = unlimited. */
+  speedDownKbit: integer('speed_down_kbit'),
+  speedUpKbit: integer('speed_up_kbit'),
+  /** When the allowance runs out: 'cut' (off until a plan) or 'reduce' (online at reducedKbit). */
+  dataExhaustedAction: text('data_exhausted_action').$type<'cut' | 'reduce'>().notNull().default('cut'),
+  reducedKbit: integer('reduced_kbit').notNull().default(256),
+  /** Days online at reducedKbit after expiry before the cut; 0 = none. */
+  graceDays: integer('grace_days').notNull().default(0),
   createdAt: created(),
 });
 
@@ -317,6 +325,18 @@ export const peers = pgTable(
       .generatedAlwaysAs(sql`data_allowance is not null and data_used * 100 >= data_allowance * 80`),
     dataNoticeAt: timestamp('data_notice_at', { withTimezone: true }),
     dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
+    /**
+     * Issue 35 (0033): the speed terms of the last plan applied (kbit/s, null = unlimited; see
+     * services/peers/speed.ts), and while the peer is held at the reduced speed, since when and why
+     * ('data': out of data on a plan that reduces; 'expired': within the grace after expiry).
+     */
+    speedDownKbit: integer('speed_down_kbit'),
+    speedUpKbit: integer('speed_up_kbit'),
+    reduceOnExhausted: boolean('reduce_on_exhausted').notNull().default(false),
+    reducedKbit: integer('reduced_kbit').notNull().default(256),
+    graceDays: integer('grace_days').notNull().default(0),
+    speedReducedAt: timestamp('speed_reduced_at', { withTimezone: true }),
+    speedReducedReason: text('speed_reduced_reason').$type<'data' | 'expired'>(),
     /**
      * In use on more than one device (issue 19, services/peers/concurrentUse.ts): first seen in this
      * episode, last report, distinct addresses, the last two truncated to /24 or /48, and the

@@ -59,6 +59,12 @@ export interface PlanBody {
   sort_order: number;
   /** GB for the validity, null = unlimited. */
   data_gb: number | null;
+  /** Issue 35: Mbit/s each way (null = unlimited), what running out of data does, reduced speed, grace. */
+  speed_down_mbit: number | null;
+  speed_up_mbit: number | null;
+  on_data_exhausted: 'cut' | 'reduce';
+  reduced_kbit: number;
+  grace_days: number;
 }
 
 export const createPlan = (body: PlanBody) =>

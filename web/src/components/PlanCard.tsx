@@ -1,11 +1,12 @@
-import { CalendarClock, Check, Gauge } from 'lucide-react';
+import { CalendarClock, Check, Gauge, Zap } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { Plan } from '../api/types';
 import { es } from '../i18n/es';
 import { descriptionLines, formatDataSize, formatPrice, formatValidity } from '../lib/format';
+import { speedLabel } from '../lib/speed';
 import { ui } from './ui';
 
-/** One plan: name, validity in years/months/days, data, description bullets, price in USD, an action. */
+/** One plan: name, validity in years/months/days, data, speed (issue 35), description bullets, price in USD, an action. */
 export function PlanCard({ plan, action }: { plan: Plan; action?: ReactNode }) {
   const lines = descriptionLines(plan.description);
   return (
@@ -24,6 +25,11 @@ export function PlanCard({ plan, action }: { plan: Plan; action?: ReactNode }) {
       <p className="mt-1 inline-flex items-center gap-1.5 text-sm text-emerald-300">
         <Gauge className="size-4" aria-hidden="true" />
         {plan.data_gb === null ? es.plans.unlimitedData : es.plans.data(formatDataSize(plan.data_gb * 1e9))}
+      </p>
+      <p className="mt-1 inline-flex items-center gap-1.5 text-sm text-emerald-300">
+        <Zap className="size-4" aria-hidden="true" />
+        <span className="sr-only">{es.speed.label}: </span>
+        {speedLabel(plan.speed_down_mbit, plan.speed_up_mbit)}
       </p>
       <p className="mt-5 text-3xl font-bold tracking-tight text-white">{formatPrice(plan.price)}</p>
       {lines.length > 0 && (

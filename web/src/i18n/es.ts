@@ -138,6 +138,22 @@ export const es = {
     contactSupport: 'Contactar con Soporte',
   },
 
+  /** Plans sold by speed and "Velocidad reducida" (issue 35): web/src/lib/speed.ts builds the texts. */
+  speed: {
+    label: 'Velocidad',
+    unlimited: 'Velocidad sin límite',
+    upTo: (speed: string) => `Hasta ${speed}`,
+    split: (down: string, up: string) => `Hasta ${down} de bajada y ${up} de subida`,
+    downOnly: (down: string) => `Hasta ${down} de bajada, subida sin límite`,
+    upOnly: (up: string) => `Hasta ${up} de subida, bajada sin límite`,
+    mbit: (value: string) => `${value} Mbit/s`,
+    kbit: (value: string) => `${value} kbit/s`,
+    reduced: 'Velocidad reducida',
+    reducedData: (speed: string) =>
+      `Agotaste los datos de tu plan: sigues conectado a ${speed} hasta que añadas un plan, que te devuelve tu velocidad al instante.`,
+    reducedExpired: (speed: string, until: string) =>
+      `Tu plan venció: sigues conectado a ${speed} hasta el ${until}; después se deshabilitará. Renuévalo para recuperar tu velocidad al instante.`,
+  },
   validity: {
     year: (n: number) => plural(n, 'año', 'años'),
     month: (n: number) => plural(n, 'mes', 'meses'),

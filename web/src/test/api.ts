@@ -39,6 +39,15 @@ export const defaultSettings: PublicSettings = {
   allow_email: true,
 };
 
+/** A plan's speed terms when it sells no speed (issue 35). */
+export const unlimitedSpeed = {
+  speed_down_mbit: null,
+  speed_up_mbit: null,
+  on_data_exhausted: 'cut',
+  reduced_kbit: 256,
+  grace_days: 0,
+} as const;
+
 export const samplePlans: Plan[] = [
   {
     id: 1,
@@ -47,6 +56,7 @@ export const samplePlans: Plan[] = [
     price: 5,
     validity: '30 days 00:00:00',
     data_gb: null,
+    ...unlimitedSpeed,
   },
   {
     id: 2,
@@ -55,6 +65,7 @@ export const samplePlans: Plan[] = [
     price: 12.5,
     validity: '90 days 00:00:00',
     data_gb: 50,
+    ...unlimitedSpeed,
   },
   {
     id: 3,
@@ -63,6 +74,7 @@ export const samplePlans: Plan[] = [
     price: 40,
     validity: '365 days 00:00:00',
     data_gb: null,
+    ...unlimitedSpeed,
   },
 ];
 

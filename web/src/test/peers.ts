@@ -26,6 +26,7 @@ export function samplePeer(overrides: Partial<Peer> = {}): Peer {
     online: false,
     data: null,
     concurrent_use: null,
+    speed: { down_mbit: null, up_mbit: null, reduced: null },
     ...overrides,
   };
 }

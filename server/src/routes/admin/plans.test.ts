@@ -70,6 +70,12 @@ describe('plans', () => {
       price: 12.5,
       validity: '90 days 00:00:00',
       data_gb: null,
+      // Issue 35: no speed sold, out of data it is cut, no grace.
+      speed_down_mbit: null,
+      speed_up_mbit: null,
+      on_data_exhausted: 'cut',
+      reduced_kbit: 256,
+      grace_days: 0,
     });
     const [entry] = await t.ctx.db
       .select()

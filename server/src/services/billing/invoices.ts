@@ -576,7 +576,7 @@ export class InvoiceService {
       tx,
       paid.peerId,
       // The history shows what was paid, even if the plan's name or price changed since.
-      { id: plan.id, name: paid.planName, price: paid.amount, validity: plan.validity, dataGb: plan.dataGb },
+      { ...plan, name: paid.planName, price: paid.amount },
       { invoiceId: paid.id },
     );
     await tx

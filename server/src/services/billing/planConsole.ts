@@ -13,7 +13,19 @@ import { invoices, plans } from '../../db/schema.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { auditedTransaction, diffFields, type Actor } from '../site/audit.ts';
 import { lowerContains, pageOf } from '../../db/listing.ts';
-import { invalidatePlans } from './plans.ts';
+import { invalidatePlans, presentPlanSpeed } from './plans.ts';
+import { kbitOfMbit } from '../peers/speed.ts';
+
+/** The speed columns a create or patch sets (issue 35): only the fields sent. */
+function speedColumns(body: AdminPlanPatch) {
+  return {
+    ...(body.speed_down_mbit !== undefined ? { speedDownKbit: kbitOfMbit(body.speed_down_mbit) } : {}),
+    ...(body.speed_up_mbit !== undefined ? { speedUpKbit: kbitOfMbit(body.speed_up_mbit) } : {}),
+    ...(body.on_data_exhausted !== undefined ? { dataExhaustedAction: body.on_data_exhausted } : {}),
+    ...(body.reduced_kbit !== undefined ? { reducedKbit: body.reduced_kbit } : {}),
+    ...(body.grace_days !== undefined ? { graceDays: body.grace_days } : {}),
+  };
+}
 
 type PlanRow = typeof plans.$inferSelect;
 
@@ -29,6 +41,11 @@ const columns = {
   active: plans.active,
   sortOrder: plans.sortOrder,
   dataGb: plans.dataGb,
+  speedDownKbit: plans.speedDownKbit,
+  speedUpKbit: plans.speedUpKbit,
+  dataExhaustedAction: plans.dataExhaustedAction,
+  reducedKbit: plans.reducedKbit,
+  graceDays: plans.graceDays,
   createdAt: plans.createdAt,
 };
 type PlanView = {
@@ -45,6 +62,7 @@ function present(row: PlanView, invoiceCount: number): AdminPlan {
     hidden: !row.active,
     data_gb: row.dataGb === null ? null : Number(row.dataGb),
     sort_order: row.sortOrder,
+    ...presentPlanSpeed(row),
     invoices: invoiceCount,
     created: row.createdAt.toISOString(),
   };
@@ -59,6 +77,11 @@ const editable = (p: AdminPlan) => ({
   hidden: p.hidden,
   data_gb: p.data_gb,
   sort_order: p.sort_order,
+  speed_down_mbit: p.speed_down_mbit,
+  speed_up_mbit: p.speed_up_mbit,
+  on_data_exhausted: p.on_data_exhausted,
+  reduced_kbit: p.reduced_kbit,
+  grace_days: p.grace_days,
 });
 
 async function invoiceCounts(db: Db, ids: number[]): Promise<Map<number, number>> {
@@ -124,6 +147,7 @@ export function createPlan(db: Db, actor: Actor, body: AdminPlanCreate): Promise
           active: !body.hidden,
           sortOrder: body.sort_order,
           dataGb: body.data_gb === null ? null : body.data_gb.toFixed(3),
+          ...speedColumns(body),
         })
         .returning({ id: plans.id });
       const plan = await readOne(tx, row!.id);
@@ -155,6 +179,7 @@ export function updatePlan(db: Db, actor: Actor, id: number, patch: AdminPlanPat
           ...(patch.data_gb !== undefined
             ? { dataGb: patch.data_gb === null ? null : patch.data_gb.toFixed(3) }
             : {}),
+          ...speedColumns(patch),
         })
         .where(eq(plans.id, id));
       const after = await readOne(tx, id);

@@ -3,6 +3,7 @@ import type { Plan } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { plans } from '../../db/schema.ts';
 import { ShortCache } from '../../lib/cache.ts';
+import { mbitOfKbit } from '../peers/speed.ts';
 
 type PlanRow = typeof plans.$inferSelect;
 
@@ -22,6 +23,20 @@ export function presentPlan(row: PlanRow): Plan {
     price: Number(row.price),
     validity: formatValidity(row.validity),
     data_gb: row.dataGb === null ? null : Number(row.dataGb),
+    ...presentPlanSpeed(row),
+  };
+}
+
+/** A plan's speed terms as every plan shape shows them (issue 35). */
+export function presentPlanSpeed(
+  row: Pick<PlanRow, 'speedDownKbit' | 'speedUpKbit' | 'dataExhaustedAction' | 'reducedKbit' | 'graceDays'>,
+) {
+  return {
+    speed_down_mbit: mbitOfKbit(row.speedDownKbit),
+    speed_up_mbit: mbitOfKbit(row.speedUpKbit),
+    on_data_exhausted: row.dataExhaustedAction,
+    reduced_kbit: row.reducedKbit,
+    grace_days: row.graceDays,
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import {
   RELAY_DEFAULTS,
   type AgentPeer,
@@ -14,6 +14,7 @@ import { customers, peers, serverChanges, servers } from '../../db/schema.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { getSiteSettings } from '../site/settings.ts';
 import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
+import { agentSpeed, withinData, withinGrace } from '../peers/speed.ts';
 import type { ServerRow } from './servers.ts';
 
 /**
@@ -82,9 +83,11 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
 export const peerIsLive = () =>
   and(
     eq(peers.active, true),
-    or(isNull(peers.expiresAt), gt(peers.expiresAt, sql`now()`)),
-    // Out of data: off like an expired peer until a plan starts a new period (services/peers/allowance.ts).
-    or(isNull(peers.dataAllowance), sql`${peers.dataUsed} < ${peers.dataAllowance}`),
+    // Expired: off, after the plan's grace days at the reduced speed if it has any (issue 35).
+    withinGrace(),
+    // Out of data: off like an expired peer until a plan starts a new period (services/peers/allowance.ts),
+    // unless its plan reduces the speed instead (issue 35, services/fleet/peerSpeed.ts).
+    withinData(),
     // EXISTS, not `in (select …)`: negated (buildDelta's stale peers) an IN list cannot become a
     // join and PostgreSQL hashed every customer for each delta (120–650 ms at 300,000, issue 33);
     // an EXISTS is one index probe per named peer either way (guard: fleet/scale.test.ts).
@@ -93,12 +96,23 @@ export const peerIsLive = () =>
 
 const liveOnServer = (serverId: number) => and(eq(peers.serverId, serverId), peerIsLive());
 
-type PeerKeys = Pick<typeof peers.$inferSelect, 'publicKey' | 'presharedKeyEnc' | 'address'>;
+/** What a peer's desired state is made of: its keys and address, and its speed (issue 35). */
+const agentColumns = {
+  publicKey: peers.publicKey,
+  presharedKeyEnc: peers.presharedKeyEnc,
+  address: peers.address,
+  speedDownKbit: peers.speedDownKbit,
+  speedUpKbit: peers.speedUpKbit,
+  reducedKbit: peers.reducedKbit,
+  speedReducedAt: peers.speedReducedAt,
+};
+type PeerKeys = { [K in keyof typeof agentColumns]: (typeof peers.$inferSelect)[K] };
 
 const toAgentPeer = (key: Buffer, p: PeerKeys): AgentPeer => ({
   public_key: p.publicKey,
   preshared_key: decrypt(key, p.presharedKeyEnc),
   allowed_ips: [`${p.address.replace(/\/\d+$/, '')}/32`],
+  ...agentSpeed(p),
 });
 
 /**
@@ -117,7 +131,7 @@ export async function buildSnapshot(
     .from(servers)
     .where(eq(servers.id, server.id));
   const rows = await db
-    .select({ publicKey: peers.publicKey, presharedKeyEnc: peers.presharedKeyEnc, address: peers.address })
+    .select(agentColumns)
     .from(peers)
     .where(liveOnServer(server.id))
     .orderBy(asc(peers.id));
@@ -269,12 +283,7 @@ export async function buildDelta(
   const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
   const live = ids.length
     ? await db
-        .select({
-          id: peers.id,
-          publicKey: peers.publicKey,
-          presharedKeyEnc: peers.presharedKeyEnc,
-          address: peers.address,
-        })
+        .select({ id: peers.id, ...agentColumns })
         .from(peers)
         .where(and(inArray(peers.id, ids), liveOnServer(serverId)))
     : [];

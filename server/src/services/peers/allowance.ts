@@ -1,10 +1,11 @@
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { fill, msg } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { customers, peers } from '../../db/schema.ts';
 import { composeMail, type Mailer } from '../site/mailer.ts';
 import type { PeerService } from './peers.ts';
+import type { ReducedPeer } from './expiry.ts';
 import { GB } from './planTerms.ts';
 
 /**
@@ -49,6 +50,27 @@ export function allowanceMail(
   );
 }
 
+/** Issue 35: the peer is online at its plan's reduced speed instead of cut. */
+export function reducedMail(company: string, to: string, peer: ReducedPeer, url: string) {
+  return composeMail(
+    company,
+    to,
+    `Tu peer ${peer.name} sigue conectado a velocidad reducida`,
+    peer.reason === 'data'
+      ? [
+          'Hola:',
+          `Tu peer «${peer.name}» de ${company} agotó los datos de su plan. No lo hemos cortado: sigue conectado a velocidad reducida (${peer.speed}), suficiente para mensajería y para renovar.`,
+          'Cuando añadas un plan recuperará su velocidad al instante, sin importar nada de nuevo.',
+        ]
+      : [
+          'Hola:',
+          `El plan de tu peer «${peer.name}» de ${company} venció. Sigue conectado a velocidad reducida (${peer.speed}) hasta el ${peer.until}; después se deshabilitará.`,
+          'Renuévalo desde tu panel y recuperará su velocidad al instante, sin importar nada de nuevo.',
+        ],
+    { label: 'Añadir plan', url },
+  );
+}
+
 export class AllowanceService {
   constructor(
     private readonly deps: {
@@ -60,11 +82,42 @@ export class AllowanceService {
     },
   ) {}
 
-  /** One scheduler pass: peers past their allowance go off, peers past 80 % are told. */
-  async enforce(): Promise<{ exhausted: number; notified: number }> {
+  /**
+   * One scheduler pass: peers past their allowance go off (or, on a plan that reduces instead, to
+   * its reduced speed; expired peers within their plan's grace too: issue 35), peers past 80 % are told.
+   */
+  async enforce(): Promise<{ exhausted: number; notified: number; reduced: number }> {
     const exhausted = await this.deps.peers.disableExhausted();
+    const reduced = [
+      ...(await this.deps.peers.reduceExhausted()),
+      ...(await this.deps.peers.reduceExpired()),
+    ];
+    await this.mailReduced(reduced);
     const notified = await this.notify();
-    return { exhausted, notified };
+    return { exhausted, notified, reduced: reduced.length };
+  }
+
+  /** Mails each owner (verified address, active account) that a peer is now at its reduced speed. */
+  private async mailReduced(reduced: ReducedPeer[]): Promise<void> {
+    const page = this.deps.mailer.enabled ? this.deps.mailer.link('/dashboard/home') : null;
+    if (reduced.length === 0 || !page) return;
+    const owners = await this.deps.db
+      .select({ id: customers.id, email: customers.email })
+      .from(customers)
+      .where(
+        and(
+          inArray(customers.id, [...new Set(reduced.map((r) => r.customerId))]),
+          eq(customers.emailVerified, true),
+          eq(customers.active, true),
+        ),
+      );
+    const emailOf = new Map(owners.map((o) => [o.id, o.email]));
+    for (const peer of reduced) {
+      const email = emailOf.get(peer.customerId);
+      if (!email) continue;
+      const ok = await this.deps.mailer.send(reducedMail(this.deps.companyName, email, peer, page));
+      if (!ok) this.deps.log.warn({ peer: peer.id }, 'no se pudo enviar el aviso de velocidad reducida');
+    }
   }
 
   /**

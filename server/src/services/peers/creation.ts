@@ -10,7 +10,7 @@ import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/err
 import { ipv4FromIndex, nextAddressIndex } from '../fleet/addresses.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import { type ServerRow } from '../fleet/servers.ts';
-import { bytesOfGb, newPeriod } from './planTerms.ts';
+import { bytesOfGb, newPeriod, speedTerms } from './planTerms.ts';
 import { newMirrorToken } from './mirrorTokens.ts';
 import { mirrorColumns } from './presentation.ts';
 import { PeerMoves } from './moves.ts';
@@ -90,6 +90,7 @@ export class PeerCreation extends PeerMoves {
         expiresAt: sql`now() + ${input.plan.validity}::interval`,
         manualPayment: input.manualPayment,
         ...newPeriod(input.plan.dataGb),
+        ...speedTerms(input.plan),
       })
       .returning({ id: peers.id });
     await tx.insert(planHistory).values({

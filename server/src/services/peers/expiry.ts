@@ -2,15 +2,28 @@
  * Expiry and switch-off: plans extend and take back a period, the scheduler switches off expired
  * and exhausted peers, and managers edit a peer.
  */
-import { and, eq, gte, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { fill, msg, type Peer } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { peers, planHistory } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
 import { recordChanges, type Change, type Revision } from '../fleet/desiredState.ts';
-import { bytesOfGb, newPeriod, type PlanTerms } from './planTerms.ts';
+import { bytesOfGb, newPeriod, speedTerms, type PlanTerms } from './planTerms.ts';
 import { type InTx } from './operations.ts';
 import { PeerCreation } from './creation.ts';
+import { formatDay, formatKbit } from './speed.ts';
+
+/** A peer just held at its reduced speed (issue 35), for the owner's mail. */
+export interface ReducedPeer {
+  id: number;
+  customerId: number;
+  name: string;
+  reason: 'data' | 'expired';
+  /** '256 kbit/s' */
+  speed: string;
+  /** The grace's last moment as a Spanish date ('' for `data`). */
+  until: string;
+}
 
 export class PeerExpiry extends PeerCreation {
   /**
@@ -93,6 +106,8 @@ export class PeerExpiry extends PeerCreation {
         active: sql`${peers.managerDisabledAt} is null`,
         // A plan applied starts a new period: its allowance, nothing used (a top-up or a renewal).
         ...newPeriod(plan.dataGb),
+        // Its speed is the new plan's from now on, any reduction ended (issue 35).
+        ...speedTerms(plan),
         updatedAt: sql`now()`,
       })
       .where(eq(peers.id, peerId))
@@ -152,13 +167,104 @@ export class PeerExpiry extends PeerCreation {
     return updated;
   }
 
-  /** Disables peers whose plan ran out; their servers drop them and the owners see it live. */
+  /**
+   * Disables peers whose plan ran out, after its grace days if it has any (issue 35); their servers
+   * drop them and the owners see it live.
+   */
   async disableExpired(): Promise<number> {
     return this.switchOff(
-      and(eq(peers.active, true), lte(peers.expiresAt, sql`now()`))!,
+      and(
+        eq(peers.active, true),
+        lte(peers.expiresAt, sql`now()`),
+        sql`${peers.expiresAt} + ${peers.graceDays} * interval '1 day' <= now()`,
+      )!,
       {},
       msg.peerExpired,
     );
+  }
+
+  /**
+   * Issue 35: expired peers whose plan gives grace days go to the plan's reduced speed (once per
+   * expiry); disableExpired cuts them when the grace ends, a plan applied restores their speed.
+   */
+  reduceExpired(): Promise<ReducedPeer[]> {
+    return this.holdReduced(
+      and(
+        eq(peers.active, true),
+        gt(peers.graceDays, 0),
+        lte(peers.expiresAt, sql`now()`),
+        sql`${peers.expiresAt} + ${peers.graceDays} * interval '1 day' > now()`,
+        sql`${peers.speedReducedReason} is distinct from 'expired'`,
+      )!,
+      { speedReducedAt: sql`now()`, speedReducedReason: sql`'expired'` },
+    );
+  }
+
+  /**
+   * Issue 35: peers out of data on a plan that reduces instead of cutting go to its reduced speed,
+   * once per period (dataExhaustedAt marks it, as for a cut); a plan applied restores their speed.
+   */
+  reduceExhausted(): Promise<ReducedPeer[]> {
+    return this.holdReduced(
+      and(
+        eq(peers.active, true),
+        eq(peers.reduceOnExhausted, true),
+        isNotNull(peers.dataAllowance),
+        isNull(peers.dataExhaustedAt),
+        gte(peers.dataUsed, peers.dataAllowance),
+      )!,
+      {
+        dataExhaustedAt: sql`now()`,
+        speedReducedAt: sql`coalesce(${peers.speedReducedAt}, now())`,
+        speedReducedReason: sql`coalesce(${peers.speedReducedReason}, 'data')`,
+      },
+    );
+  }
+
+  /**
+   * Holds the live peers matching `where` at their reduced speed: their servers get the new speed
+   * as a delta (one peer's classes each), owners see it live and are told why.
+   */
+  private async holdReduced(
+    where: SQL,
+    set: Partial<Record<'dataExhaustedAt' | 'speedReducedAt' | 'speedReducedReason', SQL>>,
+  ): Promise<ReducedPeer[]> {
+    const held = await this.db.transaction(async (tx) => {
+      const rows = await tx
+        .update(peers)
+        .set({ ...set, updatedAt: sql`now()` })
+        .where(where)
+        .returning();
+      const byServer = new Map<number, Change>();
+      for (const r of rows) {
+        const change = byServer.get(r.serverId) ?? { serverId: r.serverId, upsertPeerIds: [] };
+        change.upsertPeerIds!.push(r.id);
+        byServer.set(r.serverId, change);
+      }
+      return { rows, revisions: await recordChanges(tx, [...byServer.values()]) };
+    });
+    for (const r of held.revisions)
+      await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
+    const out: ReducedPeer[] = [];
+    for (const r of held.rows) {
+      const peer = (await this.present([r]))[0]!;
+      await this.push(r.customerId, { type: 'updated_peer', peer });
+      const reduced = peer.speed.reduced;
+      if (!reduced) continue;
+      const speed = formatKbit(reduced.kbit);
+      const until = reduced.until ? formatDay(new Date(reduced.until)) : '';
+      await this.push(r.customerId, {
+        type: 'info',
+        peer_id: r.id,
+        message: fill(reduced.reason === 'data' ? msg.peerSpeedReducedData : msg.peerSpeedReducedExpired, {
+          name: r.name,
+          speed,
+          until,
+        }),
+      });
+      out.push({ id: r.id, customerId: r.customerId, name: r.name, reason: reduced.reason, speed, until });
+    }
+    return out;
   }
 
   /**
@@ -174,6 +280,8 @@ export class PeerExpiry extends PeerCreation {
         isNotNull(peers.dataAllowance),
         isNull(peers.dataExhaustedAt),
         gte(peers.dataUsed, peers.dataAllowance),
+        // A plan that reduces the speed instead keeps it online (reduceExhausted).
+        eq(peers.reduceOnExhausted, false),
       )!,
       { dataExhaustedAt: sql`now()` },
       msg.peerDataExhausted,

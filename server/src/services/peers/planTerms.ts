@@ -15,6 +15,28 @@ export interface PlanTerms {
   validity: string;
   /** GB for the validity (numeric as text), null when unlimited. */
   dataGb: string | null;
+  /** Issue 35: kbit/s each way (null = unlimited), what running out of data does, the reduced speed, grace days. */
+  speedDownKbit: number | null;
+  speedUpKbit: number | null;
+  dataExhaustedAction: 'cut' | 'reduce';
+  reducedKbit: number;
+  graceDays: number;
+}
+
+/**
+ * The peer columns of a plan's speed terms (issue 35): a plan applied gives the peer its speeds,
+ * what running out of data does, the reduced speed and the grace, and ends any reduction at once.
+ */
+export function speedTerms(plan: Omit<PlanTerms, 'id' | 'name' | 'price' | 'validity' | 'dataGb'>) {
+  return {
+    speedDownKbit: plan.speedDownKbit,
+    speedUpKbit: plan.speedUpKbit,
+    reduceOnExhausted: plan.dataExhaustedAction === 'reduce',
+    reducedKbit: plan.reducedKbit,
+    graceDays: plan.graceDays,
+    speedReducedAt: null,
+    speedReducedReason: null,
+  };
 }
 
 export function bytesOfGb(gb: string | null | undefined): number | null {

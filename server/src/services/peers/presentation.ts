@@ -16,6 +16,7 @@ import { renderMikrotik, renderWgQuick, type ClientConfigInput, type ConfigScope
 import type { newMirrorToken } from './mirrorTokens.ts';
 import { mirrorTokenHash, openMirrorToken } from './mirrorTokens.ts';
 import { concurrentUseOf } from './concurrentUseFields.ts';
+import { graceEnd, presentSpeed } from './speed.ts';
 
 /** What a peer row keeps of a new mirror token. */
 export const mirrorColumns = ({
@@ -126,6 +127,7 @@ export class PeerView {
         processing: pending?.op ?? null,
         online: online.has(row.id),
         concurrent_use: concurrentUseOf(row),
+        speed: presentSpeed(row),
       };
     });
   }
@@ -223,7 +225,9 @@ export class PeerView {
 export function isLive(row: PeerRow): boolean {
   return (
     row.active &&
-    (row.expiresAt === null || row.expiresAt.getTime() > Date.now()) &&
-    (row.dataAllowance === null || row.dataUsed < row.dataAllowance)
+    // Within its expiry, or its plan's grace days after it at the reduced speed (issue 35).
+    (graceEnd(row)?.getTime() ?? Infinity) > Date.now() &&
+    // Within its data, or out of it on a plan that reduces the speed instead of cutting (issue 35).
+    (row.dataAllowance === null || row.dataUsed < row.dataAllowance || row.reduceOnExhausted)
   );
 }

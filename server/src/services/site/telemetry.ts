@@ -115,6 +115,13 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly serverSpeedPeers = new Gauge({
+    name: 'vpn_server_speed_peers',
+    help: 'Switched-on peers of the server its agent shapes (issue 35): state="shaped" with a speed limit (their plan sells a speed, or they are reduced), state="reduced" held at their plan\'s reduced speed (out of data on a plan that reduces, or within the grace after expiry)',
+    labelNames: ['server_id', 'server', 'state'] as const,
+    registers: [this.registry],
+  });
+
   private readonly serverRelayActive = new Gauge({
     name: 'vpn_server_discovery_relay_active',
     help: 'Per server whose agent reported its game-discovery relay (issue 25): 1 while its rules are in place, 0 when switched off',
@@ -180,6 +187,8 @@ export class Telemetry {
       active_peers: string | number;
       disabled_peers: string | number;
       concurrent_peers: string | number;
+      shaped_peers: string | number;
+      reduced_peers: string | number;
       relay_active: boolean | null;
       relay_failing: boolean;
       relay_relayed: string | number;
@@ -192,7 +201,10 @@ export class Telemetry {
              s.relay_active, s.relay_error is not null as relay_failing, s.relay_relayed, s.relay_dropped,
              count(p.id) filter (where p.active) as active_peers,
              count(p.id) filter (where not p.active) as disabled_peers,
-             count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers
+             count(p.id) filter (where p.concurrent_use_seen_at is not null) as concurrent_peers,
+             count(p.id) filter (where p.active and (p.speed_down_kbit is not null
+               or p.speed_up_kbit is not null or p.speed_reduced_at is not null)) as shaped_peers,
+             count(p.id) filter (where p.active and p.speed_reduced_at is not null) as reduced_peers
         from servers s left join peers p on p.server_id = s.id
        group by s.id order by s.id`);
     for (const g of [
@@ -204,6 +216,7 @@ export class Telemetry {
       this.serverConnected,
       this.serverAgentInfo,
       this.serverConcurrentUse,
+      this.serverSpeedPeers,
       this.serverRelayActive,
       this.serverRelayFailing,
       this.serverRelayDatagrams,
@@ -222,6 +235,8 @@ export class Telemetry {
       this.serverLastSeen.set(labels, s.last_seen === null ? 0 : Number(s.last_seen));
       this.serverConnected.set(labels, here.has(Number(s.id)) ? 1 : 0);
       this.serverConcurrentUse.set(labels, Number(s.concurrent_peers));
+      this.serverSpeedPeers.set({ ...labels, state: 'shaped' }, Number(s.shaped_peers));
+      this.serverSpeedPeers.set({ ...labels, state: 'reduced' }, Number(s.reduced_peers));
       if (s.relay_active !== null) {
         this.serverRelayActive.set(labels, s.relay_active ? 1 : 0);
         this.serverRelayFailing.set(labels, s.relay_failing ? 1 : 0);

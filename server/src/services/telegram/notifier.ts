@@ -14,6 +14,7 @@ import {
 } from '../../db/schema.ts';
 import { can, concurrentMsg, type Permission } from '@vpn/contracts';
 import { formatBytes } from '../peers/allowance.ts';
+import { formatKbit, graceEnd } from '../peers/speed.ts';
 import { agentOnline } from '../fleet/servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
 import { t } from './texts.ts';
@@ -149,6 +150,11 @@ export class TelegramNotifier {
         allowance: peers.dataAllowance,
         noticeAt: peers.dataNoticeAt,
         exhaustedAt: peers.dataExhaustedAt,
+        reducedAt: peers.speedReducedAt,
+        reducedReason: peers.speedReducedReason,
+        reducedKbit: peers.reducedKbit,
+        expiresAt: peers.expiresAt,
+        graceDays: peers.graceDays,
         chatId: telegramLinks.chatId,
         linkedAt: telegramLinks.linkedAt,
       })
@@ -159,17 +165,30 @@ export class TelegramNotifier {
         and(
           customerLinkValid,
           who,
-          isNotNull(peers.dataAllowance),
-          sql`(${peers.dataNoticeAt} >= ${telegramLinks.linkedAt} or ${peers.dataExhaustedAt} >= ${telegramLinks.linkedAt})`,
+          sql`(${peers.dataAllowance} is not null or ${peers.speedReducedAt} is not null)`,
+          sql`(${peers.dataNoticeAt} >= ${telegramLinks.linkedAt} or ${peers.dataExhaustedAt} >= ${telegramLinks.linkedAt} or ${peers.speedReducedAt} >= ${telegramLinks.linkedAt})`,
         ),
       );
     const notices: Notice[] = [];
     for (const row of rows) {
+      // Issue 35: the plan's grace after expiry, at its reduced speed (one notice per expiry).
+      if (row.reducedReason === 'expired' && row.reducedAt && row.reducedAt >= row.linkedAt) {
+        notices.push({
+          key: `grace:${row.id}:${row.reducedAt.getTime()}`,
+          chatId: row.chatId,
+          text: t.graceReduced(row.name, formatKbit(row.reducedKbit), graceEnd(row)!),
+        });
+        continue;
+      }
       if (row.exhaustedAt && row.exhaustedAt >= row.linkedAt) {
         notices.push({
           key: `data100:${row.id}:${row.exhaustedAt.getTime()}`,
           chatId: row.chatId,
-          text: t.data100(row.name),
+          // Out of data on a plan that reduces instead of cutting (issue 35): still online.
+          text:
+            row.reducedReason === 'data'
+              ? t.dataReduced(row.name, formatKbit(row.reducedKbit))
+              : t.data100(row.name),
         });
       } else if (row.noticeAt && row.noticeAt >= row.linkedAt && !row.exhaustedAt) {
         notices.push({

@@ -89,6 +89,11 @@ export const t = {
     `Su peer «${name}» ha usado el 80 % de sus datos (${used} de ${allowance}). Cuando se agoten, se deshabilitará hasta que añada un plan (/renovar).`,
   data100: (name: string) =>
     `Su peer «${name}» ha agotado sus datos y se ha deshabilitado. Añada un plan con /renovar y volverá a funcionar sin importar nada de nuevo.`,
+  // Issue 35: reduced speed instead of a cut.
+  dataReduced: (name: string, speed: string) =>
+    `Tu peer «${name}» agotó sus datos: sigue conectado a velocidad reducida (${speed}). Añade un plan con /renovar y recuperará su velocidad al instante.`,
+  graceReduced: (name: string, speed: string, until: Date) =>
+    `El plan de tu peer «${name}» venció: sigue conectado a velocidad reducida (${speed}) hasta el ${formatDate(until)}, y después se deshabilitará. Renuévalo con /renovar para recuperar su velocidad al instante.`,
   paid: (plan: string, target: string, amount: string) =>
     `Pago acreditado: ${amount} USD, plan «${plan}» para «${target}». ¡Gracias!`,
   announcement: (company: string, text: string) => `${company}: ${text}`,

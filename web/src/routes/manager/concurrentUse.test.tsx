@@ -39,6 +39,7 @@ const flagged: AdminPeer = {
     recent: ['192.0.2.0/24', '198.51.100.0/24'],
     detections_24h: 3,
   },
+  speed: { down_mbit: null, up_mbit: null, reduced: null },
 };
 const quiet: AdminPeer = { ...flagged, id: 10, name: 'Portátil de Luis', concurrent_use: null };
 

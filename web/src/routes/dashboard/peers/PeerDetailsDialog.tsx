@@ -9,6 +9,7 @@ import { DataAllowanceBar } from '../../../components/DataAllowanceBar';
 import { UsageChart } from '../../../components/UsageChart';
 import { es } from '../../../i18n/es';
 import { absoluteUrl, formatBytes, formatDate, formatPrice } from '../../../lib/format';
+import { formatKbit, reducedText, speedLabel } from '../../../lib/speed';
 import { PeerStateBadge } from './PeerList';
 
 const t = es.dashboard.peers.details;
@@ -53,6 +54,11 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
     >
       {peer && (
         <div className="space-y-6">
+          {peer.active && peer.speed.reduced && (
+            <p role="note" className="rounded-lg bg-amber-500/10 px-3 py-2 text-sm text-amber-100">
+              <strong>{es.speed.reduced}.</strong> {reducedText(peer.speed)}
+            </p>
+          )}
           {peer.manager_disabled && (
             <p role="note" className="rounded-lg bg-amber-500/10 px-3 py-2 text-sm text-amber-100">
               {es.dashboard.peers.managerDisabledHelp}
@@ -74,6 +80,11 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
               <span className="font-mono text-xs text-slate-400">({peer.server.address})</span>
             </Item>
             <Item label={t.room}>{peer.party?.name ?? t.noRoom}</Item>
+            <Item label={es.speed.label}>
+              {peer.active && peer.speed.reduced
+                ? `${es.speed.reduced}: ${formatKbit(peer.speed.reduced.kbit)}`
+                : speedLabel(peer.speed.down_mbit, peer.speed.up_mbit)}
+            </Item>
             <div className="sm:col-span-2">
               <Item label={t.mirror}>
                 <span className="font-mono text-xs break-all">{absoluteUrl(peer.mirror_link)}</span>

@@ -20,6 +20,7 @@ import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
 import { absoluteUrl } from '../../../lib/format';
+import { reducedText } from '../../../lib/speed';
 import { ConcurrentUseBadge } from './ConcurrentUseNotice';
 
 const t = es.dashboard.peers;
@@ -60,6 +61,14 @@ function Badge({ ok, children }: { ok: boolean; children: ReactNode }) {
 /** Activo / Deshabilitado (spec); a manager's switch-off says so, since buying a plan does not lift it. */
 export function PeerStateBadge({ peer }: { peer: Peer }) {
   const badge = <Badge ok={peer.active}>{peer.active ? t.active : t.disabled}</Badge>;
+  // Online, but held at its plan's reduced speed (issue 35): the details say why.
+  if (peer.active && peer.speed.reduced)
+    return (
+      <span className="inline-flex flex-col items-start gap-1" title={reducedText(peer.speed) ?? undefined}>
+        {badge}
+        <span className="text-xs text-amber-300">{es.speed.reduced}</span>
+      </span>
+    );
   if (!peer.manager_disabled) return badge;
   return (
     <span className="inline-flex flex-col items-start gap-1" title={t.managerDisabledHelp}>

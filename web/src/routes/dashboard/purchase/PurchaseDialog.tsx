@@ -12,6 +12,8 @@ import { Choice, FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
 import { esPayments } from '../../../i18n/es.payments';
 import { formatPrice } from '../../../lib/format';
+import { speedLabel } from '../../../lib/speed';
+import { es } from '../../../i18n/es';
 
 const t = esPayments.purchase;
 
@@ -182,6 +184,12 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
             ))}
           </select>
         </div>
+      )}
+      {plan && (
+        <p className="text-sm text-emerald-300">
+          <span className="sr-only">{es.speed.label}: </span>
+          {speedLabel(plan.speed_down_mbit, plan.speed_up_mbit)}
+        </p>
       )}
       <fieldset>
         <legend className={ui.label}>{t.choiceLegend}</legend>

@@ -25,6 +25,7 @@ import { es } from '../../../i18n/es';
 import { esManager } from '../../../i18n/es.manager';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
+import { formatKbit, reducedText, speedLabel } from '../../../lib/speed';
 import { esConcurrent } from '../../../i18n/es.manager.concurrent';
 import { useCan } from '../ManagerLayout';
 import { QueryView, StateBadge } from '../shared';
@@ -127,6 +128,14 @@ function Facts({ peer: p }: { peer: AdminPeerDetail }) {
       <Fact label={f.expires}>{p.expires_at ? formatDate(p.expires_at) : esCatalog.never}</Fact>
       <Fact label={f.created}>{formatDate(p.created)}</Fact>
       {p.party && <Fact label={f.room}>{p.party.name}</Fact>}
+      <Fact label={es.speed.label}>
+        {speedLabel(p.speed.down_mbit, p.speed.up_mbit)}
+        {p.active && p.speed.reduced && (
+          <span className="block text-amber-200">
+            {es.speed.reduced}: {formatKbit(p.speed.reduced.kbit)}. {reducedText(p.speed)}
+          </span>
+        )}
+      </Fact>
       {p.concurrent_use && (
         <Fact label={esConcurrent.field}>
           <span className="text-amber-200">

@@ -8,6 +8,8 @@ import { FilterSelect, SearchBox, type Column } from '../../../components/DataTa
 import { ui } from '../../../components/ui';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
+import { formatKbit, speedLabel } from '../../../lib/speed';
+import { es } from '../../../i18n/es';
 import { useCan } from '../ManagerLayout';
 import { ListView, ManagerPageHeader } from '../shared';
 import { ManualPeerDialog } from './ManualPeerDialog';
@@ -54,8 +56,21 @@ export function ManagerPeers() {
               {t.states.concurrent_use}
             </span>
           )}
+          {p.active && p.speed.reduced && (
+            <span className="rounded-full bg-amber-400/15 px-2 py-0.5 text-xs font-semibold text-amber-200">
+              {es.speed.reduced}
+            </span>
+          )}
         </span>
       ),
+    },
+    {
+      key: 'speed',
+      header: es.speed.label,
+      cell: (p) =>
+        p.active && p.speed.reduced
+          ? formatKbit(p.speed.reduced.kbit)
+          : speedLabel(p.speed.down_mbit, p.speed.up_mbit),
     },
     {
       key: 'expires',

@@ -19,6 +19,7 @@ import { TextField } from '../../../components/Field';
 import { FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
 import { formatDataSize } from '../../../lib/format';
+import { formatMbit } from '../../../lib/speed';
 import { esManager } from '../../../i18n/es.manager';
 import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { useCan } from '../ManagerLayout';
@@ -68,6 +69,7 @@ export function ManagerPlans() {
       header: t.columns.data,
       cell: (p) => (p.data_gb === null ? t.unlimited : formatDataSize(p.data_gb * 1e9)),
     },
+    { key: 'speed', header: t.columns.speed, cell: (p) => <PlanSpeedCell plan={p} /> },
     { key: 'order', header: t.columns.order, cell: (p) => p.sort_order },
     {
       key: 'state',
@@ -159,6 +161,30 @@ export function ManagerPlans() {
   );
 }
 
+/** A speed field's text from Mbit/s ('' = unlimited). */
+const mbitText = (mbit: number | null | undefined) =>
+  mbit === null || mbit === undefined ? '' : String(mbit);
+/** A decimal field: empty = null (unlimited); a comma is read as the decimal point. */
+const optionalNumber = (text: string) => (text.trim() === '' ? null : Number(text.trim().replace(',', '.')));
+
+/** Speed each way and what running out of data or expiring does (issue 35). */
+function PlanSpeedCell({ plan }: { plan: AdminPlan }) {
+  const each = (mbit: number | null) => (mbit === null ? t.noLimit : formatMbit(mbit));
+  const limited = plan.speed_down_mbit !== null || plan.speed_up_mbit !== null;
+  const terms =
+    plan.on_data_exhausted === 'reduce'
+      ? t.reduceTerms(plan.reduced_kbit, plan.grace_days)
+      : plan.grace_days > 0
+        ? t.graceTerms(plan.reduced_kbit, plan.grace_days)
+        : null;
+  return (
+    <span className="flex flex-col">
+      <span>{limited ? t.speed(each(plan.speed_down_mbit), each(plan.speed_up_mbit)) : t.noLimit}</span>
+      {terms && <span className="text-xs text-slate-400">{terms}</span>}
+    </span>
+  );
+}
+
 /** Create or edit a plan; checked with the API's own contract first, so its Spanish messages show. */
 function PlanDialog({
   plan,
@@ -176,6 +202,11 @@ function PlanDialog({
   const [validity, setValidity] = useState(String(plan?.validity_days ?? 30));
   const [dataGb, setDataGb] = useState(plan?.data_gb === null || !plan ? '' : String(plan.data_gb));
   const [order, setOrder] = useState(String(plan?.sort_order ?? 0));
+  const [speedDown, setSpeedDown] = useState(mbitText(plan?.speed_down_mbit));
+  const [speedUp, setSpeedUp] = useState(mbitText(plan?.speed_up_mbit));
+  const [onExhausted, setOnExhausted] = useState(plan?.on_data_exhausted ?? 'cut');
+  const [reducedKbit, setReducedKbit] = useState(String(plan?.reduced_kbit ?? 256));
+  const [graceDays, setGraceDays] = useState(String(plan?.grace_days ?? 0));
   const [hidden, setHidden] = useState(plan?.hidden ?? false);
   const [error, setError] = useState<string | null>(null);
   const save = useMutation({
@@ -193,6 +224,11 @@ function PlanDialog({
       data_gb: dataGb.trim() === '' ? null : Number(dataGb.trim().replace(',', '.')),
       hidden,
       sort_order: order.trim() === '' ? 0 : Number(order),
+      speed_down_mbit: optionalNumber(speedDown),
+      speed_up_mbit: optionalNumber(speedUp),
+      on_data_exhausted: onExhausted,
+      reduced_kbit: reducedKbit.trim() === '' ? NaN : Number(reducedKbit),
+      grace_days: graceDays.trim() === '' ? 0 : Number(graceDays),
     };
     const issue = firstIssue(plan ? AdminPlanPatch.safeParse(body) : AdminPlanCreate.safeParse(body));
     if (issue) return setError(issue);
@@ -241,6 +277,54 @@ function PlanDialog({
         onChange={(e) => setDataGb(e.target.value)}
         disabled={busy}
       />
+      <div className="grid gap-3 sm:grid-cols-2">
+        <TextField
+          label={f.speedDown}
+          hint={f.speedHint}
+          inputMode="decimal"
+          value={speedDown}
+          onChange={(e) => setSpeedDown(e.target.value)}
+          disabled={busy}
+        />
+        <TextField
+          label={f.speedUp}
+          hint={f.speedHint}
+          inputMode="decimal"
+          value={speedUp}
+          onChange={(e) => setSpeedUp(e.target.value)}
+          disabled={busy}
+        />
+      </div>
+      <label className="block text-sm text-slate-200">
+        <span className={ui.label}>{f.onExhausted}</span>
+        <select
+          className={ui.input}
+          value={onExhausted}
+          onChange={(e) => setOnExhausted(e.target.value === 'reduce' ? 'reduce' : 'cut')}
+          disabled={busy}
+        >
+          <option value="cut">{f.cut}</option>
+          <option value="reduce">{f.reduce}</option>
+        </select>
+      </label>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <TextField
+          label={f.reducedKbit}
+          hint={f.reducedHint}
+          inputMode="numeric"
+          value={reducedKbit}
+          onChange={(e) => setReducedKbit(e.target.value)}
+          disabled={busy}
+        />
+        <TextField
+          label={f.graceDays}
+          hint={f.graceHint}
+          inputMode="numeric"
+          value={graceDays}
+          onChange={(e) => setGraceDays(e.target.value)}
+          disabled={busy}
+        />
+      </div>
       <TextField
         label={f.order}
         hint={f.orderHint}

@@ -10,7 +10,7 @@ import type {
   AdminPlan,
 } from '../../../api/adminCatalog';
 import type { AdminServer } from '../../../api/adminFleet';
-import { fakeApi, type Handler } from '../../../test/api';
+import { fakeApi, unlimitedSpeed, type Handler } from '../../../test/api';
 import { renderApp } from '../../../test/render';
 import { setViewportWidth } from '../../../test/viewport';
 
@@ -43,6 +43,7 @@ const plan = (over: Partial<AdminPlan> = {}): AdminPlan => ({
   hidden: false,
   data_gb: null,
   sort_order: 0,
+  ...unlimitedSpeed,
   invoices: 0,
   created: '2025-03-05T10:00:00.000Z',
   ...over,
@@ -66,6 +67,7 @@ const peer: AdminPeer = {
   processing: null,
   created: '2025-03-05T10:00:00.000Z',
   concurrent_use: null,
+  speed: { down_mbit: null, up_mbit: null, reduced: null },
 };
 const detail: AdminPeerDetail = {
   ...peer,
