@@ -113,11 +113,34 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     return chosen;
   };
   // Classes the plan list of /plans uses once the server renders it with the current plans.
-  const unlimited = { speed_down_mbit: null, speed_up_mbit: null, on_data_exhausted: 'cut', reduced_kbit: 256, grace_days: 0 } as const;
+  const unlimited = {
+    speed_down_mbit: null,
+    speed_up_mbit: null,
+    on_data_exhausted: 'cut',
+    reduced_kbit: 256,
+    grace_days: 0,
+  } as const;
   const planListClasses = classesOf(
     render.renderPlanList([
-      { id: 1, name: 'Plan', description: 'Plan', price: 1, validity: '30 days 00:00:00', data_gb: null, ...unlimited },
-      { id: 2, name: 'Plan', description: 'Plan', price: 1, validity: '30 days 00:00:00', data_gb: 10, ...unlimited, speed_down_mbit: 2 },
+      {
+        id: 1,
+        name: 'Plan',
+        description: 'Plan',
+        price: 1,
+        validity: '30 days 00:00:00',
+        data_gb: null,
+        ...unlimited,
+      },
+      {
+        id: 2,
+        name: 'Plan',
+        description: 'Plan',
+        price: 1,
+        validity: '30 days 00:00:00',
+        data_gb: 10,
+        ...unlimited,
+        speed_down_mbit: 2,
+      },
     ]) + render.renderPlanList([]),
   );
 

@@ -327,7 +327,7 @@ export const peers = pgTable(
     dataExhaustedAt: timestamp('data_exhausted_at', { withTimezone: true }),
     /**
      * Issue 35 (0033): the speed terms of the last plan applied (kbit/s, null = unlimited; see
-     * services/peers/speed.ts), and while the peer is held at the reduced speed, since when and why
+     * services/fleet/peerSpeed.ts), and while the peer is held at the reduced speed, since when and why
      * ('data': out of data on a plan that reduces; 'expired': within the grace after expiry).
      */
     speedDownKbit: integer('speed_down_kbit'),

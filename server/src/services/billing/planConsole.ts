@@ -14,7 +14,7 @@ import { conflict, notFound } from '../../lib/errors.ts';
 import { auditedTransaction, diffFields, type Actor } from '../site/audit.ts';
 import { lowerContains, pageOf } from '../../db/listing.ts';
 import { invalidatePlans, presentPlanSpeed } from './plans.ts';
-import { kbitOfMbit } from '../peers/speed.ts';
+import { kbitOfMbit } from '../fleet/peerSpeed.ts';
 
 /** The speed columns a create or patch sets (issue 35): only the fields sent. */
 function speedColumns(body: AdminPlanPatch) {

@@ -3,7 +3,7 @@ import type { Plan } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { plans } from '../../db/schema.ts';
 import { ShortCache } from '../../lib/cache.ts';
-import { mbitOfKbit } from '../peers/speed.ts';
+import { mbitOfKbit } from '../fleet/peerSpeed.ts';
 
 type PlanRow = typeof plans.$inferSelect;
 

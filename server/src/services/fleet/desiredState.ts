@@ -14,7 +14,7 @@ import { customers, peers, serverChanges, servers } from '../../db/schema.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { getSiteSettings } from '../site/settings.ts';
 import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
-import { agentSpeed, withinData, withinGrace } from '../peers/speed.ts';
+import { agentSpeed, withinData, withinGrace } from './peerSpeed.ts';
 import type { ServerRow } from './servers.ts';
 
 /**

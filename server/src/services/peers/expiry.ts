@@ -11,7 +11,7 @@ import { recordChanges, type Change, type Revision } from '../fleet/desiredState
 import { bytesOfGb, newPeriod, speedTerms, type PlanTerms } from './planTerms.ts';
 import { type InTx } from './operations.ts';
 import { PeerCreation } from './creation.ts';
-import { formatDay, formatKbit } from './speed.ts';
+import { formatDay, formatKbit } from '../fleet/peerSpeed.ts';
 
 /** A peer just held at its reduced speed (issue 35), for the owner's mail. */
 export interface ReducedPeer {

@@ -26,7 +26,7 @@ import type { PeerService } from './peers.ts';
 import { pickServerForNewPeer, type ServerRow } from '../fleet/servers.ts';
 import { peerUsage, usageSince } from './usage.ts';
 import { adminConcurrentUseOf } from './concurrentUseFields.ts';
-import { presentSpeed } from './speed.ts';
+import { presentSpeed } from '../fleet/peerSpeed.ts';
 
 /** Switched on and not expired (the peer's own state). */
 const live = sql`(${peers.active} and (${peers.expiresAt} is null or ${peers.expiresAt} > now()))`;

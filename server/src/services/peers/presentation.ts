@@ -16,7 +16,7 @@ import { renderMikrotik, renderWgQuick, type ClientConfigInput, type ConfigScope
 import type { newMirrorToken } from './mirrorTokens.ts';
 import { mirrorTokenHash, openMirrorToken } from './mirrorTokens.ts';
 import { concurrentUseOf } from './concurrentUseFields.ts';
-import { graceEnd, presentSpeed } from './speed.ts';
+import { graceEnd, presentSpeed } from '../fleet/peerSpeed.ts';
 
 /** What a peer row keeps of a new mirror token. */
 export const mirrorColumns = ({

@@ -14,7 +14,7 @@ import {
 } from '../../db/schema.ts';
 import { can, concurrentMsg, type Permission } from '@vpn/contracts';
 import { formatBytes } from '../peers/allowance.ts';
-import { formatKbit, graceEnd } from '../peers/speed.ts';
+import { formatKbit, graceEnd } from '../fleet/peerSpeed.ts';
 import { agentOnline } from '../fleet/servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
 import { t } from './texts.ts';

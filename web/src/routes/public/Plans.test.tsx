@@ -29,6 +29,20 @@ describe('/plans', () => {
     ).toBeInTheDocument();
   });
 
+  it('says each plan’s speed: "Hasta 2 Mbit/s", or "Velocidad sin límite" (issue 35)', async () => {
+    fakeApi({
+      'GET /api/client/plans': {
+        body: [{ ...samplePlans[0]!, speed_down_mbit: 2, speed_up_mbit: 2 }, samplePlans[1]!],
+      },
+    });
+    renderApp('/plans');
+    const basic = await screen.findByRole('article', { name: 'Básico' });
+    expect(within(basic).getByText('Hasta 2 Mbit/s')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('article', { name: 'Trimestral' })).getByText('Velocidad sin límite'),
+    ).toBeInTheDocument();
+  });
+
   it('lays several plans out in up to three columns, and a single plan in one', async () => {
     const api = fakeApi({ 'GET /api/client/plans': { body: samplePlans } });
     const many = renderApp('/plans');

@@ -162,6 +162,34 @@ describe('Peers page: layout', () => {
     );
   });
 
+  it('says a peer is online at reduced speed and why, in its row and its details (issue 35)', async () => {
+    await openPeers([
+      samplePeer({
+        speed: {
+          down_mbit: 2,
+          up_mbit: 2,
+          reduced: { reason: 'data', kbit: 256, since: '2025-03-20T10:00:00.000Z', until: null },
+        },
+      }),
+      laptop({ speed: { down_mbit: 10, up_mbit: 2, reduced: null } }),
+    ]);
+    expect(within(rowOf('movil')).getAllByRole('cell')[0]).toHaveTextContent('ActivoVelocidad reducida');
+    expect(within(rowOf('portatil')).getAllByRole('cell')[0]).toHaveTextContent(/^Activo$/);
+    await choose('movil', 'Detalles');
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('note')).toHaveTextContent(
+      'Velocidad reducida. Agotaste los datos de tu plan: sigues conectado a 256 kbit/s hasta que añadas un plan',
+    );
+    expect(within(dialog).getByText('Velocidad reducida: 256 kbit/s')).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await choose('portatil', 'Detalles');
+    expect(
+      await within(await screen.findByRole('dialog')).findByText(
+        'Hasta 10 Mbit/s de bajada y 2 Mbit/s de subida',
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('hides the rooms column when rooms are not allowed', async () => {
     await openPeers([samplePeer()], { allowRooms: false });
     expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();

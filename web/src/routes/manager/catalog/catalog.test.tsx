@@ -142,6 +142,15 @@ describe('Planes', () => {
     expect(await within(dialog).findByText(catalogMsg.planDataGb)).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Datos (GB)'));
     await userEvent.type(within(dialog).getByLabelText('Datos (GB)'), '2,5');
+    // Issue 35: sold at 2 Mbit/s down and 1.5 up; out of data, reduced instead of cut; 3 days of grace.
+    await userEvent.type(within(dialog).getByLabelText('Velocidad de bajada (Mbit/s)'), '2');
+    await userEvent.type(within(dialog).getByLabelText('Velocidad de subida (Mbit/s)'), '1,5');
+    await userEvent.selectOptions(
+      within(dialog).getByLabelText('Al agotar los datos'),
+      'Reducir la velocidad hasta un nuevo plan',
+    );
+    await userEvent.clear(within(dialog).getByLabelText('Gracia tras el vencimiento (días)'));
+    await userEvent.type(within(dialog).getByLabelText('Gracia tras el vencimiento (días)'), '3');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Crear plan' }));
     expect(await screen.findByText('Plan Anual creado')).toBeInTheDocument();
     expect(api.callsTo('POST /api/admin/plans')).toHaveLength(1);
@@ -153,6 +162,11 @@ describe('Planes', () => {
       data_gb: 2.5,
       hidden: false,
       sort_order: 0,
+      speed_down_mbit: 2,
+      speed_up_mbit: 1.5,
+      on_data_exhausted: 'reduce',
+      reduced_kbit: 256,
+      grace_days: 3,
     });
   });
 

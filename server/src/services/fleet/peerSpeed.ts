@@ -1,10 +1,11 @@
 /**
  * Plans sold by speed, and "reduce" instead of "cut" (issue 35): a peer carries the speed terms of
- * the last plan applied (planTerms.ts speedTerms). Its agent shapes it to the plan's speeds each way,
- * or to the plan's reduced speed while it is held there: out of data on a plan that reduces instead
- * of cutting (until a plan starts a new period), or within the plan's grace days after expiry (then
- * it is cut as before). Pure helpers with no service imports: the desired state, the presentation
- * and the scheduler's transitions (expiry.ts, SpeedService) all read the same rules from here.
+ * the last plan applied (peers/planTerms.ts speedTerms). Its agent shapes it to the plan's speeds
+ * each way, or to the plan's reduced speed while it is held there: out of data on a plan that
+ * reduces instead of cutting (until a plan starts a new period), or within the plan's grace days
+ * after expiry (then it is cut as before). Pure helpers with no service imports: the desired state,
+ * the presentation and the scheduler's transitions (peers/expiry.ts, peers/allowance.ts) all read
+ * the same rules from here. In fleet, the lowest domain that needs them (the desired state).
  */
 import { sql } from 'drizzle-orm';
 import type { AgentPeer, PeerSpeed } from '@vpn/contracts';
