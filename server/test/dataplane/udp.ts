@@ -109,3 +109,56 @@ export function sendUdp(
     );
   });
 }
+
+/**
+ * What a member's own machine can put in its tunnel that no socket API sends (issue 31): IPv4
+ * packets written whole through a raw socket (Debian's perl-base, no Python or raw sockets in
+ * Node), out of `iface`. Each packet: its fragment field (flags and offset, as on the wire) and its
+ * body after the IP header, which the caller writes (a UDP header with any length field, a tail).
+ */
+const RAW_SENDER = `
+use strict; use Socket;
+my ($iface, $src, $dst, @packets) = @ARGV;
+socket(my $s, PF_INET, SOCK_RAW, 255) or die "socket: $!";
+setsockopt($s, SOL_SOCKET, 25, $iface) or die "SO_BINDTODEVICE: $!";
+setsockopt($s, SOL_SOCKET, SO_BROADCAST, 1) or die "SO_BROADCAST: $!";
+my $id = 4242;
+for my $p (@packets) {
+  my ($frag, $hex) = split /,/, $p;
+  my $body = pack('H*', $hex);
+  my $ip = pack('CCnnnCCna4a4', 0x45, 0, 20 + length($body), $id++, $frag, 64, 17, 0, inet_aton($src), inet_aton($dst));
+  send($s, $ip . $body, 0, pack_sockaddr_in(0, inet_aton($dst))) or die "send: $!";
+}
+`;
+
+export interface RawPacket {
+  /** The IP header's flags and fragment offset field: 0x2000 = more fragments, low 13 bits = offset / 8. */
+  frag: number;
+  body: Buffer;
+}
+
+/** A UDP header (checksum 0: none, as IPv4 allows) with the given length field, then `payload`. */
+export function udpBody(sport: number, dport: number, lengthField: number, payload: Buffer): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt16BE(sport, 0);
+  header.writeUInt16BE(dport, 2);
+  header.writeUInt16BE(lengthField, 4);
+  return Buffer.concat([header, payload]);
+}
+
+/** Sends raw IPv4/UDP packets from `src` to `dst` out of `iface`, inside `ns`. */
+export function sendRawIp(
+  ns: string,
+  iface: string,
+  src: string,
+  dst: string,
+  packets: RawPacket[],
+): Promise<void> {
+  const args = [iface, src, dst, ...packets.map((p) => `${p.frag},${p.body.toString('hex')}`)];
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', ['netns', 'exec', ns, '/usr/bin/perl', '-e', RAW_SENDER, ...args], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`emisor IP terminó con ${code}`))));
+  });
+}

@@ -1,0 +1,243 @@
+/**
+ * Issue 31 §2, for real: the discovery relay is bounded by what really crosses it. Real wireguard-go,
+ * the real agent and nftables in namespaces, a room of five (four members on server 1, one on
+ * server 2) at the operator's cap of 5:
+ * - a member who raises its tunnel's MTU and sends a datagram whose UDP length field says 100 while
+ *   it carries 8,900 bytes gets no copy to any mate (the size is the packet's own);
+ * - IP fragments (a first one with "more fragments", and a later one) reach no mate;
+ * - the room at its cap refuses the next join with the Spanish message, and nothing changes;
+ * - when every member floods at once, what the room's server relays stays within the room's
+ *   budget, below what the members' own limits would let through together.
+ * Each mate counts what reaches its tunnel with its own nft probe (a fragment never reaches a socket,
+ * and an oversized datagram reaches it cut to its length field: the probe sees the packet itself).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RELAY_DEFAULTS } from '@vpn/contracts';
+import { Fleet } from './fleet.ts';
+import { dataplaneSkipReason, eventually, nsExec, type Host, type Lab } from './network.ts';
+import { Receiver, sendRawIp, sendUdp, udpBody } from './udp.ts';
+
+const skip = dataplaneSkipReason();
+const NAMES = ['ana', 'bea', 'cy', 'dan', 'luis'] as const;
+type Name = (typeof NAMES)[number];
+const MATES = NAMES.filter((n) => n !== 'ana');
+
+describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${skip})` : ''}`, () => {
+  const fleet = new Fleet({
+    prefix: 'rb',
+    app: { statsIntervalMs: 1000 },
+    settings: { allow_partys: true, room_member_limit: 5 },
+  });
+  const { api, member, download, servers: srv } = fleet;
+  let lab: Lab;
+  const c = {} as Record<Name, { host: Host; addr: string; iface: string; access: string; peer: number }>;
+  let password = '';
+  let roomId = 0;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    ({ lab } = await fleet.start());
+    const people: [Name, number, string][] = [
+      ['ana', 0, '198.51.100.91'],
+      ['bea', 0, '198.51.100.92'],
+      ['cy', 0, '198.51.100.93'],
+      ['dan', 0, '198.51.100.94'],
+      ['luis', 1, '198.51.100.95'],
+    ];
+    for (const [name, server, address] of people) {
+      const m = await member(`${name} RB`, srv[server]!.id, `PC ${name}`);
+      const conf = await download(m.access, m.id);
+      const host = lab.host(`rb${name}`, address);
+      const iface = await lab.loadClientConf(host, conf);
+      c[name] = { host, addr: /^Address = ([\d.]+)\//m.exec(conf)![1]!, iface, access: m.access, peer: m.id };
+    }
+    for (const name of NAMES) expect(await lab.reaches(c[name].host.ns, '10.64.0.1')).toBe(true);
+    const room = await api('POST', '/api/client/network/partys', c.ana.access, {
+      name: 'LAN Límites',
+      peer: c.ana.peer,
+    });
+    expect(room.statusCode, room.body).toBe(201);
+    password = room.json().password;
+    roomId = room.json().id;
+    for (const name of MATES) {
+      const join = await api('PATCH', '/api/client/network/partys', c[name].access, {
+        operation: 'join',
+        name: 'LAN Límites',
+        password,
+        peer: c[name].peer,
+      });
+      expect(join.statusCode, join.body).toBe(200);
+    }
+    // The room is live on both servers (pairs and mesh link), so its relay rules are too.
+    expect(await lab.reaches(c.ana.host.ns, c.luis.addr, 30_000)).toBe(true);
+    expect(await lab.reaches(c.luis.host.ns, c.dan.addr, 30_000)).toBe(true);
+    // Each mate's probe: what arrives in its tunnel from Ana, before anything else looks at it.
+    for (const name of MATES)
+      nsExec(
+        c[name].host.ns,
+        'nft',
+        ['-f', '-'],
+        `table netdev rbprobe {
+  counter frags {
+  }
+  counter big {
+  }
+  chain in {
+    type filter hook ingress device "${c[name].iface}" priority -500; policy accept;
+    ip saddr ${c.ana.addr} ip frag-off & 0x3fff != 0 counter name frags
+    ip saddr ${c.ana.addr} meta length > 1500 counter name big
+  }
+}
+`,
+      );
+  });
+
+  afterAll(async () => {
+    for (const r of receivers) r.stop();
+    await fleet.close();
+  });
+
+  function probe(name: Name): { frags: number; big: number } {
+    const out = JSON.parse(
+      nsExec(c[name].host.ns, 'nft', ['-j', 'list', 'counters', 'table', 'netdev', 'rbprobe']),
+    ) as { nftables: { counter?: { name: string; packets: number } }[] };
+    const get = (n: string) => out.nftables.find((i) => i.counter?.name === n)?.counter?.packets ?? 0;
+    return { frags: get('frags'), big: get('big') };
+  }
+
+  async function listenAll(port: number): Promise<Record<Name, Receiver>> {
+    const out = Object.fromEntries(NAMES.map((n) => [n, new Receiver(c[n].host.ns, [port])])) as Record<
+      Name,
+      Receiver
+    >;
+    receivers.push(...Object.values(out));
+    await Promise.all(Object.values(out).map((r) => r.ready));
+    return out;
+  }
+
+  /**
+   * Ana's ordinary discovery datagram after what the test sent, until each mate has it: copies to a
+   * mate leave the server's interface and reach the mate in order, so whatever the relay let through
+   * before the marker has arrived by then (no sleep decides it).
+   */
+  async function marker(port: number, rx: Record<Name, Receiver>, tag: string): Promise<void> {
+    let i = 0;
+    await eventually(
+      async () => {
+        await sendUdp(c.ana.host.ns, {
+          bind: c.ana.addr,
+          sport: 40150,
+          dest: '255.255.255.255',
+          dport: port,
+          count: 1,
+          perSecond: 10,
+          tag: `${tag}${i++}`,
+        });
+        return MATES.every((m) => rx[m].tagged(tag).length > 0);
+      },
+      20_000,
+      `marcador ${tag} en cada compañero`,
+    );
+  }
+
+  it('a datagram whose UDP length field lies about its size reaches no mate', async () => {
+    const rx = await listenAll(27018);
+    // The member's own .conf says MTU = 9000: its tunnel carries 8,928-byte packets.
+    nsExec(c.ana.host.ns, 'ip', ['link', 'set', c.ana.iface, 'mtu', '9000']);
+    const payload = Buffer.alloc(8900, 0x78);
+    payload.write('forjado');
+    const forged = { frag: 0, body: udpBody(40100, 27018, 100, payload) };
+    await sendRawIp(c.ana.host.ns, c.ana.iface, c.ana.addr, '255.255.255.255', [forged, forged, forged]);
+    await marker(27018, rx, 'tras-forjado');
+    for (const m of MATES) {
+      expect({ mate: m, big: probe(m).big }).toEqual({ mate: m, big: 0 });
+      expect(rx[m].tagged('forjado')).toEqual([]);
+    }
+    nsExec(c.ana.host.ns, 'ip', ['link', 'set', c.ana.iface, 'mtu', '1420']);
+  });
+
+  it('an IP fragment, first or not, reaches no mate', async () => {
+    const rx = await listenAll(27019);
+    const first = {
+      frag: 0x2000, // more fragments, offset 0
+      body: udpBody(40101, 27019, 1200, Buffer.from('fragmento primero '.padEnd(92, '.'))),
+    };
+    const later = {
+      frag: 185, // offset 1,480 bytes, the last one; its first bytes look like a UDP header
+      body: udpBody(40101, 27019, 100, Buffer.from('fragmento segundo '.padEnd(92, '.'))),
+    };
+    await sendRawIp(c.ana.host.ns, c.ana.iface, c.ana.addr, '255.255.255.255', [first, later]);
+    await marker(27019, rx, 'tras-fragmentos');
+    for (const m of MATES) expect({ mate: m, frags: probe(m).frags }).toEqual({ mate: m, frags: 0 });
+  });
+
+  it('a room at its cap refuses the next join with the Spanish message, and nothing changes', async () => {
+    const eva = await member('eva RB', srv[0]!.id, 'PC eva');
+    const refused = await api('PATCH', '/api/client/network/partys', eva.access, {
+      operation: 'join',
+      name: 'LAN Límites',
+      password,
+      peer: eva.id,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(
+      'La sala está llena: admite hasta 5 peers. Pídele al administrador de la sala que libere un lugar.',
+    );
+    const room = (await api('GET', '/api/client/network/partys', c.ana.access))
+      .json<{ owned_partys: { id: number; peers: { id: number }[] }[] }>()
+      .owned_partys.find((r) => r.id === roomId)!;
+    expect(room.peers.map((p) => p.id).sort()).toEqual(NAMES.map((n) => c[n].peer).sort());
+    expect((await api('GET', '/api/client/network/partys', eva.access)).json().guest_partys).toEqual([]);
+  });
+
+  it('when every member floods at once, the room gets no more than its budget', async () => {
+    const table = `vpn_relay_${srv[0]!.iface}`;
+    const relayed = () =>
+      (
+        JSON.parse(nsExec(srv[0]!.host.ns, 'nft', ['-j', 'list', 'counter', 'netdev', table, 'relayed'])) as {
+          nftables: { counter?: { packets: number } }[];
+        }
+      ).nftables.find((i) => i.counter)!.counter!.packets;
+    const rx = await listenAll(27020);
+    const before = relayed();
+    const t0 = Date.now();
+    await Promise.all(
+      NAMES.map((n, i) =>
+        sendUdp(c[n].host.ns, {
+          bind: c[n].addr,
+          sport: 40200 + i,
+          dest: '255.255.255.255',
+          dport: 27020,
+          count: 3000,
+          perSecond: 1000,
+          tag: `flood-${n}`,
+        }),
+      ),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    await marker(27020, rx, 'tras-inundar');
+    const got = rx.luis.got.filter((d) => /^flood-(ana|bea|cy|dan) /.test(d.text));
+    const fromServer1 = got.length;
+    // The budget over the time the copies kept coming (their first to their last at Luis, plus
+    // half a second of slack for delivery jitter): not the wall time, which spawning four senders
+    // on a loaded machine stretches.
+    const span = got.length > 0 ? (got.at(-1)!.at - got[0]!.at) / 1000 + 0.5 : 0;
+    const room = RELAY_DEFAULTS.room_burst + RELAY_DEFAULTS.room_rate_per_second * span;
+    // What the four senders' own limits alone would let through over that time: well above it.
+    const senders = 4 * (RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * span);
+    const counted = relayed() - before;
+    const seen = JSON.stringify({ fromServer1, counted, span, seconds, room, senders });
+    expect(room, seen).toBeLessThan(senders * 0.75);
+    expect(fromServer1, seen).toBeGreaterThan(RELAY_DEFAULTS.room_burst / 2);
+    expect(fromServer1, seen).toBeLessThanOrEqual(room);
+    // The server's own count of originals relayed for the room (the markers' few included; its
+    // window may start a little before the first copy reached Luis).
+    expect(counted, seen).toBeLessThanOrEqual(room + 40);
+    // Luis's flood is relayed by his own server: within one sender's limit, untouched by server 1's budget.
+    const fromLuis = rx.ana.tagged('flood-luis').length;
+    expect(fromLuis).toBeGreaterThan(RELAY_DEFAULTS.burst / 2);
+    expect(fromLuis).toBeLessThanOrEqual(
+      RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * (seconds + 1),
+    );
+  });
+});
