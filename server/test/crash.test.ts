@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vpn-crash-'));
 let child: ChildProcess | null = null;
@@ -38,6 +38,7 @@ it(
     const base = `http://127.0.0.1:${port}`;
     child = await start(port);
     const access = await token(base);
+    const headers = await confirmedOver(base, access, 'clave-de-gestor');
 
     // Four writers create servers until 40 were acknowledged, then the process is killed mid-flight.
     const acked: string[] = [];
@@ -48,7 +49,7 @@ it(
         const name = `crash-${n++}`;
         const res = await fetch(`${base}/api/admin/servers`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+          headers,
           body: JSON.stringify({ name, endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' }),
         }).catch(() => null);
         if (res?.status === 201) acked.push(name);
@@ -73,7 +74,7 @@ it(
     // Still writable after the recovery.
     const after = await fetch(`${base}/api/admin/servers`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${again}` },
+      headers: await confirmedOver(base, again, 'clave-de-gestor'),
       body: JSON.stringify({
         name: 'after-crash',
         endpoint: 'uno.vpn.example:51820',

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/client.ts';
 import { customers, invoices, peers, planHistory, plans } from '../src/db/schema.ts';
 import { createTestDatabase, testHash } from './helpers.ts';
-import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
 
 const CUSTOMERS = 24;
 const PASSWORD = 'clave-de-cliente-1';
@@ -61,13 +61,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
     children[0] = await startServer(ports[0]!, env[0]!);
     children[1] = await startServer(ports[1]!, env[1]!);
 
-    const call = async (base: string, method: string, path: string, token?: string, body?: unknown) =>
+    const call = async (
+      base: string,
+      method: string,
+      path: string,
+      token?: string,
+      body?: unknown,
+      extra: Record<string, string> = {},
+    ) =>
       fetch(`${base}${path}`, {
         method,
         redirect: 'manual',
         headers: {
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...extra,
         },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
@@ -77,11 +85,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
         password: 'clave-de-gestor',
       })
     ).json()) as { access: string };
-    const server = await call(bases[0]!, 'POST', '/api/admin/servers', admin.access, {
-      name: 'Uno',
-      endpoint: 'uno.vpn.example:51820',
-      ubication: 'La Habana',
-    });
+    // Adding a server needs the password given again (X-Reauth, issue 31).
+    const confirmed = await confirmedOver(bases[0]!, admin.access, 'clave-de-gestor');
+    const server = await call(
+      bases[0]!,
+      'POST',
+      '/api/admin/servers',
+      admin.access,
+      { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
+      confirmed,
+    );
     expect(server.status).toBe(201);
 
     // Every customer opens an invoice for a new peer, half through each instance.
@@ -156,11 +169,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
       expect(owned.length, invoice).toBe(acked.has(invoice) ? 1 : 0);
     }
     // And the restarted instance still serves writes.
-    const after = await call(bases[0]!, 'POST', '/api/admin/servers', admin.access, {
-      name: 'Tras el corte',
-      endpoint: 'dos.vpn.example:51820',
-      ubication: 'La Habana',
-    });
+    const after = await call(
+      bases[0]!,
+      'POST',
+      '/api/admin/servers',
+      admin.access,
+      { name: 'Tras el corte', endpoint: 'dos.vpn.example:51820', ubication: 'La Habana' },
+      await confirmedOver(bases[0]!, admin.access, 'clave-de-gestor'),
+    );
     expect(after.status).toBe(201);
   });
 });

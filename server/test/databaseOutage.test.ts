@@ -13,7 +13,14 @@ import { msg } from '@vpn/contracts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { invalidatePlans } from '../src/services/billing/plans.ts';
 import { invalidateSiteSettings } from '../src/services/site/settings.ts';
-import { bearer, createTestApp, createTestDatabase, managerToken, type TestApp } from './helpers.ts';
+import {
+  bearer,
+  confirmed,
+  createTestApp,
+  createTestDatabase,
+  managerToken,
+  type TestApp,
+} from './helpers.ts';
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connection lost', () => {
   let direct: Database & { url?: string };
@@ -74,7 +81,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connection lost', ()
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(owner),
+      headers: await confirmed(t, owner),
       payload: { name: 'Tras el corte', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
     });
     expect(created.statusCode).toBe(201);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg } from '@vpn/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
 
 const root = process.getuid?.() === 0;
 
@@ -67,7 +67,7 @@ describe.skipIf(!root)('embedded database on a full disk', () => {
         body: JSON.stringify({ username: 'admin', password: 'clave-de-gestor' }),
       });
       const { access } = (await login.json()) as { access: string };
-      const headers = { 'content-type': 'application/json', authorization: `Bearer ${access}` };
+      const headers = await confirmedOver(base, access, 'clave-de-gestor');
       const create = (name: string) =>
         fetch(`${base}/api/admin/servers`, {
           method: 'POST',

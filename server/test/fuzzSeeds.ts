@@ -120,12 +120,19 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
     .insert(plans)
     .values({ name: `Plan ${n()}`, description: 'Uno', price: '3.00', validity: '30 days' })
     .returning();
-  const server = await inject(t, 'POST', '/api/admin/servers', tokens.owner, {
-    name: `Suelo ${n()}`,
-    endpoint: `suelo${n()}.vpn.example:51820`,
-    ubication: 'La Habana',
-    allow_partys: true,
-  });
+  const server = await inject(
+    t,
+    'POST',
+    '/api/admin/servers',
+    tokens.owner,
+    {
+      name: `Suelo ${n()}`,
+      endpoint: `suelo${n()}.vpn.example:51820`,
+      ubication: 'La Habana',
+      allow_partys: true,
+    },
+    await reauth(t, tokens.owner!),
+  );
   const serverId = server.json<{ server: { id: number } }>().server.id;
   const [serverRow] = await t.ctx.db.select().from(servers).where(eq(servers.id, serverId));
   const peer = await t.ctx.peers.provision({
@@ -182,11 +189,14 @@ async function spareCustomer(f: Fixtures) {
 }
 
 async function spareServer(f: Fixtures): Promise<number> {
-  const res = await inject(f.t, 'POST', '/api/admin/servers', f.tokens.owner, {
-    name: `Repuesto ${n()}`,
-    endpoint: `repuesto${n()}.vpn.example:51820`,
-    ubication: 'Matanzas',
-  });
+  const res = await inject(
+    f.t,
+    'POST',
+    '/api/admin/servers',
+    f.tokens.owner,
+    { name: `Repuesto ${n()}`, endpoint: `repuesto${n()}.vpn.example:51820`, ubication: 'Matanzas' },
+    await reauth(f.t, f.tokens.owner!),
+  );
   return res.json<{ server: { id: number } }>().server.id;
 }
 
@@ -196,8 +206,8 @@ async function spareManager(f: Fixtures) {
 }
 
 /** A manager's fresh confirmation for a sensitive operation (POST /api/admin/me/reauth), as a header. */
-async function reauth(f: Fixtures, access: string, code?: string) {
-  const res = await inject(f.t, 'POST', '/api/admin/me/reauth', access, {
+async function reauth(t: TestApp, access: string, code?: string) {
+  const res = await inject(t, 'POST', '/api/admin/me/reauth', access, {
     password: PASSWORD,
     ...(code ? { code } : {}),
   });
@@ -213,7 +223,7 @@ async function enrolledManager(f: Fixtures) {
     '/api/admin/me/totp',
     m.access,
     undefined,
-    await reauth(f, m.access),
+    await reauth(f.t, m.access),
   );
   const secret = base32Decode(started.json<{ secret: string }>().secret);
   const confirmed = await inject(f.t, 'POST', '/api/admin/me/totp/confirm', m.access, {
@@ -509,26 +519,26 @@ export const SEEDS: Record<string, Seed> = {
     method: 'POST',
     url: '/api/admin/managers',
     payload: { username: `fznuevo${n()}`, password: PASSWORD, role: 'support' },
-    headers: await reauth(f, f.tokens.owner!),
+    headers: await reauth(f.t, f.tokens.owner!),
   }),
   'PATCH /api/admin/managers/{id}': async (f) => ({
     who: 'owner',
     method: 'PATCH',
     url: `/api/admin/managers/${(await spareManager(f)).id}`,
     payload: { disabled: true },
-    headers: await reauth(f, f.tokens.owner!),
+    headers: await reauth(f.t, f.tokens.owner!),
   }),
   'DELETE /api/admin/managers/{id}': async (f) => ({
     who: 'owner',
     method: 'DELETE',
     url: `/api/admin/managers/${(await spareManager(f)).id}`,
-    headers: await reauth(f, f.tokens.owner!),
+    headers: await reauth(f.t, f.tokens.owner!),
   }),
   'DELETE /api/admin/managers/{id}/totp': async (f) => ({
     who: 'owner',
     method: 'DELETE',
     url: `/api/admin/managers/${(await enrolledManager(f)).id}/totp`,
-    headers: await reauth(f, f.tokens.owner!),
+    headers: await reauth(f.t, f.tokens.owner!),
   }),
   'GET /api/admin/me/totp': get('support', '/api/admin/me/totp'),
   'POST /api/admin/me/reauth': async (f) => {
@@ -548,7 +558,7 @@ export const SEEDS: Record<string, Seed> = {
       method: 'POST',
       url: '/api/admin/me/totp',
       token: m.access,
-      headers: await reauth(f, m.access),
+      headers: await reauth(f.t, m.access),
     };
   },
   'POST /api/admin/me/totp/confirm': async (f) => {
@@ -559,7 +569,7 @@ export const SEEDS: Record<string, Seed> = {
       '/api/admin/me/totp',
       m.access,
       undefined,
-      await reauth(f, m.access),
+      await reauth(f.t, m.access),
     );
     const secret = base32Decode(started.json<{ secret: string }>().secret);
     return {
@@ -578,7 +588,7 @@ export const SEEDS: Record<string, Seed> = {
       url: '/api/admin/me/totp',
       payload: { password: m.password },
       token: m.access,
-      headers: await reauth(f, m.access, m.recovery[0]),
+      headers: await reauth(f.t, m.access, m.recovery[0]),
     };
   },
   'GET /api/admin/metrics': get('support', '/api/admin/metrics'),
@@ -639,11 +649,13 @@ export const SEEDS: Record<string, Seed> = {
   'GET /api/admin/servers': get('support', '/api/admin/servers'),
   'GET /api/admin/servers/{id}': get('support', (f) => `/api/admin/servers/${f.serverId}`),
   'GET /api/admin/servers/{id}/peers': get('support', (f) => `/api/admin/servers/${f.serverId}/peers`),
-  'POST /api/admin/servers': async () => ({
+  // What decides where customers' tunnels end needs a fresh confirmation (issue 31).
+  'POST /api/admin/servers': async (f) => ({
     who: 'operations',
     method: 'POST',
     url: '/api/admin/servers',
     payload: { name: `Nuevo ${n()}`, endpoint: `nuevo${n()}.vpn.example:51820`, ubication: 'Holguín' },
+    headers: await reauth(f.t, f.tokens.operations!),
   }),
   'PATCH /api/admin/servers/{id}': async (f) => ({
     who: 'operations',
@@ -655,11 +667,13 @@ export const SEEDS: Record<string, Seed> = {
     who: 'operations',
     method: 'DELETE',
     url: `/api/admin/servers/${await spareServer(f)}`,
+    headers: await reauth(f.t, f.tokens.operations!),
   }),
   'POST /api/admin/servers/{id}/token': async (f) => ({
     who: 'operations',
     method: 'POST',
     url: `/api/admin/servers/${await spareServer(f)}/token`,
+    headers: await reauth(f.t, f.tokens.operations!),
   }),
   'POST /api/admin/servers/{id}/drain': async (f) => ({
     who: 'operations',

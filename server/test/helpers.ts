@@ -187,9 +187,12 @@ export async function listen(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
+/** The password of the managers managerToken makes. */
+export const MANAGER_PASSWORD = 'clave-de-gestor';
+
 export async function managerToken(t: TestApp, role: Role = 'owner'): Promise<string> {
   const username = `m${randomBytes(3).toString('hex')}`;
-  const m = await createManager(t, username, 'clave-de-gestor', role);
+  const m = await createManager(t, username, MANAGER_PASSWORD, role);
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/login',
@@ -211,7 +214,7 @@ export async function createServer(
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
   });
   if (res.statusCode !== 201) throw new Error(`servidor no creado: ${res.body}`);
@@ -306,4 +309,18 @@ export async function reauthHeader(
   });
   if (res.statusCode !== 200) throw new Error(`reauth refused: ${res.body}`);
   return { 'x-reauth': res.json<{ token: string }>().token };
+}
+
+/**
+ * The bearer and a fresh confirmation (X-Reauth) of the manager signed in with `access`, for the
+ * calls that need one: adding a server, rotating its agent token, changing its host or port,
+ * deleting it, moving a customer's peer (issue 31), and those of reauthHeader. `password` is the
+ * manager's (managerToken's unless told).
+ */
+export async function confirmed(
+  t: TestApp,
+  access: string,
+  password = MANAGER_PASSWORD,
+): Promise<{ authorization: string; 'x-reauth': string }> {
+  return { ...bearer(access), ...(await reauthHeader(t, access, password)) };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peers, plans } from '../src/db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   createTestDatabase,
@@ -47,7 +48,7 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
       await b.app.inject({
         method: 'POST',
         url: '/api/admin/servers',
-        headers: bearer(admin),
+        headers: await confirmed(b, admin),
         payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
       })
     ).json();

@@ -5,7 +5,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { invoices, plans } from '../src/db/schema.ts';
-import { bearer, createCustomer, login, type TestApp } from './helpers.ts';
+import { bearer, confirmed, createCustomer, login, type TestApp } from './helpers.ts';
 
 /**
  * What every payment test sells from: one server ('Uno', added through the console by `manager`)
@@ -15,7 +15,7 @@ export async function openShop(t: TestApp, manager: string): Promise<number> {
   const server = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(manager),
+    headers: await confirmed(t, manager),
     payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
   });
   if (server.statusCode !== 201) throw new Error(`server not created: ${server.body}`);

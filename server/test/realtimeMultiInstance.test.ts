@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   createTestDatabase,
@@ -83,7 +84,7 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
     const created = await b.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(b, admin),
       payload: { name: 'Rotado', endpoint: 'rotado.example:51820', ubication: 'X' },
     });
     const { server, agent_token } = created.json<{ server: { id: number }; agent_token: string }>();
@@ -91,7 +92,7 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
     const rotated = await b.app.inject({
       method: 'POST',
       url: `/api/admin/servers/${server.id}/token`,
-      headers: bearer(admin),
+      headers: await confirmed(b, admin),
     });
     expect(rotated.statusCode).toBe(200);
     const timeout = new Promise<string>((r) => setTimeout(() => r('still connected'), 10_000));

@@ -48,6 +48,21 @@ export async function startServer(port: number, env: Record<string, string>): Pr
   }
 }
 
+/**
+ * The bearer and a manager's fresh confirmation (X-Reauth) from a running server, for the calls
+ * that need one (adding a server, issue 31), with the JSON content type.
+ */
+export async function confirmedOver(base: string, access: string, password: string) {
+  const res = await fetch(`${base}/api/admin/me/reauth`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+    body: JSON.stringify({ password }),
+  });
+  if (res.status !== 200) throw new Error(`reauth refused: ${res.status} ${await res.text()}`);
+  const { token } = (await res.json()) as { token: string };
+  return { 'content-type': 'application/json', authorization: `Bearer ${access}`, 'x-reauth': token };
+}
+
 /** Resolves when the process has exited (after a kill). */
 export const exited = (proc: ChildProcess) =>
   new Promise((r) => (proc.exitCode !== null || proc.signalCode ? r(null) : proc.once('exit', r)));

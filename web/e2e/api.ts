@@ -54,13 +54,15 @@ export class ManagerApi {
 
   /**
    * This session with a fresh confirmation of the password (`X-Reauth`, five minutes), which every
-   * change of who can sign in needs: creating, editing, disabling or deleting a manager.
+   * change of who can sign in needs (creating, editing, disabling or deleting a manager), and
+   * adding a server (issue 31).
    */
   async confirmed(password: string): Promise<ManagerApi> {
     const proof = await this.request<{ token: string }>('POST', '/api/admin/me/reauth', { password });
     return new ManagerApi(this.baseUrl, this.token, { 'X-Reauth': proof.token });
   }
 
+  /** Adds a server: on a session from confirmed() (X-Reauth). */
   createServer(body: { name: string; endpoint: string; ubication: string; allow_partys?: boolean }) {
     return this.request<CreatedServer>('POST', '/api/admin/servers', body);
   }

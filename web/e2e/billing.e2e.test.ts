@@ -25,7 +25,9 @@ beforeAll(async () => {
   // A new peer needs an active server to live on (the e2e server starts without one).
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await manager.createServer({
+  await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Braga ${tag}`,
     endpoint: `brg-${tag}.vpn.example.com:51850`,
     ubication: 'Braga, Portugal',

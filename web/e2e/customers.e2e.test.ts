@@ -20,7 +20,9 @@ beforeAll(async () => {
   // A new peer needs an active server to live on (the e2e server starts without one).
   const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await manager.createServer({
+  await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Oporto ${tag}`,
     endpoint: `opo-${tag}.vpn.example.com:51840`,
     ubication: 'Oporto, Portugal',

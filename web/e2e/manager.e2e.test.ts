@@ -67,6 +67,10 @@ describe('manager console', () => {
     await form.getByLabel('Endpoint (host:puerto)').fill(`lis-${tag}.vpn.example.com:51830`);
     await form.getByLabel('Ubicación').fill('Lisboa, Portugal');
     await form.getByRole('button', { name: 'Crear servidor' }).click();
+    // A new server needs the password given again (issue 31); the call then goes through.
+    const reauth = page.getByRole('dialog', { name: 'Confirme que es usted' });
+    await reauth.getByLabel('Contraseña', { exact: true }).fill(ADMIN_PASSWORD);
+    await reauth.getByRole('button', { name: 'Confirmar' }).click();
 
     const dialog = page.getByRole('dialog', { name: 'Instalar el agente' });
     await dialog
@@ -85,7 +89,8 @@ describe('manager console', () => {
     await dialog.waitFor({ state: 'detached' });
     expect(await page.getByText(token).count()).toBe(0);
 
-    // The new server: no agent yet. Its detail, then a new port.
+    // The new server: no agent yet. Its detail, then a new port (the confirmation just given still
+    // holds: no second question).
     const row = page.getByRole('row', { name: new RegExp(name) });
     await row.waitFor();
     expect(await row.textContent()).toContain('Sin conexión');

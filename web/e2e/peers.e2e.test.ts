@@ -52,19 +52,25 @@ beforeAll(async () => {
   // seed, since another journey (rooms.e2e.test.ts) switches it off when it ends.
   await manager.settings({ allow_partys: true });
   const tag = Date.now().toString(36);
-  madrid = await manager.createServer({
+  madrid = await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Madrid ${tag}`,
     endpoint: `mad-${tag}.vpn.example.com:51820`,
     ubication: 'Madrid, España',
     allow_partys: true,
   });
-  toronto = await manager.createServer({
+  toronto = await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Toronto ${tag}`,
     endpoint: `tor-${tag}.vpn.example.com:51821`,
     ubication: 'Toronto, Canadá',
     allow_partys: false,
   });
-  valencia = await manager.createServer({
+  valencia = await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Valencia ${tag}`,
     endpoint: `vlc-${tag}.vpn.example.com:51822`,
     ubication: 'Valencia, España',

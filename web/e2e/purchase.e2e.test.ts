@@ -22,7 +22,9 @@ beforeAll(async () => {
   const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
   // A new peer needs a server to live on.
-  await manager.createServer({
+  await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Lisboa ${tag}`,
     endpoint: `lis-${tag}.vpn.example.com:51830`,
     ubication: 'Lisboa, Portugal',

@@ -24,7 +24,9 @@ beforeAll(async () => {
   browser = await launchChromium();
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await manager.createServer({
+  await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Oporto ${tag}`,
     endpoint: `opo-${tag}.vpn.example.com:51831`,
     ubication: 'Oporto, Portugal',

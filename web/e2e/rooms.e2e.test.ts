@@ -90,7 +90,9 @@ beforeAll(async () => {
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   await manager.settings({ allow_partys: true });
   const tag = Date.now().toString(36);
-  salas = await manager.createServer({
+  salas = await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
     name: `Salas ${tag}`,
     endpoint: `salas-${tag}.vpn.example.com:51830`,
     ubication: 'La Habana, Cuba',

@@ -61,7 +61,9 @@ describe('usage the customer sees', () => {
       data_gb: 0.001,
       hidden: true,
     });
-    const { server, agent_token } = await manager.createServer({
+    const { server, agent_token } = await (
+      await manager.confirmed(ADMIN_PASSWORD)
+    ).createServer({
       name: `Uso ${tag}`,
       endpoint: `uso-${tag}.vpn.example.com:51840`,
       ubication: 'La Habana, Cuba',

@@ -12,6 +12,7 @@ import { recordChanges } from '../services/fleet/desiredState.ts';
 import { rotateAgentToken } from '../services/fleet/servers.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -32,7 +33,7 @@ async function agentWithPeer(t: TestApp, base: string, name: string) {
   const created = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(admin),
+    headers: await confirmed(t, admin),
     payload: { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X' },
   });
   const { server, agent_token } = created.json<{ server: { id: number }; agent_token: string }>();

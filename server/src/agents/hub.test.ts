@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peerUsageHourly, peers, plans, servers } from '../db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -22,7 +23,7 @@ async function newServer(name: string) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X' },
   });
   expect(res.statusCode).toBe(201);

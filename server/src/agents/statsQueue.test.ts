@@ -10,6 +10,7 @@ import { invalidatePlans } from '../services/billing/plans.ts';
 import type * as Usage from '../services/peers/usage.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -65,7 +66,7 @@ describe('agent stats queue', () => {
     const server = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'Lento', endpoint: 'lento.example:51820', ubication: 'X' },
     });
     expect(server.statusCode).toBe(201);

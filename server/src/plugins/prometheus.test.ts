@@ -12,6 +12,7 @@ import { invoices, plans } from '../db/schema.ts';
 import { invalidatePlans } from '../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -129,7 +130,7 @@ describe('with METRICS_TOKEN', () => {
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(owner),
+      headers: await confirmed(t, owner),
       payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
     });
     const serverId = String(created.json().server.id);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, servers } from '../db/schema.ts';
-import { bearer, createTestApp, listen, managerToken, type TestApp } from '../../test/helpers.ts';
+import { bearer, confirmed, createTestApp, listen, managerToken, type TestApp } from '../../test/helpers.ts';
 import { ProtocolAgent } from '../../test/protocolAgent.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vpn-agent-release-'));
@@ -47,7 +47,7 @@ async function newServer(name: string): Promise<{ id: number; token: string; com
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'Lab' },
   });
   expect(res.statusCode).toBe(201);

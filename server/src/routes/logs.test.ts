@@ -1,7 +1,14 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../db/schema.ts';
-import { bearer, createCustomer, createTestApp, managerToken, type TestApp } from '../../test/helpers.ts';
+import {
+  bearer,
+  confirmed,
+  createCustomer,
+  createTestApp,
+  managerToken,
+  type TestApp,
+} from '../../test/helpers.ts';
 
 const lines: string[] = [];
 let t: TestApp;
@@ -22,7 +29,7 @@ describe('request logs', () => {
     const server = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
     });
     const customer = await createCustomer(t);

@@ -90,11 +90,13 @@ beforeAll(async () => {
   );
   remember('contraseña de gestor', 'clave-de-soporte-1');
   // A server (its agent token), a plan, a customer who registers and logs in, a peer.
-  const created = await api('POST', '/api/admin/servers', ownerLogin.access, {
-    name: 'Uno',
-    endpoint: 'uno.vpn.example:51820',
-    ubication: 'La Habana',
-  });
+  const created = await api(
+    'POST',
+    '/api/admin/servers',
+    ownerLogin.access,
+    { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
+    { 'x-reauth': proof.token },
+  );
   remember('token de agente', created.agent_token);
   const agent = await ProtocolAgent.connect(base, created.agent_token);
   const [plan] = await t.ctx.db

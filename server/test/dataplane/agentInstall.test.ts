@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../../src/db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -88,8 +89,13 @@ describe.skipIf(reason !== null)(
     let serverId: number;
     let installLine: string;
 
-    const api = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-      t.app.inject({ method, url, headers: bearer(token), payload });
+    const api = (
+      method: 'GET' | 'POST',
+      url: string,
+      token: string,
+      payload?: object,
+      headers = bearer(token),
+    ) => t.app.inject({ method, url, headers, payload });
     const detail = async () =>
       (await api('GET', `/api/admin/servers/${serverId}`, admin)).json<{
         agent_online: boolean;
@@ -197,12 +203,13 @@ describe.skipIf(reason !== null)(
     });
 
     it('installs and starts the agent on Debian 12’s Node 18 from the line the panel shows', async () => {
-      const res = await api('POST', '/api/admin/servers', admin, {
-        name: 'Nodo nuevo',
-        endpoint: `${'198.51.100.61'}:51820`,
-        ubication: 'Lab',
-        interface_name: iface,
-      });
+      const res = await api(
+        'POST',
+        '/api/admin/servers',
+        admin,
+        { name: 'Nodo nuevo', endpoint: `${'198.51.100.61'}:51820`, ubication: 'Lab', interface_name: iface },
+        await confirmed(t, admin),
+      );
       expect(res.statusCode).toBe(201);
       const created = res.json<{ server: { id: number }; agent_token: string; install_command: string }>();
       serverId = created.server.id;

@@ -15,7 +15,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, listen, managerToken, type TestApp } from '../helpers.ts';
+import { bearer, confirmed, createTestApp, listen, managerToken, type TestApp } from '../helpers.ts';
 import { DEBIAN_NODE_VERSION, debianNode18 } from './debianNode18.ts';
 import { Lab, dataplaneSkipReason, eventually, uniqueName, type Host } from './network.ts';
 
@@ -165,7 +165,7 @@ ${PANEL} {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'Nodo TLS', endpoint: '198.51.100.71:51820', ubication: 'Lab', interface_name: iface },
     });
     expect(res.statusCode).toBe(201);

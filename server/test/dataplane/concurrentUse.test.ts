@@ -15,6 +15,7 @@ import type { AdminPeerDetail, Peer } from '@vpn/contracts';
 import { plans } from '../../src/db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -59,8 +60,13 @@ describe.skipIf(skip !== null)(`data plane: one device per peer${skip ? ` (omiti
   let serverId: number;
   const pingers: Pinger[] = [];
 
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-    t.app.inject({ method, url, headers: bearer(token), payload });
+  const api = (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    token: string,
+    payload?: object,
+    headers = bearer(token),
+  ) => t.app.inject({ method, url, headers, payload });
 
   async function customerPeer(name: string) {
     const c = await createCustomer(t);
@@ -114,12 +120,13 @@ describe.skipIf(skip !== null)(`data plane: one device per peer${skip ? ` (omiti
     planId = plan!.id;
     const server = lab.host('dpus', '198.51.100.1');
     iface = uniqueName('dpuw');
-    const created = await api('POST', '/api/admin/servers', admin, {
-      name: 'Simultáneo',
-      endpoint: `${server.address}:51820`,
-      ubication: 'Lab',
-      interface_name: iface,
-    });
+    const created = await api(
+      'POST',
+      '/api/admin/servers',
+      admin,
+      { name: 'Simultáneo', endpoint: `${server.address}:51820`, ubication: 'Lab', interface_name: iface },
+      await confirmed(t, admin),
+    );
     expect(created.statusCode).toBe(201);
     serverId = created.json<{ server: { id: number } }>().server.id;
     lab.startAgent(server, base, created.json<{ agent_token: string }>().agent_token, iface);

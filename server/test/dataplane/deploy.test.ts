@@ -343,11 +343,17 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       token: admin,
       json: { name: 'Mensual', price: '3.00', validity_days: 30 },
     }));
+    // Adding a server needs the password given again (X-Reauth, issue 31).
+    const { token: proof } = await m.json<{ token: string }>('POST', '/api/admin/me/reauth', {
+      token: admin,
+      json: { password },
+    });
     const created = await m.json<{ server: { id: number }; agent_token: string }>(
       'POST',
       '/api/admin/servers',
       {
         token: admin,
+        headers: { 'x-reauth': proof },
         json: {
           name: 'Nodo 1',
           endpoint: `${serverHost.address}:51820`,

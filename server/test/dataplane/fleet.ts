@@ -11,6 +11,7 @@
 import { expect } from 'vitest';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createPlan,
   createTestApp,
@@ -69,13 +70,19 @@ export class Fleet {
       for (const [i, address] of ['198.51.100.1', '198.51.100.2'].entries()) {
         const host = this.lab.host(`${prefix}s${i}`, address);
         const iface = uniqueName(`${prefix}wg`);
-        const res = await this.api('POST', '/api/admin/servers', this.admin, {
-          name: `Servidor ${i + 1}`,
-          endpoint: `${address}:51820`,
-          ubication: 'Lab',
-          interface_name: iface,
-          allow_partys: true,
-        });
+        const res = await this.api(
+          'POST',
+          '/api/admin/servers',
+          this.admin,
+          {
+            name: `Servidor ${i + 1}`,
+            endpoint: `${address}:51820`,
+            ubication: 'Lab',
+            interface_name: iface,
+            allow_partys: true,
+          },
+          await confirmed(this.t, this.admin),
+        );
         expect(res.statusCode, res.body).toBe(201);
         const { server, agent_token } = res.json();
         this.servers.push({ host, id: server.id, token: agent_token, iface });
@@ -102,8 +109,8 @@ export class Fleet {
   }
 
   /** A request to the app with a bearer token. */
-  api = (method: Method, url: string, token: string, payload?: object) =>
-    this.t.app.inject({ method, url, headers: bearer(token), payload });
+  api = (method: Method, url: string, token: string, payload?: object, headers = bearer(token)) =>
+    this.t.app.inject({ method, url, headers, payload });
 
   /** A new customer, signed in. */
   customer = async () => {

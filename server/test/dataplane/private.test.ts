@@ -10,6 +10,7 @@ import { ECHO_ADDRESS_SERVER, tcpGet, tcpGetRetry } from '../../../agent/src/tes
 import { plans } from '../../src/db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -38,8 +39,8 @@ describe.skipIf(skip !== null)(`data plane: private networks${skip ? ` (omitido:
     t = await createTestApp({ scheduler: false });
     const base = await listen(t);
     const admin = await managerToken(t);
-    const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
-      t.app.inject({ method, url, headers: bearer(admin), payload });
+    const api = (method: 'GET' | 'POST', url: string, payload?: object, headers = bearer(admin)) =>
+      t.app.inject({ method, url, headers, payload });
     const [plan] = await t.ctx.db
       .insert(plans)
       .values({ name: 'Mensual', description: 'x', price: '3.00', validity: '30 days' })
@@ -56,12 +57,12 @@ describe.skipIf(skip !== null)(`data plane: private networks${skip ? ` (omitido:
     await lab.net.startProcess(server.ns, process.execPath, ['-e', ECHO_ADDRESS_SERVER, String(HOST_PORT)]);
 
     const iface = uniqueName('dppw');
-    const created = await api('POST', '/api/admin/servers', {
-      name: 'Privado',
-      endpoint: `${server.address}:51820`,
-      ubication: 'Lab',
-      interface_name: iface,
-    });
+    const created = await api(
+      'POST',
+      '/api/admin/servers',
+      { name: 'Privado', endpoint: `${server.address}:51820`, ubication: 'Lab', interface_name: iface },
+      await confirmed(t, admin),
+    );
     expect(created.statusCode).toBe(201);
     lab.startAgent(server, base, created.json().agent_token, iface);
     await eventually(

@@ -10,6 +10,7 @@ import { managers, peers, servers } from '../../src/db/schema.ts';
 import { FakeTelegram } from '../fakeTelegram.ts';
 import {
   bearer,
+  confirmed as confirmedHeaders,
   createCustomer,
   createManager,
   createPlan,
@@ -76,7 +77,7 @@ describe.skipIf(skip !== null)(`Telegram on the data plane${skip ? ` (omitido: $
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmedHeaders(t, admin),
       payload: { name: 'Habana', endpoint: '198.51.100.71:51820', ubication: 'Lab', interface_name: iface },
     });
     expect(res.statusCode).toBe(201);

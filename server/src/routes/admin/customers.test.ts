@@ -5,6 +5,7 @@ import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -42,7 +43,7 @@ beforeAll(async () => {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana', allow_partys: true },
   });
   serverId = res.json().server.id;
@@ -261,7 +262,7 @@ describe('PATCH /api/admin/customers/{id} {disabled}', () => {
     const token = await t.app.inject({
       method: 'POST',
       url: `/api/admin/servers/${serverId}/token`,
-      headers: bearer(owner),
+      headers: await confirmed(t, owner),
     });
     agent = await ProtocolAgent.connect(base, token.json().agent_token);
     const snapshot = agent.received.find((m) => m.type === 'snapshot');

@@ -5,6 +5,7 @@ import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createPlan,
   createTestApp,
@@ -26,7 +27,7 @@ async function newServer(name: string, extra: Record<string, unknown> = {}) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(ops),
+    headers: await confirmed(t, ops),
     payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
   });
   expect(res.statusCode).toBe(201);
@@ -174,7 +175,7 @@ describe('POST /api/admin/servers/{id}/drain', () => {
     const del = await t.app.inject({
       method: 'DELETE',
       url: `/api/admin/servers/${a.server.id}`,
-      headers: bearer(ops),
+      headers: await confirmed(t, ops),
     });
     expect(del.statusCode).toBe(204);
   });

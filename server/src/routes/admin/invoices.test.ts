@@ -4,6 +4,7 @@ import { auditLog, invoices, peers, plans } from '../../db/schema.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -36,7 +37,7 @@ beforeAll(async () => {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
   });
   agent = await ProtocolAgent.connect(base, res.json().agent_token);

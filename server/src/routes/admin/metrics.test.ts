@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, invoices, peerStats, peers, plans, serverUsageHourly } from '../../db/schema.ts';
 import { hashPassword } from '../../lib/crypto.ts';
-import { bearer, createTestApp, managerToken, type TestApp } from '../../../test/helpers.ts';
+import { bearer, confirmed, createTestApp, managerToken, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let owner: string;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   const created = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
   });
   serverId = created.json().server.id;

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans } from '../../db/schema.ts';
-import { bearer, createCustomer, createTestApp, managerToken, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  confirmed,
+  createCustomer,
+  createTestApp,
+  managerToken,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 let t: TestApp;
 let admin: string;
@@ -19,7 +26,7 @@ describe('metrics', () => {
     await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
     });
     const c = await createCustomer(t);

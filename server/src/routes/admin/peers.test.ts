@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { catalogMsg } from '@vpn/contracts';
+import { catalogMsg, msgManagers, REAUTH_REQUIRED } from '@vpn/contracts';
 import { auditLog, invoices, peers, peerStats, plans, servers } from '../../db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -28,15 +29,22 @@ let a1: ProtocolAgent;
 let a2: ProtocolAgent;
 const sockets: PushClient[] = [];
 
-const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token = owner, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const api = (
+  method: 'GET' | 'POST' | 'PATCH',
+  url: string,
+  token = owner,
+  payload?: object,
+  headers: Record<string, string> = bearer(token),
+) => t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
 
 async function newServer(name: string) {
-  const res = await api('POST', '/api/admin/servers', owner, {
-    name,
-    endpoint: `${name.toLowerCase()}.example:51820`,
-    ubication: 'X',
-  });
+  const res = await api(
+    'POST',
+    '/api/admin/servers',
+    owner,
+    { name, endpoint: `${name.toLowerCase()}.example:51820`, ubication: 'X' },
+    await confirmed(t, owner),
+  );
   return { id: res.json().server.id as number, token: res.json().agent_token as string };
 }
 
@@ -227,10 +235,15 @@ describe('PATCH /api/admin/peers/{id}', () => {
   it('moves a peer to another server through the agents: busy until both ack, then the owner is told', async () => {
     const { peer, push } = await customerWithPeer('Viajero');
     await a1.until(() => a1.peers.has(peer.publicKey));
-    const res = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, {
-      operation: 'change_server',
-      server: s2.id,
-    });
+    // Issue 31: the session alone (a stolen token) cannot send a customer's tunnel to another machine.
+    const move = { operation: 'change_server', server: s2.id };
+    const refused = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, move);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ message: msgManagers.reauthRequired, code: REAUTH_REQUIRED });
+    const [still] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
+    expect(still!.serverId).toBe(s1.id);
+    expect(still!.pendingOperation).toBeNull();
+    const res = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, move, await confirmed(t, owner));
     expect(res.statusCode).toBe(200);
     expect(res.json().server).toEqual({ id: s2.id, name: 'Dos' });
     await a2.until(() => a2.peers.has(peer.publicKey));
@@ -245,10 +258,7 @@ describe('PATCH /api/admin/peers/{id}', () => {
       .where(and(eq(auditLog.action, 'peer.change_server'), eq(auditLog.targetId, String(peer.id))));
     expect((entry!.data as { changes: object }).changes).toEqual({ server: { before: 'Uno', after: 'Dos' } });
 
-    const same = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, {
-      operation: 'change_server',
-      server: s2.id,
-    });
+    const same = await api('PATCH', `/api/admin/peers/${peer.id}`, owner, move, await confirmed(t, owner));
     expect(same.statusCode).toBe(400);
   });
 

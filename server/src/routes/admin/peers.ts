@@ -14,6 +14,7 @@ import {
 import { adminDoc } from '../openapi.ts';
 import type { AppContext } from '../../context.ts';
 import { actorOf, principalOf } from '../../plugins/auth.ts';
+import { ReauthService } from '../../plugins/reauth.ts';
 import { createManualPeer, getPeer, listPeers, patchPeer } from '../../services/peers/peerConsole.ts';
 import { originOf } from '../origin.ts';
 
@@ -24,6 +25,7 @@ const text = (max: number) =>
 export const adminPeerRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    const reauth = new ReauthService(ctx);
     app.get(
       '/api/admin/peers',
       {
@@ -86,14 +88,20 @@ export const adminPeerRoutes =
         config: { permission: 'peers.write' },
         schema: {
           ...adminDoc(
-            'Activa/desactiva un peer o cambia su expiración (null = indeterminada); o operation grant {plan, reason} / change_server {server}',
+            'Activa/desactiva un peer o cambia su expiración (null = indeterminada); o operation grant {plan, reason} / change_server {server} (con X-Reauth)',
           ),
           params: IdParams,
           body: AdminPeerPatch,
-          response: { 200: AdminPeerDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+          response: { 200: AdminPeerDetail, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
-      async (request) => patchPeer(ctx.db, ctx.peers, actorOf(request), request.params.id, request.body),
+      async (request) => {
+        // Moving a customer's tunnel to another machine needs a fresh confirmation (issue 31), like
+        // adding a server or changing its host: a stolen session alone must not point customers at
+        // another endpoint.
+        if (request.body.operation === 'change_server') await reauth.require(request);
+        return patchPeer(ctx.db, ctx.peers, actorOf(request), request.params.id, request.body);
+      },
     );
   };
 

@@ -4,6 +4,7 @@ import { catalogMsg } from '@vpn/contracts';
 import { auditLog, invoices, plans } from '../../db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   login,
@@ -19,7 +20,7 @@ beforeAll(async () => {
   await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
   });
 });

@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auditLog, rooms, peerStats, peers, servers } from '../../db/schema.ts';
+import { msgManagers, REAUTH_REQUIRED } from '@vpn/contracts';
 import { encrypt } from '../../lib/crypto.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createPlan,
   createTestApp,
@@ -32,7 +34,7 @@ async function newServer(name: string, extra: Record<string, unknown> = {}): Pro
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
   });
   expect(res.statusCode).toBe(201);
@@ -56,8 +58,16 @@ async function peerOn(
   return { customer: c, peer };
 }
 
-const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, token = owner) =>
-  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const api = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: object,
+  token = owner,
+  headers: Record<string, string> = bearer(token),
+) => t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+/** The same call with the manager's fresh confirmation (X-Reauth). */
+const sure = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, token = owner) =>
+  api(method, url, payload, token, await confirmed(t, token));
 
 const detail = async (id: number) => (await api('GET', `/api/admin/servers/${id}`)).json();
 
@@ -93,7 +103,7 @@ describe('servers: create, rotate, list', () => {
     expect(list.json().count).toBe(1);
     expect(JSON.stringify((await lastAudit('server.create'))?.data)).not.toContain(s.agent_token);
 
-    const rotated = await api('POST', `/api/admin/servers/${s.server.id}/token`);
+    const rotated = await sure('POST', `/api/admin/servers/${s.server.id}/token`);
     expect(rotated.statusCode).toBe(200);
     const { agent_token, install_command } = rotated.json();
     expect(agent_token).not.toBe(s.agent_token);
@@ -204,7 +214,7 @@ describe('servers: edit', () => {
     const tokens = await login(t, customer.username, customer.password);
     const push = await PushClient.connect(base, tokens.access);
     sockets.push(push);
-    const res = await api('PATCH', `/api/admin/servers/${s.server.id}`, {
+    const res = await sure('PATCH', `/api/admin/servers/${s.server.id}`, {
       name: 'Beta 2',
       host: 'beta2.vpn.example',
       port: 51900,
@@ -271,13 +281,13 @@ describe('servers: delete and detail', () => {
   it('refuses to delete a server with peers (409, Spanish), deletes an empty one', async () => {
     const s = await newServer('Epsilon');
     const { peer } = await peerOn(s.server.id);
-    const refused = await api('DELETE', `/api/admin/servers/${s.server.id}`);
+    const refused = await sure('DELETE', `/api/admin/servers/${s.server.id}`);
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toBe(
       'No se puede eliminar un servidor con peers (1). Drénelo antes para moverlos a otros servidores.',
     );
     await t.ctx.db.delete(peers).where(eq(peers.id, peer.id));
-    const ok = await api('DELETE', `/api/admin/servers/${s.server.id}`);
+    const ok = await sure('DELETE', `/api/admin/servers/${s.server.id}`);
     expect(ok.statusCode).toBe(204);
     expect((await api('GET', `/api/admin/servers/${s.server.id}`)).statusCode).toBe(404);
     expect((await lastAudit('server.delete'))?.targetId).toBe(String(s.server.id));
@@ -307,5 +317,143 @@ describe('servers: delete and detail', () => {
     const d = await detail(s.server.id);
     expect(d).toMatchObject({ peers: 2, online_peers: 1, drain: null });
     expect(d.revision_lag).toBeGreaterThan(0); // no agent: nothing applied
+  });
+});
+
+describe('servers: a stolen session cannot take a node over (issue 31)', () => {
+  const refusal = { message: msgManagers.reauthRequired, code: REAUTH_REQUIRED };
+
+  it('refuses a new server, a new agent token, another host or port and a deletion without a fresh confirmation, and changes nothing', async () => {
+    const ops = await managerToken(t, 'operations');
+    const s = await newServer('Kappa');
+    const agent = await ProtocolAgent.connect(base, s.agent_token);
+    agents.push(agent);
+    const empty = await newServer('Lambda');
+    const { customer, peer } = await peerOn(s.server.id);
+    const conf = async () => {
+      const tokens = await login(t, customer.username, customer.password);
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/client/accounts/peers/${peer.id}`,
+        headers: bearer(tokens.access),
+      });
+      return res.body;
+    };
+    /** What decides where tunnels end and who may act as the node. */
+    const fleet = () =>
+      t.ctx.db
+        .select({
+          id: servers.id,
+          name: servers.name,
+          host: servers.host,
+          port: servers.port,
+          publicKey: servers.publicKey,
+          agentTokenHash: servers.agentTokenHash,
+        })
+        .from(servers)
+        .orderBy(servers.id);
+    const before = { fleet: await fleet(), conf: await conf() };
+    const audits = async () => (await t.ctx.db.select().from(auditLog)).length;
+    const auditsBefore = await audits();
+    // Another manager's confirmation, or one of this manager for another session, is no confirmation.
+    const otherOwner = await managerToken(t, 'owner');
+    const foreign = { ...bearer(ops), 'x-reauth': (await confirmed(t, otherOwner))['x-reauth'] };
+    const attempts: [string, 'POST' | 'PATCH' | 'DELETE', string, object | undefined][] = [
+      [
+        'add a server',
+        'POST',
+        '/api/admin/servers',
+        { name: 'Intruso', endpoint: 'evil.example:51820', ubication: 'X' },
+      ],
+      ['rotate the agent token', 'POST', `/api/admin/servers/${s.server.id}/token`, undefined],
+      ['another host', 'PATCH', `/api/admin/servers/${s.server.id}`, { host: 'evil.example' }],
+      ['another port', 'PATCH', `/api/admin/servers/${s.server.id}`, { port: 51999 }],
+      [
+        'a rename with another host',
+        'PATCH',
+        `/api/admin/servers/${s.server.id}`,
+        { name: 'Kappa 2', host: 'evil.example' },
+      ],
+      ['the same host, named', 'PATCH', `/api/admin/servers/${s.server.id}`, { host: 'kappa.vpn.example' }],
+      ['delete', 'DELETE', `/api/admin/servers/${empty.server.id}`, undefined],
+    ];
+    for (const [what, method, url, payload] of attempts) {
+      for (const [who, headers] of [
+        ['owner', bearer(owner)],
+        ['operations', bearer(ops)],
+        ['operations with a confirmation of another manager', foreign],
+      ] as const) {
+        const res = await api(method, url, payload, undefined, headers);
+        expect(res.statusCode, `${what} (${who})`).toBe(403);
+        expect(res.json(), `${what} (${who})`).toEqual(refusal);
+      }
+    }
+    expect(await fleet()).toEqual(before.fleet);
+    expect(await conf()).toBe(before.conf);
+    expect(await audits()).toBe(auditsBefore);
+    // The node's agent token still works: a second connection with it is accepted.
+    agents.push(await ProtocolAgent.connect(base, s.agent_token));
+
+    // With the manager's password given again, each goes through.
+    const added = await sure(
+      'POST',
+      '/api/admin/servers',
+      { name: 'Mu', endpoint: 'mu.vpn.example:51820', ubication: 'X' },
+      ops,
+    );
+    expect(added.statusCode).toBe(201);
+    const rotated = await sure('POST', `/api/admin/servers/${s.server.id}/token`, undefined, ops);
+    expect(rotated.statusCode).toBe(200);
+    await expect(ProtocolAgent.connect(base, s.agent_token)).rejects.toThrow(/401/);
+    const moved = await sure(
+      'PATCH',
+      `/api/admin/servers/${s.server.id}`,
+      { host: 'kappa2.vpn.example', port: 51821 },
+      ops,
+    );
+    expect(moved.statusCode).toBe(200);
+    expect(await conf()).toContain('Endpoint = kappa2.vpn.example:51821');
+    expect((await sure('DELETE', `/api/admin/servers/${empty.server.id}`, undefined, ops)).statusCode).toBe(
+      204,
+    );
+  });
+
+  it('renames, relocates, switches and drains with the session alone', async () => {
+    const ops = await managerToken(t, 'operations');
+    const s = await newServer('Nu');
+    const { peer } = await peerOn(s.server.id);
+    const res = await api(
+      'PATCH',
+      `/api/admin/servers/${s.server.id}`,
+      { name: 'Nu 2', ubication: 'Santiago', allow_partys: true, allow_discovery: false, active: false },
+      ops,
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: 'Nu 2',
+      ubication: 'Santiago',
+      allow_partys: true,
+      allow_discovery: false,
+      active: false,
+      endpoint: 'nu.vpn.example:51820',
+    });
+    expect((await api('PATCH', `/api/admin/servers/${s.server.id}`, { active: true }, ops)).statusCode).toBe(
+      200,
+    );
+    const drain = await api(
+      'POST',
+      `/api/admin/servers/${s.server.id}/drain`,
+      { reason: 'mantenimiento' },
+      ops,
+    );
+    expect(drain.statusCode).toBe(202);
+    // The peer leaves for one of the other (already confirmed) servers.
+    await vi.waitFor(
+      async () => {
+        const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
+        expect(row!.serverId).not.toBe(s.server.id);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
   });
 });

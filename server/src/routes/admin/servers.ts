@@ -17,6 +17,7 @@ import {
 } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
+import { ReauthService } from '../../plugins/reauth.ts';
 import { originOf } from '../origin.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { AdminServerService } from '../../services/fleet/serverConsole.ts';
@@ -48,6 +49,12 @@ const admin = { tags: ['admin'], security: [{ bearer: [] }] };
  * The manager API for servers: list, detail with live status and drain progress, peers, create and
  * token rotation (the install command shown once), edit, drain and delete. (Peers, manual ones
  * included, live in peers.ts.)
+ *
+ * Whatever decides which machine customers' tunnels end on — a new server, a new agent token (its
+ * holder receives the node's private key and every peer's preshared key), another host or port
+ * (written in every `.conf` and mirror link), a deletion — needs the manager's fresh confirmation
+ * (X-Reauth, issue 31), as changing who can sign in does: a stolen session alone must not take a
+ * node over. Renaming, the location, the switches and a drain (to servers already confirmed) do not.
  */
 export const adminServerRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
@@ -64,6 +71,7 @@ export const adminServerRoutes =
     // The agent must reach the control plane at its public address: PUBLIC_URL, else the address
     // this console was opened at (the answer goes back to that same manager).
     const baseOf = (request: Parameters<typeof originOf>[0]) => originOf(request, ctx);
+    const reauth = new ReauthService(ctx);
 
     app.get(
       '/api/admin/servers',
@@ -115,13 +123,15 @@ export const adminServerRoutes =
         schema: {
           ...admin,
           summary:
-            'Crea un servidor; el token y el comando de instalación del agente se muestran solo esta vez',
+            'Crea un servidor (con X-Reauth); el token y el comando de instalación del agente se muestran solo esta vez',
           body: NewServerBody,
-          response: { 201: AgentInstall.extend({ server: AdminServer }), 400: ErrorBody },
+          response: { 201: AgentInstall.extend({ server: AdminServer }), 400: ErrorBody, 403: ErrorBody },
         },
       },
-      async (request, reply) =>
-        reply.status(201).send(await service.create(actorOf(request), request.body, baseOf(request))),
+      async (request, reply) => {
+        await reauth.require(request);
+        return reply.status(201).send(await service.create(actorOf(request), request.body, baseOf(request)));
+      },
     );
 
     app.post(
@@ -131,12 +141,15 @@ export const adminServerRoutes =
         schema: {
           ...admin,
           summary:
-            'Rota el token del agente (el anterior deja de valer al instante); muestra el comando de instalación',
+            'Rota el token del agente (con X-Reauth; el anterior deja de valer al instante); muestra el comando de instalación',
           params: IdParams,
-          response: { 200: AgentInstall, 404: ErrorBody },
+          response: { 200: AgentInstall, 403: ErrorBody, 404: ErrorBody },
         },
       },
-      async (request) => service.rotateToken(actorOf(request), request.params.id, baseOf(request)),
+      async (request) => {
+        await reauth.require(request);
+        return service.rotateToken(actorOf(request), request.params.id, baseOf(request));
+      },
     );
 
     app.post(
@@ -161,14 +174,17 @@ export const adminServerRoutes =
         config: { permission: 'servers.write' },
         schema: {
           ...admin,
-          summary: 'Edita nombre, host, puerto, ubicación, activo y salas de un servidor',
+          summary:
+            'Edita nombre, host, puerto, ubicación, activo y salas de un servidor (host o puerto, con X-Reauth)',
           params: IdParams,
           body: ServerPatch,
-          response: { 200: AdminServer, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+          response: { 200: AdminServer, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request) => {
         if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
+        // Named at all, not only when different: the whole request is refused, so nothing changes.
+        if (request.body.host !== undefined || request.body.port !== undefined) await reauth.require(request);
         return service.update(actorOf(request), request.params.id, request.body);
       },
     );
@@ -196,12 +212,13 @@ export const adminServerRoutes =
         config: { permission: 'servers.write' },
         schema: {
           ...admin,
-          summary: 'Elimina un servidor sin peers (si tiene, 409: drénelo antes)',
+          summary: 'Elimina un servidor sin peers (con X-Reauth; si tiene peers, 409: drénelo antes)',
           params: IdParams,
-          response: { 204: z.null(), 404: ErrorBody, 409: ErrorBody },
+          response: { 204: z.null(), 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (request, reply) => {
+        await reauth.require(request);
         await service.remove(actorOf(request), request.params.id);
         return reply.status(204).send(null);
       },

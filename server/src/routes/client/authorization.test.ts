@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, plans } from '../../db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -58,7 +59,7 @@ beforeAll(async () => {
   const server = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(tok.manager),
+    headers: await confirmed(t, tok.manager),
     payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana', allow_partys: true },
   });
   const owner = await createCustomer(t, 'duena', 'clave-de-la-duena');

@@ -5,6 +5,7 @@ import { peerUsageHourly, peers, plans, rateLimits } from '../../db/schema.ts';
 import { invalidatePlans } from '../../services/billing/plans.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -37,7 +38,7 @@ async function newServer(name: string, extra: Record<string, unknown> = {}) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(admin),
+    headers: await confirmed(t, admin),
     payload: { name, endpoint: `${name.toLowerCase()}.vpn.example:51820`, ubication: 'La Habana', ...extra },
   });
   expect(res.statusCode).toBe(201);
@@ -120,7 +121,7 @@ describe('manager API for servers and manual peers', () => {
     const rotated = await t.app.inject({
       method: 'POST',
       url: `/api/admin/servers/${s3.server.id}/token`,
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
     });
     expect(rotated.statusCode).toBe(200);
     await expect(ProtocolAgent.connect(base, s3.agent_token)).rejects.toThrow(/401/);
@@ -132,7 +133,7 @@ describe('manager API for servers and manual peers', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'X', endpoint: 'sin-puerto', ubication: 'Y' },
     });
     expect(res.statusCode).toBe(400);

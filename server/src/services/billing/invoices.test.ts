@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invoices, peers, planHistory, plans } from '../../db/schema.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   listen,
@@ -188,7 +189,7 @@ describe('an invoice paid while no server is active', () => {
     const server = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(admin),
+      headers: await confirmed(t, admin),
       payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'La Habana' },
     });
     expect(server.statusCode).toBe(201);

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { customers, peers, plans } from '../../db/schema.ts';
 import { invalidatePlans } from './plans.ts';
-import { bearer, createCustomer, createTestApp, managerToken, type TestApp } from '../../../test/helpers.ts';
+import {
+  bearer,
+  confirmed,
+  createCustomer,
+  createTestApp,
+  managerToken,
+  type TestApp,
+} from '../../../test/helpers.ts';
 import { TestSmtp } from '../../../test/smtp.ts';
 
 const HOUR = 3_600_000;
@@ -41,7 +48,7 @@ beforeAll(async () => {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(admin),
+    headers: await confirmed(t, admin),
     payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
   });
   serverId = res.json().server.id;

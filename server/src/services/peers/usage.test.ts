@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peerStats, peerUsageDaily, peerUsageHourly, peers } from '../../db/schema.ts';
 import {
-  bearer,
+  confirmed,
   createCustomer,
   createPlan,
   createServer,
@@ -104,7 +104,7 @@ describe('usage rollups', () => {
     const other = await t.app.inject({
       method: 'POST',
       url: '/api/admin/servers',
-      headers: bearer(owner),
+      headers: await confirmed(t, owner),
       payload: { name: 'Otro', endpoint: 'otro.example:51820', ubication: 'X' },
     });
     await recordStats(t.ctx.db, other.json().server.id, [stat(p.publicKey, 9999, 9999)]);

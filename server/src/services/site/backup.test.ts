@@ -29,6 +29,7 @@ import {
 } from './backup.ts';
 import {
   bearer,
+  confirmed,
   createCustomer,
   createTestApp,
   createTestDatabase,
@@ -57,7 +58,7 @@ async function fill(t: TestApp): Promise<void> {
   await t.app.inject({
     method: 'POST',
     url: '/api/admin/servers',
-    headers: bearer(owner),
+    headers: await confirmed(t, owner),
     payload: { name: 'Uno', endpoint: 'uno.vpn.example:51820', ubication: 'La Habana' },
   });
   for (const name of ['Móvil', 'PC']) {
