@@ -31,7 +31,7 @@ const madrid = {
   active: true,
   allow_partys: true,
   allow_discovery: true,
-  relay: { active: true, relayed: 0, dropped: 0, reported_at: null },
+  relay: { active: true, relayed: 0, dropped: 0, reported_at: null, error: null },
   dns: '1.1.1.1',
   mtu: 1420,
   interface_name: 'wg0',
