@@ -42,6 +42,8 @@ const madrid = {
   agent_outdated: false,
   agent_upgrade: null,
   last_seen_at: '2025-03-05T10:00:00.000Z',
+  offline_since: null,
+  health: null,
   revision: 7,
   acked_revision: 7,
   peers: 0,
