@@ -12,7 +12,10 @@
  *  the real agent process: snapshot over the websocket → ack, delta → ack latency p50/p99, and the
  *      RSS of the agent and of wireguard-go (/proc/PID/status);
  *  the concurrent-use detector's cost per stats pass (issue 19, bench/concurrent.ts), as ratios to
- *      the pass without it (`BENCH_AGENT_ONLY=concurrent` runs only that, at 50,000 peers).
+ *      the pass without it (`BENCH_AGENT_ONLY=concurrent` runs only that, at 50,000 peers);
+ *  per-peer speed (issue 35, bench/shaping.ts): cold apply of 10,000 shaped peers, one peer's speed
+ *      change vs one raw tc command, CPU per forwarded packet with 10,000 shaped peers vs none
+ *      (`BENCH_AGENT_ONLY=shaping` runs only that).
  *
  * Needs root and wireguard-go; everything lives in a namespace made here and is removed at the end.
  * Over 400 lines: each measurement and its baseline run in the same process, so they stay together.
@@ -32,6 +35,7 @@ import { genKeyPair } from '../src/testing/keys.ts';
 import { TestNet, uniqueName, wireguardSkipReason } from '../src/testing/netns.ts';
 import { UapiClient, setRequestText, uapiSocketPath, type UapiPeerOp } from '../src/uapi.ts';
 import { benchConcurrentUse } from './concurrent.ts';
+import { benchShaping } from './shaping.ts';
 
 const SIZES = [10_000, 50_000];
 const ONE_PEER_ROUNDS = 200;
@@ -555,7 +559,14 @@ async function main(): Promise<number> {
       for (const r of results) console.log(`  ${r}`);
       return summarize();
     }
+    if (process.env.BENCH_AGENT_ONLY === 'shaping') {
+      await benchShaping(net, results, verdict);
+      console.log('\nSummary');
+      for (const r of results) console.log(`  ${r}`);
+      return summarize();
+    }
     if (process.env.BENCH_AGENT_ONLY_PROCESS !== '1') for (const n of SIZES) await benchSize(n);
+    if (process.env.BENCH_AGENT_ONLY_PROCESS !== '1') await benchShaping(net, results, verdict);
     spawnSync(
       process.execPath,
       [new URL('../../scripts/build.mjs', import.meta.url).pathname, '--if-stale', 'agent'],

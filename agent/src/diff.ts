@@ -23,6 +23,9 @@ export interface PeerState {
   endpointCandidates?: readonly string[];
   /** Seconds; absent (desired) = 0, i.e. off. */
   persistentKeepalive?: number;
+  /** Desired only (issue 35): kbit/s to and from the peer, absent = unlimited; see shaping/. */
+  downKbit?: number;
+  upKbit?: number;
 }
 
 export interface PeerDiff {
@@ -41,6 +44,8 @@ export function toPeerState(p: AgentPeer): PeerState {
   };
   if (p.endpoint !== undefined) state.endpointSpec = p.endpoint;
   if (p.persistent_keepalive !== undefined) state.persistentKeepalive = p.persistent_keepalive;
+  if (p.down_kbit !== undefined) state.downKbit = p.down_kbit;
+  if (p.up_kbit !== undefined) state.upKbit = p.up_kbit;
   return state;
 }
 

@@ -27,6 +27,7 @@ import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerSta
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
 import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
 import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
+import { PeerShaping } from './shaping/peerShaping.ts';
 import { desiredRelay, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
@@ -109,6 +110,8 @@ export interface ReconcilerOptions {
   resolveHost?: HostResolver;
   /** Told, by the stats pass, of each peer whose endpoint changed (issue 19: concurrent use). */
   concurrent?: ConcurrentUseDetector;
+  /** Enforce each peer's speed with traffic control (issue 35; default: as `firewall`). */
+  shaping?: boolean;
   /** First delay before a relay that nft refused is tried again, ms (default 5 s, doubling to 5 min). */
   relayRetryMs?: number;
 }
@@ -185,9 +188,13 @@ export class Reconciler {
   private retirements = 0;
   /** The discovery relay's nftables table (issue 25), kept apart from the peers' fate (issue 31). */
   private relay: RelayKeeper | null = null;
+  /** Per-peer speed (issue 35): after the peers, never their failure (shaping/peerShaping.ts). */
+  private readonly shaping: PeerShaping | null;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.applied = opts.initialRevision ?? 0;
+    this.shaping =
+      (opts.shaping ?? opts.firewall ?? true) ? new PeerShaping(opts.backend.runner, opts.log) : null;
     this.uplink = opts.uplink ?? null;
   }
 
@@ -300,7 +307,10 @@ export class Reconciler {
       if (!desired) return null;
       const ops: UapiPeerOp[] = [];
       const retire = this.opts.onFinalStats !== undefined;
+      const gone: PeerState[] = [];
       for (const key of d.remove) {
+        const state = desired.peers.get(key);
+        if (state) gone.push(state);
         // A key that is not desired is not on the interface either (or a repair removes it).
         const known = desired.peers.delete(key);
         if (retire && known) {
@@ -335,6 +345,8 @@ export class Reconciler {
         });
         return this.convergeWithRetry(generation);
       }
+      // Only these peers' speeds (issue 35), after them and never their failure.
+      await this.shaping?.delta(desired.name, gone, states, () => desired.peers.values());
       this.markApplied(desired.revision);
       return {
         revision: desired.revision,
@@ -674,6 +686,8 @@ export class Reconciler {
     // The relay after the peers, and never the pass's failure (issue 31): a kernel that refuses it
     // must not keep a disabled peer connected. Its failure is reported and retried on its own.
     if (this.opts.firewall ?? true) await this.relayKeeper().apply(d.relay);
+    // Each peer's speed (issue 35), likewise after the peers and never the pass's failure.
+    await this.shaping?.converge(d.name, d.peers.values());
     // Retired keys were expected to go: not drift. After this pass none is left: each was deleted,
     // or restored by a snapshot that wants it again.
     let retired = 0;

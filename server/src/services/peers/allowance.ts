@@ -7,6 +7,7 @@ import { composeMail, type Mailer } from '../site/mailer.ts';
 import type { PeerService } from './peers.ts';
 import type { ReducedPeer } from './expiry.ts';
 import { GB } from './planTerms.ts';
+import { formatKbit } from '../fleet/peerSpeed.ts';
 
 /**
  * Data allowance per plan (issue 9). A plan may carry GB for its validity; applying it (purchase,
@@ -34,7 +35,7 @@ export function formatBytes(bytes: number): string {
 export function allowanceMail(
   company: string,
   to: string,
-  peer: { name: string; used: number; allowance: number },
+  peer: { name: string; used: number; allowance: number; reduce?: boolean; speed?: string },
   url: string,
 ) {
   return composeMail(
@@ -44,7 +45,9 @@ export function allowanceMail(
     [
       'Hola:',
       `Su peer «${peer.name}» de ${company} ha usado ${formatBytes(peer.used)} de los ${formatBytes(peer.allowance)} de datos de su plan.`,
-      'Cuando se agoten, el peer se deshabilitará hasta que añada un plan. Puede hacerlo desde su panel: no tendrá que importar nada de nuevo.',
+      peer.reduce
+        ? `Cuando se agoten, seguirá conectado a velocidad reducida (${peer.speed}) hasta que añada un plan. Puede hacerlo desde su panel: no tendrá que importar nada de nuevo.`
+        : 'Cuando se agoten, el peer se deshabilitará hasta que añada un plan. Puede hacerlo desde su panel: no tendrá que importar nada de nuevo.',
     ],
     { label: 'Añadir plan', url },
   );
@@ -147,6 +150,8 @@ export class AllowanceService {
         name: peers.name,
         used: peers.dataUsed,
         allowance: peers.dataAllowance,
+        reduce: peers.reduceOnExhausted,
+        reducedKbit: peers.reducedKbit,
         // Mailed only to a verified address of an active account.
         email: sql<
           string | null
@@ -167,7 +172,13 @@ export class AllowanceService {
         allowanceMail(
           this.deps.companyName,
           row.email,
-          { name: row.name, used: row.used, allowance: row.allowance! },
+          {
+            name: row.name,
+            used: row.used,
+            allowance: row.allowance!,
+            reduce: row.reduce,
+            speed: formatKbit(row.reducedKbit),
+          },
           page,
         ),
       );

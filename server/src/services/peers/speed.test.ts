@@ -150,6 +150,22 @@ describe('plans sold by speed', () => {
     await agent.until(() => agent.peers.get(peer.publicKey)?.down_kbit === 4000);
     const push = await PushClient.connect(base, access);
 
+    // At 80 % the notice says what will happen: reduced, not cut.
+    await recordStats(t.ctx.db, server.id, [
+      {
+        public_key: peer.publicKey,
+        rx_bytes: 400_000,
+        tx_bytes: 450_000,
+        latest_handshake: Math.floor(Date.now() / 1000),
+        endpoint: null,
+      },
+    ]);
+    await t.ctx.allowances.enforce();
+    expect(smtp.mails.find((m) => m.to.includes('leo@example.com'))?.text).toContain(
+      'Cuando se agoten, seguirá conectado a velocidad reducida (256 kbit/s)',
+    );
+    smtp.mails.length = 0;
+
     await recordStats(t.ctx.db, server.id, [
       {
         public_key: peer.publicKey,

@@ -153,6 +153,7 @@ export class TelegramNotifier {
         reducedAt: peers.speedReducedAt,
         reducedReason: peers.speedReducedReason,
         reducedKbit: peers.reducedKbit,
+        reduce: peers.reduceOnExhausted,
         expiresAt: peers.expiresAt,
         graceDays: peers.graceDays,
         chatId: telegramLinks.chatId,
@@ -194,7 +195,14 @@ export class TelegramNotifier {
         notices.push({
           key: `data80:${row.id}:${row.noticeAt.getTime()}`,
           chatId: row.chatId,
-          text: t.data80(row.name, formatBytes(row.used), formatBytes(row.allowance!)),
+          text: row.reduce
+            ? t.data80Reduce(
+                row.name,
+                formatBytes(row.used),
+                formatBytes(row.allowance!),
+                formatKbit(row.reducedKbit),
+              )
+            : t.data80(row.name, formatBytes(row.used), formatBytes(row.allowance!)),
         });
       }
     }

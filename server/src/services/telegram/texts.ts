@@ -90,6 +90,8 @@ export const t = {
   data100: (name: string) =>
     `Su peer «${name}» ha agotado sus datos y se ha deshabilitado. Añada un plan con /renovar y volverá a funcionar sin importar nada de nuevo.`,
   // Issue 35: reduced speed instead of a cut.
+  data80Reduce: (name: string, used: string, allowance: string, speed: string) =>
+    `Tu peer «${name}» ha usado el 80 % de sus datos (${used} de ${allowance}). Cuando se agoten, seguirá conectado a velocidad reducida (${speed}) hasta que añadas un plan (/renovar).`,
   dataReduced: (name: string, speed: string) =>
     `Tu peer «${name}» agotó sus datos: sigue conectado a velocidad reducida (${speed}). Añade un plan con /renovar y recuperará su velocidad al instante.`,
   graceReduced: (name: string, speed: string, until: Date) =>
