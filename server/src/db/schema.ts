@@ -567,6 +567,26 @@ export const peerStats = pgTable(
   (t) => [index('peer_stats_server_key').on(t.serverId, t.publicKey)],
 );
 
+/**
+ * The servers a peer was moved off, with the key it had there (0025, issue 31): a server's last
+ * report of a key that has left it (a `since` tail, services/peers/usage.ts) counts only when the
+ * key did leave that server. One row per peer and server, the latest departure.
+ */
+export const peerDepartures = pgTable(
+  'peer_departures',
+  {
+    peerId: integer('peer_id')
+      .notNull()
+      .references(() => peers.id, { onDelete: 'cascade' }),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    publicKey: text('public_key').notNull(),
+    leftAt: timestamp('left_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.peerId, t.serverId] })],
+);
+
 /** Traffic per peer per UTC hour (deltas summed in), for the last 30 days; older hours move to peerUsageDaily. */
 export const peerUsageHourly = pgTable(
   'peer_usage_hourly',

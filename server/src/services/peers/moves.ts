@@ -3,7 +3,8 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { fill, msg, type Peer } from '@vpn/contracts';
-import { peers, servers } from '../../db/schema.ts';
+import { peerDepartures, peers, servers } from '../../db/schema.ts';
+import type { Db } from '../../db/client.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import { agentOnline, type ServerRow } from '../fleet/servers.ts';
@@ -60,6 +61,7 @@ export class PeerMoves extends PeerKeys {
         .update(peers)
         .set({ serverId, updatedAt: sql`now()` })
         .where(eq(peers.id, row.id));
+      await recordDepartures(tx, row.serverId, [row]);
       await inTx?.(tx);
       const full = row.roomId !== null;
       const revisions = await recordChanges(tx, [
@@ -103,6 +105,7 @@ export class PeerMoves extends PeerKeys {
           waits: [] as Claimed['waits'],
           offline: [] as ServerRow[],
         };
+      await recordDepartures(tx, fromServerId, moved);
       const roomIds = [...new Set(moved.map((m) => m.roomId).filter((p): p is number => p !== null))];
       const mates = roomIds.length
         ? (
@@ -179,4 +182,20 @@ export class PeerMoves extends PeerKeys {
     for (const w of waits) await this.settleAcks(w.s);
     return moved.map((m) => m.id);
   }
+}
+
+/**
+ * Where moved peers came from, with the key each had there: the old server's last report of that
+ * key (its `since` tail) is counted only if the key did leave that server (issue 31,
+ * services/peers/usage.ts).
+ */
+async function recordDepartures(tx: Db, fromServerId: number, moved: { id: number; publicKey: string }[]) {
+  if (moved.length === 0) return;
+  await tx
+    .insert(peerDepartures)
+    .values(moved.map((m) => ({ peerId: m.id, serverId: fromServerId, publicKey: m.publicKey })))
+    .onConflictDoUpdate({
+      target: [peerDepartures.peerId, peerDepartures.serverId],
+      set: { publicKey: sql`excluded.public_key`, leftAt: sql`now()` },
+    });
 }

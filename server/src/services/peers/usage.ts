@@ -124,7 +124,8 @@ export async function recordStats(
  * server's. The agent sent the key's counters at its previous read (`since`); what it carried
  * since is added to the peer's hour, its allowance and this server's hour. The stored reading
  * stays the new server's. A key this server still carries, or whose last reading here is stored,
- * was counted above and is left alone here.
+ * was counted above and is left alone here. A key that never left this server (no
+ * `peer_departures` row for it, written by every move) is not this server's to report: ignored.
  */
 async function countMovedTails(
   tx: Pick<Db, 'execute'>,
@@ -152,6 +153,9 @@ async function countMovedTails(
         case when i.rx < i.srx or i.tx < i.stx then i.tx else i.tx - i.stx end as dtx
       from input i
       join peers p on p.public_key = i.k and p.server_id is distinct from ${serverId}
+      -- Only a key that did leave this server (issue 31): a compromised node must not raise
+      -- another peer's data_used by naming its key.
+      join peer_departures dep on dep.peer_id = p.id and dep.server_id = ${serverId} and dep.public_key = i.k
       where not exists (select 1 from peer_stats s where s.server_id = ${serverId} and s.public_key = i.k)
     ), hourly as (
       insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)

@@ -41,6 +41,8 @@ const counted = async (peerId: number) => {
     .where(eq(peerUsageHourly.peerId, peerId));
   return Number(row!.total);
 };
+/** A manager's move (PeerService: the desired state, and where the peer left from). */
+const move = (peerId: number, serverId: number) => t.ctx.peers.adminChangeServer(peerId, serverId);
 const report = (server: number, key: string, rx: number, tx: number) =>
   recordStats(t.ctx.db, server, [
     { public_key: key, rx_bytes: rx, tx_bytes: tx, latest_handshake: 0, endpoint: null },
@@ -53,7 +55,7 @@ describe('the last report of a peer leaving an interface', () => {
     await report(a.id, peer.publicKey, 1000, 2000);
     expect(await counted(peer.id)).toBe(3000);
     // The move committed; server A's agent read the counters once more before removing the peer.
-    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    await move(peer.id, b.id);
     await report(a.id, peer.publicKey, 1500, 2100);
     expect(await counted(peer.id)).toBe(3600);
     // Then the new server's first report: its interface counts from zero.
@@ -79,7 +81,7 @@ describe('the last report of a peer leaving an interface', () => {
     const c = await createCustomer(t);
     const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
     await report(a.id, peer.publicKey, 1000, 2000);
-    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    await move(peer.id, b.id);
     await report(b.id, peer.publicKey, 40, 60);
     expect(await counted(peer.id)).toBe(3100);
     const final = {
@@ -103,7 +105,7 @@ describe('the last report of a peer leaving an interface', () => {
     const c = await createCustomer(t);
     const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
     await report(a.id, peer.publicKey, 100, 100);
-    await t.ctx.db.update(peers).set({ serverId: b.id }).where(eq(peers.id, peer.id));
+    await move(peer.id, b.id);
     const final = {
       public_key: peer.publicKey,
       rx_bytes: 300,
@@ -113,6 +115,40 @@ describe('the last report of a peer leaving an interface', () => {
     };
     await recordStats(t.ctx.db, a.id, [{ ...final, since: { rx_bytes: 100, tx_bytes: 100 } }]);
     expect(await counted(peer.id)).toBe(450);
+  });
+
+  it("never counts a last report from a server the key never left: a node cannot raise another peer's data (issue 31)", async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    await t.ctx.db
+      .update(peers)
+      .set({ dataAllowance: 10 * 1024 ** 3 })
+      .where(eq(peers.id, peer.id));
+    await report(a.id, peer.publicKey, 1000, 2000);
+    await move(peer.id, b.id);
+    await report(b.id, peer.publicKey, 40, 60);
+    const used = async () =>
+      Number((await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.dataUsed);
+    const before = { counted: await counted(peer.id), used: await used() };
+    // A third node, where this peer never was, names its key with a tail of 5 GB.
+    const c3 = await createServer(t, owner, 'ColaC');
+    const forged = {
+      public_key: peer.publicKey,
+      rx_bytes: 5 * 1024 ** 3,
+      tx_bytes: 0,
+      latest_handshake: 0,
+      endpoint: null,
+      since: { rx_bytes: 0, tx_bytes: 0 },
+    };
+    await recordStats(t.ctx.db, c3.id, [forged]);
+    expect(await counted(peer.id)).toBe(before.counted);
+    expect(await used()).toBe(before.used);
+    // The server it did leave still gets its tail counted.
+    await recordStats(t.ctx.db, a.id, [
+      { ...forged, rx_bytes: 1500, tx_bytes: 2100, since: { rx_bytes: 1000, tx_bytes: 2000 } },
+    ]);
+    expect(await counted(peer.id)).toBe(before.counted + 600);
+    expect(await used()).toBe(before.used + 600);
   });
 
   it('never counts a key the server never reported for that peer', async () => {
