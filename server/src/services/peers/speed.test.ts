@@ -97,6 +97,18 @@ const myPeer = async (access: string, id: number) => {
   return res.json<Peer[]>().find((p) => p.id === id)!;
 };
 
+/** The agent reports the peer's counters (cumulative, both directions). */
+const report = (publicKey: string, rx: number, tx: number) =>
+  recordStats(t.ctx.db, server.id, [
+    {
+      public_key: publicKey,
+      rx_bytes: rx,
+      tx_bytes: tx,
+      latest_handshake: Math.floor(Date.now() / 1000),
+      endpoint: null,
+    },
+  ]);
+
 const planRow = async (id: number) =>
   (await t.ctx.db.query.plans.findFirst({ where: (p, { eq: is }) => is(p.id, id) }))!;
 
@@ -151,30 +163,14 @@ describe('plans sold by speed', () => {
     const push = await PushClient.connect(base, access);
 
     // At 80 % the notice says what will happen: reduced, not cut.
-    await recordStats(t.ctx.db, server.id, [
-      {
-        public_key: peer.publicKey,
-        rx_bytes: 400_000,
-        tx_bytes: 450_000,
-        latest_handshake: Math.floor(Date.now() / 1000),
-        endpoint: null,
-      },
-    ]);
+    await report(peer.publicKey, 400_000, 450_000);
     await t.ctx.allowances.enforce();
     expect(smtp.mails.find((m) => m.to.includes('leo@example.com'))?.text).toContain(
       'Cuando se agoten, seguirá conectado a velocidad reducida (256 kbit/s)',
     );
     smtp.mails.length = 0;
 
-    await recordStats(t.ctx.db, server.id, [
-      {
-        public_key: peer.publicKey,
-        rx_bytes: 600_000,
-        tx_bytes: 500_000,
-        latest_handshake: Math.floor(Date.now() / 1000),
-        endpoint: null,
-      },
-    ]);
+    await report(peer.publicKey, 600_000, 500_000);
     await t.ctx.allowances.enforce();
     await agent.until(() => agent.peers.get(peer.publicKey)?.down_kbit === 256);
     expect(agent.peers.get(peer.publicKey)?.up_kbit).toBe(256);
