@@ -158,6 +158,7 @@ describe('AgentConnection against a fake control plane', () => {
       snapshot_parts: true,
       node_version: process.versions.node,
       upgrade: true,
+      stats_wait: true,
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
     const acks = cp.received
@@ -203,6 +204,29 @@ describe('AgentConnection against a fake control plane', () => {
           .map((p) => p.public_key),
       ).size,
     ).toBe(120_000);
+  });
+
+  it('holds its stats passes while the control plane says stats_wait, and goes on after (issue 33)', async () => {
+    const handler = new FakeHandler();
+    cp = await startFakeControlPlane({ token: 't', onConnect: (send) => send(welcome) });
+    conn = new AgentConnection({ url: cp.url, token: 't', handler, log: silentLogger, ...fastTimings });
+    conn.start();
+    await cp.waitFor((m) => m.type === 'stats', { timeoutMs: 5000 });
+    // A delta with no snapshot before it is answered with resync: once that answer is here, the
+    // stats_wait sent before it has been read.
+    cp.send({ type: 'stats_wait', wait: true });
+    cp.send({ type: 'delta', revision: 1, upsert: [], remove: [] });
+    await cp.waitFor((m) => m.type === 'resync');
+    const passes = handler.statsCalls.length;
+    // Held for 30 heartbeats (100 ms each): three stats intervals of 1 s without a pass.
+    for (let beat = 0; beat < 30; beat++)
+      await cp.waitFor((m) => m.type === 'heartbeat', { from: cp.received.length });
+    expect(handler.statsCalls.length).toBe(passes);
+    const sent = cp.received.length;
+    cp.send({ type: 'stats_wait', wait: false });
+    await cp.waitFor((m) => m.type === 'stats', { timeoutMs: 5000, from: sent });
+    // Only what changed since the last report sent: nothing was lost while held.
+    expect(handler.statsCalls.at(-1)).toBe(true);
   });
 
   it('sends concurrent_use reports only to a control plane whose welcome says it stores them', async () => {

@@ -209,6 +209,8 @@ export class AgentConnection extends EventEmitter {
     let concurrentUse = false;
     let relayStats = false;
     let nodeHealth = false;
+    /** The control plane asked this agent to hold its stats (`stats_wait`, issue 33). */
+    let statsHeld = false;
 
     const send = (msg: AgentToServer): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -250,6 +252,7 @@ export class AgentConnection extends EventEmitter {
             snapshot_parts: true,
             node_version: process.versions.node,
             upgrade: true,
+            stats_wait: true,
             ...(h.rolled_back ? { rolled_back: h.rolled_back } : {}),
           }),
         (err: unknown) => {
@@ -262,7 +265,9 @@ export class AgentConnection extends EventEmitter {
     const startStats = (intervalMs: number) => {
       if (statsTimer) clearInterval(statsTimer);
       statsTimer = setInterval(() => {
-        if (statsBusy || ws.bufferedAmount > MAX_BUFFERED) return;
+        // Held: no pass at all. Counters are cumulative and the next pass lists every peer changed
+        // since the last one sent, so nothing is lost and nothing piles up here either.
+        if (statsBusy || statsHeld || ws.bufferedAmount > MAX_BUFFERED) return;
         statsBusy = true;
         const at = Date.now();
         let sent = 0;
@@ -309,6 +314,9 @@ export class AgentConnection extends EventEmitter {
           startStats(statsIntervalMs);
         },
         onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
+        onStatsWait: (wait) => {
+          statsHeld = wait;
+        },
       });
     });
 
@@ -378,6 +386,7 @@ export class AgentConnection extends EventEmitter {
         nodeHealth: boolean,
       ) => void;
       onProtocolMismatch?: () => void;
+      onStatsWait?: (wait: boolean) => void;
     } = {},
   ): Promise<void> {
     const log = this.opts.log;
@@ -473,6 +482,13 @@ export class AgentConnection extends EventEmitter {
         );
         return;
       }
+      case 'stats_wait':
+        log.debug(
+          msg.wait ? 'el plano de control pide esperar con las estadísticas' : 'estadísticas de nuevo',
+          {},
+        );
+        hooks.onStatsWait?.(msg.wait);
+        return;
       case 'heartbeat':
         return;
       case 'error':

@@ -77,6 +77,30 @@ describe('loadConfig', () => {
     ).toBe(true);
   });
 
+  it('takes a direct database URL for LISTEN and migrations, and a pool size (docs/scale.md)', () => {
+    const pooled = 'postgres://vpn@pgbouncer:6432/vpn';
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: pooled })).toMatchObject({
+      databaseUrl: pooled,
+      databaseDirectUrl: pooled,
+      databasePoolSize: 10,
+    });
+    const direct = 'postgres://vpn@db:5432/vpn';
+    expect(
+      loadConfig({
+        DATA_DIR: dataDir(),
+        DATABASE_URL: pooled,
+        DATABASE_DIRECT_URL: direct,
+        DATABASE_POOL_SIZE: '40',
+      }),
+    ).toMatchObject({ databaseUrl: pooled, databaseDirectUrl: direct, databasePoolSize: 40 });
+    expect(() => loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: '0' })).toThrow(
+      /DATABASE_POOL_SIZE.*entre 1 y 500/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(
+      /DATABASE_DIRECT_URL.*postgres:\/\//,
+    );
+  });
+
   it('refuses a short SECRET_KEY', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), SECRET_KEY: 'corta' })).toThrow(/SECRET_KEY.*32/);
   });

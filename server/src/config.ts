@@ -120,6 +120,18 @@ export const EnvSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, { message: 'debe empezar por postgres:// o postgresql://' })
       .optional(),
+    // A direct connection for LISTEN (the bus) and migrations when DATABASE_URL goes through a
+    // pooler in transaction mode (PgBouncer): neither works through one (docs/scale.md).
+    DATABASE_DIRECT_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { message: 'debe empezar por postgres:// o postgresql://' })
+      .optional(),
+    DATABASE_POOL_SIZE: z.coerce
+      .number({ message: 'debe ser un número' })
+      .int({ message: 'debe ser un número entero' })
+      .min(1, { message: 'debe estar entre 1 y 500' })
+      .max(500, { message: 'debe estar entre 1 y 500' })
+      .default(10),
     PUBLIC_URL: url.optional(),
     COMPANY_NAME: z.string().trim().min(1).max(80).default('VPN Service'),
     SUPPORT_URL: url.optional(),
@@ -218,6 +230,10 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** LISTEN and migrations (DATABASE_DIRECT_URL, else DATABASE_URL). */
+  databaseDirectUrl: string | undefined;
+  /** Connections this instance's pool opens at most (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   publicUrl: string | undefined;
   companyName: string;
   supportUrl: string | undefined;
@@ -308,6 +324,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     host: env.HOST,
     dataDir,
     databaseUrl: env.DATABASE_URL,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
     publicUrl,
     companyName: env.COMPANY_NAME,
     supportUrl: env.SUPPORT_URL,

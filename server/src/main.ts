@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   }
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    poolSize: config.databasePoolSize,
     dataDir: `${config.dataDir}/pglite`,
   });
   await migrateDatabase(database);

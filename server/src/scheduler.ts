@@ -9,11 +9,12 @@ import type { ConcurrentUseService } from './services/peers/concurrentUse.ts';
 import type { SessionService } from './services/identity/sessions.ts';
 import type { Telemetry } from './services/site/telemetry.ts';
 import { compactUsage } from './services/peers/usage.ts';
+import { ensureUsagePartitions } from './services/peers/usagePartitions.ts';
 
 /**
  * Periodic work: disable expired peers and peers out of data (80 % notices too), end busy states nobody answered, deliver paid invoices whose
  * delivery failed (no active server, an error, a restart), mail renewal reminders, prune old
- * counters and tokens, fold old hourly usage into days. Every instance runs the timer, but each
+ * counters and tokens, create the hourly usage's next day partitions and fold old hours into days. Every instance runs the timer, but each
  * step is leased (rate_limits, `scheduler:<step>`, for 90 % of the period): of several instances
  * the first to tick runs it and the others skip it, instead of all repeating the same scans
  * (issue 33). A lease left by an instance that died lapses within the period. Each step is still a
@@ -47,6 +48,8 @@ export function startScheduler(
       if (await takeLease(deps.db, `scheduler:${name}`, ms)) await run();
     };
     try {
+      // Tomorrow's hourly usage partition exists before its first reading (usagePartitions.ts).
+      await step('usage-partitions', () => ensureUsagePartitions(deps.db), lease * 20);
       await step('expiry', () => deps.peers.disableExpired());
       await step('allowance', () => deps.allowances.enforce());
       await step('pending', () => deps.peers.expirePending());

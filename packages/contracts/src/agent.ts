@@ -70,6 +70,12 @@ export const AgentHello = z.object({
    * control plane records the upgrade as failed with agentMsg.rolledBack (docs/deploy.md).
    */
   rolled_back: z.object({ from: z.string().max(64), reason: z.string().max(300) }).optional(),
+  /**
+   * The agent holds its `stats` reports while the control plane says `stats_wait` (issue 33):
+   * counters are cumulative, so the pass after the wait carries everything that changed meanwhile.
+   * Absent (older agents): the control plane merges their reports itself, never queues them unbounded.
+   */
+  stats_wait: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -341,6 +347,14 @@ export const ServerDelta = z.object({
 });
 export type ServerDelta = z.infer<typeof ServerDelta>;
 
+/**
+ * Back-pressure on stats (issue 33): `wait: true` when the control plane has more reports of this
+ * agent queued than it stores in one go; the agent then skips its stats passes (its next report
+ * after `wait: false` lists every peer that changed since the last one it sent). Sent only to
+ * agents whose hello said `stats_wait`.
+ */
+export const ServerStatsWait = z.object({ type: z.literal('stats_wait'), wait: z.boolean() });
+
 export const ServerWelcome = z.object({
   type: z.literal('welcome'),
   protocol: z.number().int(),
@@ -380,6 +394,7 @@ export const ServerToAgent = z.discriminatedUnion('type', [
   Heartbeat,
   ProtocolError,
   ServerUpgrade,
+  ServerStatsWait,
 ]);
 export type ServerToAgent = z.infer<typeof ServerToAgent>;
 

@@ -3,6 +3,7 @@ import { eq, and, sql } from 'drizzle-orm';
 import type { WebSocket } from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
+  AgentStats,
   AgentToServer,
   agentMsg,
   snapshotMessages,
@@ -58,13 +59,41 @@ export interface HubDeps {
  * a report written otherwise still counts, on the main queue.
  */
 const STATS_FRAME = '{"type":"stats",';
+/**
+ * Reports of one agent waiting to be stored, at most (issue 33). Past it, a new report is merged
+ * into the last waiting one (counters are cumulative: per key the newest reading replaces the
+ * older, and the totals stay exact), so a slow database never holds an unbounded queue in memory.
+ */
+export const STATS_QUEUE_REPORTS = 4;
+/** Waiting reports at which an agent that can hold them is told `stats_wait`. */
+const STATS_WAIT_AT = 2;
+
+/** Merges `newer` into `older` by key (the newer reading wins); null when either has final readings. */
+function mergeReports(older: AgentPeerStats[], newer: AgentPeerStats[]): AgentPeerStats[] | null {
+  // A key's final reading (`since`) and a re-keyed peer's first one must stay in separate
+  // statements (services/peers/usage.ts): such reports are never merged.
+  if (older.some((p) => p.since) || newer.some((p) => p.since)) return null;
+  const at = new Map(older.map((p, i) => [p.public_key, i]));
+  for (const p of newer) {
+    const i = at.get(p.public_key);
+    if (i === undefined) {
+      at.set(p.public_key, older.length);
+      older.push(p);
+    } else older[i] = p;
+  }
+  return older;
+}
 
 export class AgentConnection {
   /** The newest revision sent to the agent; -1 until the snapshot went out. */
   private sent = -1;
   private chain: Promise<void> = Promise.resolve();
-  /** `stats` reports, in order, beside `chain` (see STATS_FRAME). */
-  private statsChain: Promise<void> = Promise.resolve();
+  /** `stats` reports waiting to be stored, oldest first, beside `chain` (see STATS_FRAME). */
+  private readonly statsQueue: AgentPeerStats[][] = [];
+  private statsRunning = false;
+  /** The agent's hello said it holds its reports on `stats_wait`. */
+  private holdsStats = false;
+  private statsWaitSent = false;
   private lastSeenWrite = 0;
   /** The last lastSeenAt this connection wrote: its close clears only that (see the close handler). */
   private seenAt: Date | null = null;
@@ -90,7 +119,7 @@ export class AgentConnection {
       if (isBinary)
         return this.send({ type: 'error', message: 'binary frames are not part of the protocol' });
       const raw = data.toString();
-      if (raw.startsWith(STATS_FRAME)) this.enqueueStats(() => this.handle(raw));
+      if (raw.startsWith(STATS_FRAME)) this.queueStats(raw);
       else this.enqueue(() => this.handle(raw));
     });
     socket.on('close', () => {
@@ -156,11 +185,52 @@ export class AgentConnection {
     });
   }
 
-  /** Stats reports run one at a time, in order among themselves, beside the other messages. */
-  private enqueueStats(task: () => Promise<void>): void {
-    this.statsChain = this.statsChain.then(task).catch((err: unknown) => {
-      this.deps.log.error({ err, serverId: this.server.id }, 'agent stats failed');
-    });
+  /** Number of reports waiting to be stored (tests, /metrics). */
+  get statsQueued(): number {
+    return this.statsQueue.length;
+  }
+
+  /**
+   * A `stats` report joins the stats queue: stored one at a time, in order among themselves, beside
+   * the other messages. The queue is bounded (STATS_QUEUE_REPORTS, then merged) and an agent that
+   * can hold its reports is told to wait while two are queued, and to go on once it is empty.
+   */
+  private queueStats(raw: string): void {
+    let peers: AgentPeerStats[];
+    try {
+      peers = AgentStats.parse(JSON.parse(raw)).peers;
+    } catch {
+      return this.send({ type: 'error', message: 'unknown or malformed message' });
+    }
+    const tail = this.statsQueue.at(-1);
+    const merged = this.statsQueue.length >= STATS_QUEUE_REPORTS && tail ? mergeReports(tail, peers) : null;
+    if (!merged) this.statsQueue.push(peers);
+    if (this.holdsStats && !this.statsWaitSent && this.statsQueue.length >= STATS_WAIT_AT) {
+      this.statsWaitSent = true;
+      this.send({ type: 'stats_wait', wait: true });
+    }
+    void this.drainStats();
+  }
+
+  private async drainStats(): Promise<void> {
+    if (this.statsRunning) return;
+    this.statsRunning = true;
+    try {
+      for (let peers = this.statsQueue.shift(); peers; peers = this.statsQueue.shift()) {
+        try {
+          await this.seen();
+          await this.recordStats(peers);
+        } catch (err) {
+          this.deps.log.error({ err, serverId: this.server.id }, 'agent stats failed');
+        }
+      }
+    } finally {
+      this.statsRunning = false;
+    }
+    if (this.statsWaitSent) {
+      this.statsWaitSent = false;
+      this.send({ type: 'stats_wait', wait: false });
+    }
   }
 
   sync(): void {
@@ -292,6 +362,7 @@ export class AgentConnection {
           });
         }
         this.snapshotParts = parsed.snapshot_parts === true;
+        this.holdsStats = parsed.stats_wait === true;
         this.canUpgrade = parsed.upgrade === true;
         this.agentVersion = parsed.agent_version;
         this.send({

@@ -33,6 +33,8 @@ const held = vi.hoisted(() => {
     },
     release: () => release(),
     reached: () => entered(),
+    /** recordStats calls so far. */
+    calls: 0,
   };
   return state;
 });
@@ -42,6 +44,7 @@ vi.mock('../services/peers/usage.ts', async (importOriginal) => {
   return {
     ...real,
     recordStats: async (...args: Parameters<typeof real.recordStats>) => {
+      held.calls++;
       held.reached();
       await held.gate;
       return real.recordStats(...args);
@@ -61,6 +64,71 @@ afterAll(async () => {
 });
 
 describe('agent stats queue', () => {
+  it('is bounded: reports queued behind a slow store are merged, the agent is told to wait, totals stay exact', async () => {
+    const admin = await managerToken(t);
+    const server = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/servers',
+      headers: bearer(admin),
+      payload: { name: 'Presion', endpoint: 'presion.example:51820', ubication: 'X' },
+    });
+    const [plan] = await t.ctx.db
+      .insert(plans)
+      .values({ name: 'Semanal', description: 'x', price: '1.00', validity: '7 days' })
+      .returning();
+    invalidatePlans(t.ctx.db);
+    const c = await createCustomer(t);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/peers',
+      headers: bearer(admin),
+      payload: { username: c.username, plan: plan!.id, name: 'PC', server: server.json().server.id },
+    });
+    const peerId = created.json<{ id: number }>().id;
+    const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peerId));
+    const agent = await ProtocolAgent.connect(base, server.json().agent_token as string, {
+      hello: { stats_wait: true },
+    });
+    const report = (n: number) => ({
+      type: 'stats',
+      at: Date.now(),
+      peers: [
+        {
+          public_key: row!.publicKey,
+          rx_bytes: n * 1000,
+          tx_bytes: n * 10,
+          latest_handshake: Math.floor(Date.now() / 1000),
+          endpoint: '203.0.113.9:4500',
+        },
+      ],
+    });
+    const waits = () =>
+      agent.received.filter((m) => m.type === 'stats_wait').map((m) => (m as { wait: boolean }).wait);
+    try {
+      held.hold();
+      const before = held.calls;
+      agent.send(report(1));
+      await held.entered;
+      // Twenty more while the first is being stored; a heartbeat after them: its answer means the
+      // control plane has read every one of them.
+      for (let n = 2; n <= 21; n++) agent.send(report(n));
+      agent.send({ type: 'heartbeat', at: Date.now() });
+      await agent.until(() => agent.received.some((m) => m.type === 'heartbeat'));
+      expect(waits()).toEqual([true]);
+      held.release();
+      await agent.until(() => waits().length === 2);
+      expect(waits()).toEqual([true, false]);
+      // The held one, then at most STATS_QUEUE_REPORTS more (the rest merged into the last):
+      // before issue 33, 21 stores of 21 reports kept in memory.
+      expect(held.calls - before).toBeLessThanOrEqual(1 + 4);
+      const usage = await t.ctx.db.select().from(peerUsageHourly).where(eq(peerUsageHourly.peerId, peerId));
+      expect(usage.map((u) => [u.rxBytes, u.txBytes])).toEqual([[21_000, 210]]);
+    } finally {
+      held.release();
+      await agent.close();
+    }
+  });
+
   it('a re-key ends in success while the agent’s stats report is still being stored', async () => {
     const admin = await managerToken(t);
     const server = await t.app.inject({

@@ -38,7 +38,10 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** The connection string (PostgreSQL only), for connections outside the pool (LISTEN). */
+  /**
+   * The connection string for connections outside the pool (PostgreSQL only): LISTEN and
+   * migrations. DATABASE_DIRECT_URL when the pool goes through a pooler, else the pool's own.
+   */
   url?: string;
   /** The node-postgres pool (PostgreSQL only): LISTEN/NOTIFY needs raw connections. */
   pool?: pg.Pool;
@@ -48,6 +51,8 @@ export interface Database {
 
 export interface OpenOptions {
   databaseUrl?: string;
+  /** LISTEN and migrations connect here (default: databaseUrl). */
+  directUrl?: string;
   /** PGlite data directory; omitted → in-memory. */
   dataDir?: string;
   /** An existing PGlite instance (tests clone one from a dump). */
@@ -71,7 +76,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema });
-    return { db, kind: 'postgres', url: opts.databaseUrl, pool, close: () => pool.end() };
+    const url = opts.directUrl ?? opts.databaseUrl;
+    return { db, kind: 'postgres', url, pool, close: () => pool.end() };
   }
   let client = opts.pglite;
   if (!client) {
@@ -87,13 +93,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 /** Applies the committed migrations; on PostgreSQL under an advisory lock so instances can start together. */
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.kind === 'postgres' && database.pool) {
-    const client = await database.pool.connect();
+    // On the direct connection: an advisory lock held across statements needs a session of its
+    // own, which a pooler in transaction mode does not give.
+    const client = database.url ? new pg.Client({ connectionString: database.url }) : null;
+    const session = client ?? (await database.pool.connect());
+    if (client) await client.connect();
     try {
-      await client.query('select pg_advisory_lock(724001)');
-      await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_DIR });
+      await session.query('select pg_advisory_lock(724001)');
+      await migratePg(drizzlePg(session), { migrationsFolder: MIGRATIONS_DIR });
     } finally {
-      await client.query('select pg_advisory_unlock(724001)').catch(() => {});
-      client.release();
+      await session.query('select pg_advisory_unlock(724001)').catch(() => {});
+      if (client) await client.end();
+      else (session as pg.PoolClient).release();
     }
     return;
   }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AgentPeerStats, PeerUsage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { ONLINE_WINDOW } from '../fleet/serverView.ts';
+import { foldOldPartitions } from './usagePartitions.ts';
 
 /** Hours stay hourly this long; the scheduler then folds them into days. */
 export const HOURLY_DAYS = 30;
@@ -180,13 +181,14 @@ async function countMovedTails(
 }
 
 /**
- * Folds hourly rows of days older than HOURLY_DAYS into daily rows, in batches. Each batch is one
- * statement (delete … returning into an upsert): concurrent runs on several instances cannot move
- * an hour twice. Returns the hourly rows moved.
+ * Folds hourly rows of days older than HOURLY_DAYS into daily rows. Whole day partitions are
+ * folded and dropped (usagePartitions.ts); what is left (rows in the default partition) moves in
+ * batches, each one statement (delete … returning into an upsert): concurrent runs on several
+ * instances cannot move an hour twice. Returns the hourly rows moved.
  */
 export async function compactUsage(db: Db, now = new Date()): Promise<number> {
   const cutoff = dayOf(new Date(now.getTime() - HOURLY_DAYS * DAY_MS));
-  let moved = 0;
+  let moved = await foldOldPartitions(db, cutoff);
   for (;;) {
     const [row] = await rowsOf<{ n: number }>(
       db,
