@@ -12,6 +12,7 @@ import {
   bearer,
   confirmed,
   createCustomer,
+  createServer,
   createTestApp,
   listen,
   login,
@@ -66,12 +67,7 @@ afterAll(async () => {
 describe('agent stats queue', () => {
   it('is bounded: reports queued behind a slow store are merged, the agent is told to wait, totals stay exact', async () => {
     const admin = await managerToken(t);
-    const server = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/servers',
-      headers: bearer(admin),
-      payload: { name: 'Presion', endpoint: 'presion.example:51820', ubication: 'X' },
-    });
+    const server = await createServer(t, admin, 'Presion');
     const [plan] = await t.ctx.db
       .insert(plans)
       .values({ name: 'Semanal', description: 'x', price: '1.00', validity: '7 days' })
@@ -82,11 +78,11 @@ describe('agent stats queue', () => {
       method: 'POST',
       url: '/api/admin/peers',
       headers: bearer(admin),
-      payload: { username: c.username, plan: plan!.id, name: 'PC', server: server.json().server.id },
+      payload: { username: c.username, plan: plan!.id, name: 'PC', server: server.id },
     });
     const peerId = created.json<{ id: number }>().id;
     const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peerId));
-    const agent = await ProtocolAgent.connect(base, server.json().agent_token as string, {
+    const agent = await ProtocolAgent.connect(base, server.token, {
       hello: { stats_wait: true },
     });
     const report = (n: number) => ({
