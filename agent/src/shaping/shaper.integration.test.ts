@@ -102,5 +102,12 @@ describe.skipIf(skip !== null)(title, () => {
     await restarted.converge(iface, new Map());
     expect(tc('qdisc', 'show', 'dev', iface)).not.toMatch(/htb|ingress/);
     expect(() => nsExec(ns, 'ip', ['link', 'show', ifbName(iface)])).toThrow();
+    // While nobody is shaped an unlimited peer's delta costs nothing; a first speed asks for a pass.
+    expect(await restarted.update(iface, new Map([['10.64.0.9', null]]))).toEqual({
+      shaped: 0,
+      lines: 0,
+      rebuilt: false,
+    });
+    expect(await restarted.update(iface, new Map([['10.64.0.9', { down: 256 }]]))).toBe('converge');
   });
 });

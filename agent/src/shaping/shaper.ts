@@ -50,6 +50,8 @@ interface Model {
   iface: string;
   ifb: string;
   dirs: Record<Direction, DirectionState>;
+  /** The trees are in place (false while nobody is shaped: nothing is installed then). */
+  installed: boolean;
 }
 
 export class Shaper {
@@ -84,6 +86,7 @@ export class Shaper {
           down: new DirectionState(new Map()),
           up: new DirectionState(new Map()),
         },
+        installed: false,
       };
       return { shaped: 0, lines: 0, rebuilt: false };
     }
@@ -117,7 +120,7 @@ export class Shaper {
       }
     }
     await this.batch(lines);
-    this.model = { iface, ifb, dirs };
+    this.model = { iface, ifb, dirs, installed: true };
     const result = { shaped: this.shapedCount, lines: lines.length, rebuilt };
     if (lines.length > 0) this.log.info('velocidades aplicadas', { interface: iface, ...result });
     return result;
@@ -133,7 +136,12 @@ export class Shaper {
   ): Promise<ShapeResult | 'converge'> {
     const model = this.model;
     if (changes.size === 0) return { shaped: this.shapedCount, lines: 0, rebuilt: false };
-    if (!model || model.iface !== iface || this.leaf === null) return 'converge';
+    if (!model || model.iface !== iface) return 'converge';
+    if (!model.installed || this.leaf === null) {
+      // Nothing installed while nobody is shaped: unlimited peers cost nothing, a first speed builds it.
+      for (const rate of changes.values()) if (rate !== null) return 'converge';
+      return { shaped: 0, lines: 0, rebuilt: false };
+    }
     const lines: string[] = [];
     try {
       for (const dir of DIRECTIONS) {
