@@ -128,19 +128,19 @@ describe('manager console', () => {
     const table = page.getByRole('table', { name: 'Registro de auditoría' });
     await table.waitFor();
     const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents();
+    // Each action as a sentence with the server's name, its fields in words (issue 34)…
     expect(actions.slice(0, 4)).toEqual([
-      'settings.update',
-      'settings.update',
-      'server.update',
-      'server.create',
+      'admin cambió los ajustes: Mantenimiento: sí → no',
+      'admin cambió los ajustes: Mantenimiento: no → sí',
+      `admin editó el servidor Lisboa ${tag}: Puerto: 51830 → 51899`,
+      `admin añadió el servidor Lisboa ${tag}`,
     ]);
-    const fields = await table.locator('tbody tr td:nth-child(5)').allTextContents();
-    // Each entry shows its fields' before and after.
-    expect(fields.slice(0, 3)).toEqual([
-      'maintenance: sí → no',
-      'maintenance: no → sí',
-      'port: 51830 → 51899',
-    ]);
+    const fields = table.locator('tbody tr td:nth-child(5)');
+    expect((await fields.nth(2).textContent())!).toContain('Puerto: 51830 → 51899');
+    // …and the change as recorded, one click away.
+    await fields.nth(2).getByText('Cambio registrado (campos y valores tal como se guardaron)').click();
+    await fields.nth(2).getByText('port', { exact: true }).waitFor();
+    expect(await fields.nth(2).textContent()).toContain('port: 51830 → 51899');
     await page.context().close();
   });
 });

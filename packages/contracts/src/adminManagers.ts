@@ -157,6 +157,10 @@ export const AuditEntry = z.object({
   manager: z.string().nullable(),
   manager_id: z.number().int().nullable(),
   action: z.string(),
+  /** The action as a Spanish sentence with names (issue 34): "ana reembolsó 3,00 US$ de la factura…". */
+  summary: z.string(),
+  /** Each changed field in words ("Salas: sí → no"); `changes` keeps the raw values. */
+  details: z.array(z.string()),
   target_type: z.string().nullable(),
   target_id: z.string().nullable(),
   /** Every changed field with its value before and after (secrets shown as '[oculto]'). */

@@ -18,3 +18,4 @@ export * from './adminFleet.ts';
 export * from './billing.ts';
 export * from './telegram.ts';
 export * from './concurrentUse.ts';
+export * from './auditWords.ts';

@@ -91,6 +91,7 @@ export const esManagers = {
     yes: 'sí',
     no: 'no',
     showTarget: (label: string) => `Ver solo ${label}`,
+    raw: 'Cambio registrado (campos y valores tal como se guardaron)',
     targets: {
       manager: 'Gestor',
       customer: 'Cliente',
@@ -102,6 +103,8 @@ export const esManagers = {
       settings: 'Ajustes',
       announcement: 'Anuncio',
       client_version: 'Versión de la app',
+      payment: 'Pago sin factura',
+      bulk: 'Acción masiva',
     } as Record<string, string>,
   },
 

@@ -4,6 +4,7 @@ import { auditLog } from '../../db/schema.ts';
 import type { Db } from '../../db/client.ts';
 import { BUS_CHANNEL, type Bus, type BusEvent } from '../../realtime/bus.ts';
 import { lowerContains, pageOf } from '../../db/listing.ts';
+import { auditInWords, loadAuditNames } from './auditWords.ts';
 
 /** Who did something in the manager area (for the audit log). */
 export interface Actor {
@@ -116,8 +117,8 @@ interface StoredData {
 
 type AuditRow = typeof auditLog.$inferSelect;
 
-/** An audit row as the console shows it. */
-export function presentAuditEntry(row: AuditRow): AuditEntry {
+/** An audit row as stored, before its words (auditWords.ts). */
+function rawAuditEntry(row: AuditRow): Omit<AuditEntry, 'summary' | 'details'> {
   const data = (row.data ?? {}) as StoredData;
   const extra = data.extra ?? (data.fields ? { fields: data.fields } : null);
   return {
@@ -166,5 +167,7 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<Paged<AuditE
       .offset(offset),
     db.select({ n: count() }).from(auditLog).where(condition),
   ]);
-  return { count: total?.n ?? 0, results: rows.map(presentAuditEntry) };
+  const raw = rows.map(rawAuditEntry);
+  const names = await loadAuditNames(db, raw);
+  return { count: total?.n ?? 0, results: raw.map((e) => ({ ...e, ...auditInWords(e, names) })) };
 }

@@ -59,7 +59,7 @@ export function ManagerAudit() {
       header: t.columns.action,
       cell: (e) => (
         <div>
-          <span className="font-mono text-xs">{e.action}</span>
+          <p className="text-sm text-white">{e.summary}</p>
           {e.reason && (
             <p className="mt-1 text-xs text-slate-400">
               {t.reason}: {e.reason}
@@ -144,7 +144,10 @@ export function ManagerAudit() {
   );
 }
 
-/** Each changed field as `field: before → after`; older entries list only the field names. */
+/**
+ * Each changed field in words ("Salas: sí → no", from the server), and the change as it was
+ * recorded, field codes and raw values, behind a disclosure for those who want it (issue 34).
+ */
 function Changes({ entry }: { entry: AuditEntry }) {
   const changes = Object.entries(entry.changes);
   const fields = Array.isArray(entry.extra?.fields) ? (entry.extra.fields as unknown[]).map(String) : [];
@@ -155,15 +158,26 @@ function Changes({ entry }: { entry: AuditEntry }) {
       </span>
     );
   return (
-    <ul className="space-y-0.5 text-xs">
-      {changes.map(([field, change]) => (
-        <li key={field}>
-          <span className="font-mono text-slate-400">{field}</span>:{' '}
-          <span className="text-rose-200">{value(change.before)}</span>
-          {' → '}
-          <span className="text-emerald-200">{value(change.after)}</span>
-        </li>
-      ))}
-    </ul>
+    <div className="text-xs">
+      <ul className="space-y-0.5">
+        {entry.details.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ul>
+      <details className="mt-1">
+        <summary className="cursor-pointer text-slate-400 hover:text-slate-200">{t.raw}</summary>
+        <ul className="mt-1 space-y-0.5">
+          <li className="font-mono text-slate-400">{entry.action}</li>
+          {changes.map(([field, change]) => (
+            <li key={field}>
+              <span className="font-mono text-slate-400">{field}</span>:{' '}
+              <span className="text-rose-200">{value(change.before)}</span>
+              {' → '}
+              <span className="text-emerald-200">{value(change.after)}</span>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
   );
 }

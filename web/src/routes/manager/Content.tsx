@@ -116,7 +116,7 @@ function AnnouncementForm() {
           />
           <span>
             {esTelegramManager.content.sendTelegram}
-            <span className="block text-xs text-slate-500">{esTelegramManager.content.sendTelegramHint}</span>
+            <span className="block text-xs text-slate-400">{esTelegramManager.content.sendTelegramHint}</span>
           </span>
         </label>
         <Submit busy={publish.isPending} label={t.announcementSubmit} />

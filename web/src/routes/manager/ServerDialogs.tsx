@@ -60,9 +60,13 @@ export function InstallCommandDialog({
                 errorToast={t.copyError}
               />
             </div>
+            {/* A region that scrolls sideways: focusable and named, so a keyboard can scroll it
+                (axe scrollable-region-focusable, issue 34). */}
             <pre
+              tabIndex={0}
+              role="region"
               aria-label={t.commandLabel}
-              className="overflow-x-auto rounded-lg border border-slate-700 bg-navy-950/80 px-3 py-2.5 font-mono text-xs whitespace-pre text-emerald-200"
+              className="overflow-x-auto focus:ring-2 focus:ring-emerald-400/40 focus:outline-none rounded-lg border border-slate-700 bg-navy-950/80 px-3 py-2.5 font-mono text-xs whitespace-pre text-emerald-200"
             >
               {shown.install_command}
             </pre>

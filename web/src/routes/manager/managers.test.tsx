@@ -195,6 +195,8 @@ const entry = (id: number, extra: Partial<AuditEntry> = {}): AuditEntry => ({
   manager: 'duena',
   manager_id: 1,
   action: 'manager.update',
+  summary: 'duena modificó al gestor pepe: Rol: Soporte → Finanzas; Deshabilitado: no → sí',
+  details: ['Rol: Soporte → Finanzas', 'Deshabilitado: no → sí'],
   target_type: 'manager',
   target_id: '2',
   changes: { role: { before: 'support', after: 'finance' }, disabled: { before: false, after: true } },
@@ -206,7 +208,7 @@ const entry = (id: number, extra: Partial<AuditEntry> = {}): AuditEntry => ({
 });
 
 describe('Auditoría', () => {
-  it('shows each field before → after, filters by manager and target, and follows the live tail', async () => {
+  it('shows each action as a sentence, its fields in words and the raw change, filters, and follows the live tail', async () => {
     let results = [
       entry(10),
       entry(9, {
@@ -228,8 +230,15 @@ describe('Auditoría', () => {
     const app = renderApp('/manager/dashboard/audit');
     const table = await screen.findByRole('table', { name: 'Registro de auditoría' });
     const row = within(table).getAllByRole('row')[1]!;
+    expect(row).toHaveTextContent('duena modificó al gestor pepe');
+    expect(row).toHaveTextContent('Rol: Soporte → Finanzas');
+    // The change as recorded is one click away, codes and all.
+    expect(
+      within(row).getByText('Cambio registrado (campos y valores tal como se guardaron)'),
+    ).toBeInTheDocument();
     expect(row).toHaveTextContent('role: support → finance');
     expect(row).toHaveTextContent('disabled: no → sí');
+    expect(within(row).queryByText('manager.update', { selector: 'span' })).toBeNull();
     expect(within(table).getAllByRole('row')[2]).toHaveTextContent('Motivo: Ya pasó');
     expect(within(table).getAllByRole('row')[2]).toHaveTextContent('Campos: active');
 
