@@ -26,10 +26,10 @@ import type { PeerService } from './peers.ts';
 import { pickServerForNewPeer, type ServerRow } from '../fleet/servers.ts';
 import { peerUsage, usageSince } from './usage.ts';
 import { adminConcurrentUseOf } from './concurrentUseFields.ts';
-import { presentSpeed } from '../fleet/peerSpeed.ts';
+import { graceEnd, presentSpeed, withinGrace } from '../fleet/peerSpeed.ts';
 
-/** Switched on and not expired (the peer's own state). */
-const live = sql`(${peers.active} and (${peers.expiresAt} is null or ${peers.expiresAt} > now()))`;
+/** Switched on and not expired, or within its plan's grace after expiry (the peer's own state). */
+const live = sql`(${peers.active} and ${withinGrace()})`;
 /**
  * Owned by a disabled customer: off its server whatever its own switch says. `in (subquery)` is
  * planned as a hashed subplan: the disabled customers' ids are read once into a hash table, and each
@@ -100,7 +100,8 @@ function present(r: ListRow): AdminPeer {
     server: { id: p.serverId, name: r.serverName },
     address: p.address.replace(/\/\d+$/, ''),
     public_key: p.publicKey,
-    active: r.ownerActive && p.active && (p.expiresAt === null || p.expiresAt.getTime() > Date.now()),
+    // Within its grace after expiry it is still online, at its reduced speed (issue 35).
+    active: r.ownerActive && p.active && (graceEnd(p)?.getTime() ?? Infinity) > Date.now(),
     enabled: p.active,
     expires_at: p.expiresAt?.toISOString() ?? null,
     manual_payment: p.manualPayment,

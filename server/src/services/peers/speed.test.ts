@@ -218,6 +218,16 @@ describe('plans sold by speed', () => {
     const inGrace = await myPeer(access, peer.id);
     expect(inGrace.active).toBe(true);
     expect(inGrace.speed.reduced).toMatchObject({ reason: 'expired', kbit: 128 });
+    // The console sees it working, at its reduced speed.
+    const detail = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/peers/${peer.id}`,
+      headers: bearer(admin),
+    });
+    expect(detail.json()).toMatchObject({
+      active: true,
+      speed: { reduced: { reason: 'expired', kbit: 128 } },
+    });
     const mail = smtp.mails.find((m) => m.to.includes('noa@example.com'));
     expect(mail?.text).toContain('venció. Sigue conectado a velocidad reducida (128 kbit/s)');
     await t.ctx.allowances.enforce();
