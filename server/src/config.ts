@@ -135,6 +135,8 @@ export const EnvSchema = z
     PUBLIC_URL: url.optional(),
     COMPANY_NAME: z.string().trim().min(1).max(80).default('VPN Service'),
     SUPPORT_URL: url.optional(),
+    /** An APK the panel serves to customers (WireGuard for Android), e.g. /srv/vpn/wireguard.apk. */
+    ANDROID_APK_FILE: z.string().min(1).optional(),
     CAPTCHA_PROVIDER: z
       .enum(['altcha', 'turnstile'], { message: 'debe ser altcha o turnstile' })
       .default('altcha'),
@@ -237,6 +239,8 @@ export interface Config {
   publicUrl: string | undefined;
   companyName: string;
   supportUrl: string | undefined;
+  /** ANDROID_APK_FILE: the APK served at /descargas/wireguard-android.apk (services/site/links.ts). */
+  androidApkFile: string | undefined;
   captcha:
     { provider: 'altcha' } | { provider: 'turnstile'; siteKey: string; secretKey: string; verifyUrl: string };
   secretKey: string;
@@ -329,6 +333,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicUrl,
     companyName: env.COMPANY_NAME,
     supportUrl: env.SUPPORT_URL,
+    androidApkFile: env.ANDROID_APK_FILE ? resolve(env.ANDROID_APK_FILE) : undefined,
     captcha:
       env.CAPTCHA_PROVIDER === 'turnstile'
         ? {

@@ -278,7 +278,7 @@ describe('Telegram bot', () => {
       name: 'Oficina',
     });
     const [byName] = await say(CHAT, '/config Oficina');
-    expect(byName!.text).toBe('No tiene ningún peer llamado «Oficina». Escriba /peers para ver los suyos.');
+    expect(byName!.text).toBe('No tienes ningún peer llamado «Oficina». Escribe /peers para ver los tuyos.');
     const beforeForged = fake.sent.length;
     const [forged] = await press(CHAT, `cfg:${theirs.id}`);
     expect(forged!.method).toBe('sendMessage');
@@ -309,7 +309,7 @@ describe('Telegram bot', () => {
       { text: 'Casa', callback_data: `ren:${plan.id}:${peer.id}` },
     ]);
     const [link] = await press(CHAT, `ren:${plan.id}:${peer.id}`);
-    const url = /Pague aquí: (\S+)/.exec(link!.text!)![1]!;
+    const url = /Paga aquí: (\S+)/.exec(link!.text!)![1]!;
     const [invoice] = await t.ctx.db.select().from(invoices).where(eq(invoices.peerId, peer.id));
     expect(url).toBe(`http://panel.test/api/payments/sandbox/${invoice!.id}`);
     expect(invoice).toMatchObject({
@@ -356,12 +356,12 @@ describe('Telegram bot', () => {
     expect(fake.sent.length).toBe(sent);
     await t.ctx.telegram.notifier.tick(hours(71));
     const [r72] = await fake.waitFor(CHAT, 1, sent);
-    expect(r72!.text).toMatch(/^Su peer «Casa» vence en menos de 3 días: el /);
+    expect(r72!.text).toMatch(/^Tu peer «Casa» vence en menos de 3 días: el /);
     await t.ctx.telegram.notifier.tick(hours(50));
     expect(fake.sent.length).toBe(sent + 1);
     await t.ctx.telegram.notifier.tick(hours(23));
     const [, r24] = await fake.waitFor(CHAT, 2, sent);
-    expect(r24!.text).toMatch(/^Su peer «Casa» vence en menos de 24 horas/);
+    expect(r24!.text).toMatch(/^Tu peer «Casa» vence en menos de 24 horas/);
     await t.ctx.telegram.notifier.tick(hours(1));
     expect(fake.sent.length).toBe(sent + 2);
     // Switched off in Settings: no reminder for the next expiry.

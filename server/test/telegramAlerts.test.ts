@@ -191,13 +191,13 @@ describe('Telegram alerts and notices', () => {
     await t.ctx.telegram.notifier.tick();
     await t.ctx.telegram.notifier.tick();
     expect(told(CUSTOMER_CHAT).slice(before)).toEqual([
-      'Su peer «Móvil» ha usado el 80 % de sus datos (8,5 GB de 10 GB). Cuando se agoten, se deshabilitará hasta que añada un plan (/renovar).',
+      'Tu peer «Móvil» ha usado el 80 % de sus datos (8,5 GB de 10 GB). Cuando se agoten, se deshabilitará hasta que añadas un plan (/renovar).',
     ]);
     await t.ctx.db.update(peers).set({ dataUsed: 10_000_000_000 }).where(eq(peers.id, peer.id));
     await t.ctx.allowances.enforce();
     await t.ctx.telegram.notifier.tick();
     expect(told(CUSTOMER_CHAT).slice(before + 1)).toEqual([
-      'Su peer «Móvil» ha agotado sus datos y se ha deshabilitado. Añada un plan con /renovar y volverá a funcionar sin importar nada de nuevo.',
+      'Tu peer «Móvil» ha agotado sus datos y se ha deshabilitado. Añade un plan con /renovar y volverá a funcionar sin importar nada de nuevo.',
     ]);
     // In use on two devices at once (issue 19 records the episode on the peer): told once.
     const episode = new Date();

@@ -107,7 +107,7 @@ describe('Telegram: two pollers at once (a holder frozen past its lease)', () =>
         telegram: { token: TOKEN, apiUrl, webhook: false },
         publicUrl: undefined,
         companyName: 'Nube VPN',
-        supportUrl: undefined,
+        supportUrl: () => Promise.resolve(null),
         peers: t.ctx.peers,
         createInvoice: (customerId, body) => t.ctx.invoices.create(customerId, body),
         log: t.app.log,

@@ -12,7 +12,7 @@ import { allMail, tokenFrom, waitForMail } from './mail';
 import type { ReceivedMail } from './mail';
 
 const baseUrl = inject('baseUrl');
-const SENT = 'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.';
+const SENT = 'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.';
 
 let browser: Browser;
 let manager: ManagerApi;
@@ -105,7 +105,7 @@ describe('password recovery by e-mail', () => {
 
     const page = await newPage();
     await page.goto('/login');
-    await page.getByRole('link', { name: '¿Olvidó su contraseña?' }).click();
+    await page.getByRole('link', { name: '¿Olvidaste tu contraseña?' }).click();
     await page.getByRole('heading', { name: 'Recuperar Contraseña' }).waitFor();
     await page.getByLabel('Usuario').fill(username);
     await page.getByRole('button', { name: 'Enviar' }).click();

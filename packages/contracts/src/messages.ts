@@ -100,7 +100,8 @@ export const msg = {
   aliasSet: 'Alias configurado correctamente',
   aliasChanged: 'Alias modificado correctamente',
   recoveryDisabled: 'La recuperación de contraseña no está habilitada',
-  recoverySent: 'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.',
+  recoverySent:
+    'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.',
   resetInvalid: 'El enlace no es válido o ha caducado',
   resetDone: 'Contraseña restablecida. Ya puede iniciar sesión.',
   emailVerified: 'Email verificado correctamente',

@@ -25,6 +25,16 @@ export const RuntimeConfig = z.object({
     z.object({ provider: z.literal('altcha'), challenge_url: z.string() }),
     z.object({ provider: z.literal('turnstile'), site_key: z.string() }),
   ]),
+  /**
+   * Where a customer gets the Android app (issue 32): the operator's link and the APK the panel
+   * serves itself, with its size in bytes (absent: neither).
+   */
+  android: z
+    .object({
+      app_url: z.string().nullable(),
+      apk: z.object({ url: z.string(), size: z.number().int() }).nullable(),
+    })
+    .optional(),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 
@@ -41,3 +51,72 @@ export const SiteSettings = PublicSettings.extend({
   room_member_limit: z.number().int().min(ROOM_MEMBER_LIMIT.min).max(ROOM_MEMBER_LIMIT.max),
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;
+
+/**
+ * A support link a customer can open from a phone in Cuba (issue 32): a web page (`https://`,
+ * t.me and wa.me links included) or the Telegram and WhatsApp apps' own schemes.
+ */
+export const SUPPORT_URL_SCHEMES = ['https:', 'tg:', 'whatsapp:'] as const;
+
+/** Checks a support link; returns the trimmed link, or null when it is not one the panel accepts. */
+export function supportUrlOf(raw: string): string | null {
+  const value = raw.trim();
+  if (value.length > 500) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (!(SUPPORT_URL_SCHEMES as readonly string[]).includes(url.protocol)) return null;
+  if (url.protocol === 'https:' && !url.hostname.includes('.')) return null;
+  return value;
+}
+
+/** Checks an https link (the Android app's download page or file). */
+export function httpsUrlOf(raw: string): string | null {
+  const value = raw.trim();
+  if (value.length > 500) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname.includes('.') ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The links customers are given (Ajustes → Enlaces para clientes): the support link (wins over
+ * SUPPORT_URL) and where the Android app is downloaded (a page or file the operator chooses).
+ */
+export const CustomerLinksPatch = z
+  .object({
+    support_url: z.string().max(1000).nullable(),
+    android_app_url: z.string().max(1000).nullable(),
+  })
+  .partial();
+export type CustomerLinksPatch = z.infer<typeof CustomerLinksPatch>;
+
+/** GET/PATCH /api/admin/settings/links: the links, where they come from, and what recovery can use. */
+export const CustomerLinks = z.object({
+  support_url: z.string().nullable(),
+  /** SUPPORT_URL, used while the console sets none. */
+  support_url_env: z.string().nullable(),
+  android_app_url: z.string().nullable(),
+  /** The APK the panel serves (ANDROID_APK_FILE), with its size; null when none is set. */
+  android_apk: z.object({ url: z.string(), size: z.number().int() }).nullable(),
+  /**
+   * How a customer can recover a password: by e-mail (allow_email, SMTP_URL and PUBLIC_URL) or by
+   * the Telegram chat linked to the account (a bot token and PUBLIC_URL). With neither, the
+   * recovery switch has no effect and customers see no recovery.
+   */
+  recovery: z.object({ email: z.boolean(), telegram: z.boolean() }),
+});
+export type CustomerLinks = z.infer<typeof CustomerLinks>;
+
+/** Refusals of PATCH /api/admin/settings/links. */
+export const linksMsg = {
+  supportUrl:
+    'El enlace de soporte debe empezar por https://, tg:// o whatsapp:// (por ejemplo https://t.me/tu_soporte o https://wa.me/5355555555)',
+  androidUrl: 'El enlace de la app de Android debe empezar por https://',
+} as const;

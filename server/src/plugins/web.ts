@@ -21,8 +21,8 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { msg, type RuntimeConfig } from '@vpn/contracts';
-import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
+import { ANDROID_APK_PATH, androidApkSize, getSiteLinks } from '../services/site/links.ts';
 import { realmOfPath } from './auth.ts';
 import { WebPages } from './webPages.ts';
 
@@ -33,16 +33,25 @@ export const REVALIDATE = 'no-cache';
 /** Answers smaller than this are sent as they are: compressing them saves less than it costs. */
 export const COMPRESS_THRESHOLD = 1024;
 
-/** `/config.json`: what one build needs to know about this installation (architecture decision 10). */
-export function runtimeConfig(config: Config): RuntimeConfig {
+/**
+ * `/config.json`: what one build needs to know about this installation (architecture decision 10).
+ * Read per page: the support link and the Android app's links are set in the console (issue 32).
+ */
+export async function runtimeConfig(ctx: Pick<AppContext, 'config' | 'db'>): Promise<RuntimeConfig> {
+  const { config } = ctx;
+  const [links, apkSize] = await Promise.all([getSiteLinks(ctx.db), androidApkSize(config.androidApkFile)]);
   return {
     company_name: config.companyName,
-    support_url: config.supportUrl ?? null,
+    support_url: links.support_url ?? config.supportUrl ?? null,
     public_url: config.publicUrl ?? null,
     captcha:
       config.captcha.provider === 'turnstile'
         ? { provider: 'turnstile', site_key: config.captcha.siteKey }
         : { provider: 'altcha', challenge_url: '/api/client/captcha' },
+    android: {
+      app_url: links.android_app_url,
+      apk: apkSize === null ? null : { url: ANDROID_APK_PATH, size: apkSize },
+    },
   };
 }
 
@@ -56,7 +65,7 @@ async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   });
 
   const hasWeb = existsSync(join(config.webDist, 'index.html'));
-  const pages = hasWeb ? await WebPages.load(ctx, runtimeConfig(config)) : null;
+  const pages = hasWeb ? await WebPages.load(ctx, () => runtimeConfig(ctx)) : null;
 
   // The generated documents (HTML, config.json) get ETags and 304s; encapsulated so the API's
   // answers (no-store) are not hashed for nothing.
@@ -65,7 +74,7 @@ async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
 
     documents.get('/config.json', { schema: { hide: true } }, async (_req, reply) => {
       reply.header('cache-control', REVALIDATE);
-      return runtimeConfig(config);
+      return runtimeConfig(ctx);
     });
 
     if (!pages) {

@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import type { Plan, PublicSettings, RuntimeConfig } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { listActivePlans } from '../services/billing/plans.ts';
-import { getSiteSettings, toPublicSettings } from '../services/site/settings.ts';
+import { customerPublicSettings } from '../services/telegram/recovery.ts';
 
 type Variant = { redirect: string } | { file: string };
 
@@ -72,12 +72,12 @@ export class WebPages {
 
   private constructor(
     private readonly ctx: AppContext,
-    private readonly config: RuntimeConfig,
+    private readonly configOf: () => Promise<RuntimeConfig>,
     private readonly manifest: PrerenderManifest | null,
     private readonly renderer: Renderer | null,
   ) {}
 
-  static async load(ctx: AppContext, config: RuntimeConfig): Promise<WebPages> {
+  static async load(ctx: AppContext, config: () => Promise<RuntimeConfig>): Promise<WebPages> {
     const dir = join(ctx.config.webDist, 'ssr');
     const manifestFile = join(dir, 'manifest.json');
     if (!existsSync(manifestFile)) return new WebPages(ctx, config, null, null);
@@ -90,16 +90,17 @@ export class WebPages {
   /** The document for `url` (path and query), as the SPA would show it right now. */
   async render(url: string): Promise<RenderedPage> {
     const path = url.split(/[?#]/, 1)[0] ?? '/';
-    const settings = toPublicSettings(await getSiteSettings(this.ctx.db));
+    const [settings, config] = await Promise.all([customerPublicSettings(this.ctx), this.configOf()]);
     const manifest = this.manifest;
-    if (!manifest) return { status: 200, html: this.fill(this.template('index.html', false), settings) };
+    if (!manifest)
+      return { status: 200, html: this.fill(this.template('index.html', false), config, settings) };
 
     const name = Object.keys(manifest.pages).find((p) => manifest.pages[p]?.paths.includes(path));
     if (!name && manifest.spaPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)))
-      return { status: 200, html: this.fill(this.template(manifest.shell), settings) };
+      return { status: 200, html: this.fill(this.template(manifest.shell), config, settings) };
 
     const pageName = name ?? manifest.notFound;
-    const variant = manifest.pages[pageName]?.variants[this.variantKey(manifest, settings)];
+    const variant = manifest.pages[pageName]?.variants[this.variantKey(manifest, config, settings)];
     if (!variant) throw new Error(`pre-render sin variante para ${pageName}`);
     if ('redirect' in variant) return { status: 302, html: '', redirect: variant.redirect };
 
@@ -109,14 +110,14 @@ export class WebPages {
       plans = await listActivePlans(this.ctx.db);
       html = html.replace(MARK.plans, () => this.renderPlans(plans ?? []));
     }
-    return { status: name ? 200 : 404, html: this.fill(html, settings, plans) };
+    return { status: name ? 200 : 404, html: this.fill(html, config, settings, plans) };
   }
 
-  private variantKey(manifest: PrerenderManifest, settings: PublicSettings): string {
+  private variantKey(manifest: PrerenderManifest, config: RuntimeConfig, settings: PublicSettings): string {
     const facts: Record<string, boolean> = {
       ...settings,
-      support: this.config.support_url !== null,
-      turnstile: this.config.captcha.provider === 'turnstile',
+      support: config.support_url !== null,
+      turnstile: config.captcha.provider === 'turnstile',
     };
     return manifest.keyFields.map((field) => (facts[field] ? '1' : '0')).join('');
   }
@@ -140,11 +141,11 @@ export class WebPages {
     return this.planList.html;
   }
 
-  private fill(html: string, settings: PublicSettings, plans?: Plan[]): string {
-    const boot = { config: this.config, settings, ...(plans ? { plans } : {}) };
+  private fill(html: string, config: RuntimeConfig, settings: PublicSettings, plans?: Plan[]): string {
+    const boot = { config, settings, ...(plans ? { plans } : {}) };
     return html
-      .replaceAll(MARK.company, escapeHtml(this.config.company_name))
-      .replaceAll(MARK.support, escapeHtml(this.config.support_url ?? ''))
+      .replaceAll(MARK.company, escapeHtml(config.company_name))
+      .replaceAll(MARK.support, escapeHtml(config.support_url ?? ''))
       .replaceAll(MARK.year, String(new Date().getFullYear()))
       .replace(MARK.boot, () => `<script id="vpn-boot" type="application/json">${inlineJson(boot)}</script>`);
   }

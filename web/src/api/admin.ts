@@ -3,7 +3,13 @@
  * 'manager' so ending the manager session drops every cached answer (see `App.tsx`).
  */
 import { queryOptions } from '@tanstack/react-query';
-import type { Advertisement, ClientVersion, SiteSettings } from '@vpn/contracts';
+import type {
+  Advertisement,
+  ClientVersion,
+  CustomerLinks,
+  CustomerLinksPatch,
+  SiteSettings,
+} from '@vpn/contracts';
 import { authRequest } from './session';
 
 export type { SiteSettings } from '@vpn/contracts';
@@ -24,6 +30,7 @@ export interface AdminMetrics {
 export const adminKeys = {
   metrics: ['manager', 'metrics'] as const,
   settings: ['manager', 'settings'] as const,
+  links: ['manager', 'settings', 'links'] as const,
 };
 
 export function metricsQuery() {
@@ -42,6 +49,18 @@ export function settingsQuery() {
 
 export function patchSettings(body: Partial<SiteSettings>): Promise<SiteSettings> {
   return authRequest<SiteSettings>('manager', '/api/admin/settings', { method: 'PATCH', body });
+}
+
+/** Ajustes → Enlaces para clientes (issue 32), with what password recovery can use. */
+export function linksQuery() {
+  return queryOptions({
+    queryKey: adminKeys.links,
+    queryFn: ({ signal }) => authRequest<CustomerLinks>('manager', '/api/admin/settings/links', { signal }),
+  });
+}
+
+export function patchLinks(body: CustomerLinksPatch): Promise<CustomerLinks> {
+  return authRequest<CustomerLinks>('manager', '/api/admin/settings/links', { method: 'PATCH', body });
 }
 
 export function publishAdvertisement(body: {

@@ -3,15 +3,16 @@ import { es } from '../i18n/es';
 import { ui } from './ui';
 
 interface SupportLinkProps {
-  /** The runtime config's support URL; null when SUPPORT_URL is unset. */
+  /** The runtime config's support link (Ajustes → Enlaces para clientes, else SUPPORT_URL). */
   url: string | null;
   label?: string;
   className?: string;
 }
 
 /**
- * 'Contactar con Soporte': opens the support URL in a new tab. Without a configured URL it is a
- * disabled button (spec: "support is enabled only if configured"), so the layout does not jump.
+ * 'Contactar con Soporte': opens the support link in a new tab. Without one it is not there at all
+ * (issue 32: a green button that does nothing only frustrates; spec: "support is enabled only if
+ * configured"), and the blocks around it are hidden too.
  */
 export function SupportLink({
   url,
@@ -19,14 +20,7 @@ export function SupportLink({
   className = ui.buttonPrimary,
 }: SupportLinkProps) {
   const icon = <LifeBuoy className="size-4" aria-hidden="true" />;
-  if (!url) {
-    return (
-      <button type="button" className={className} disabled title={es.dashboard.home.supportUnavailable}>
-        {icon}
-        {label}
-      </button>
-    );
-  }
+  if (!url) return null;
   return (
     <a href={url} target="_blank" rel="noopener noreferrer" className={className}>
       {icon}

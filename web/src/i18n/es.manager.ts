@@ -124,6 +124,26 @@ export const esManager = {
       allow_discovery:
         'Los juegos de LAN de una sala se encuentran solos: la difusión y el multicast de cada miembro llegan a los demás. Apagado en todos los servidores; cada servidor tiene además su propio interruptor.',
     } satisfies Record<SiteSwitch, string>,
+    /** Issue 32: the links customers are given, and whether recovery can reach anyone. */
+    recoveryOff:
+      'Está activado, pero ningún cliente puede recuperar su contraseña: no hay correo (SMTP_URL y PUBLIC_URL, con «Permitir correo electrónico») ni bot de Telegram con PUBLIC_URL. Los clientes no ven la recuperación.',
+    recoveryBy: (email: boolean, telegram: boolean) =>
+      `Se envía el enlace ${email && telegram ? 'por correo y al chat de Telegram vinculado' : email ? 'por correo' : 'al chat de Telegram vinculado'}.`,
+    links: {
+      title: 'Enlaces para clientes',
+      hint: 'Lo que ven los clientes en la ayuda, en su inicio y en la web.',
+      support: 'Enlace de soporte',
+      supportHint: (env: string | null) =>
+        `https://, tg:// o whatsapp:// (por ejemplo https://t.me/tu_soporte o https://wa.me/5355555555). Vacío: ${env ? `se usa SUPPORT_URL (${env})` : 'sin soporte: los clientes no ven botones de soporte'}.`,
+      android: 'Enlace de la app de Android',
+      androidHint:
+        'Una página o un archivo APK de WireGuard que tus clientes puedan abrir desde Cuba (https://). La ayuda también ofrece F-Droid.',
+      apk: (size: string) =>
+        `El panel sirve el APK de ANDROID_APK_FILE (${size}) en /descargas/wireguard-android.apk.`,
+      noApk: 'Con ANDROID_APK_FILE el panel sirve también un APK de WireGuard, con su tamaño.',
+      save: 'Guardar enlaces',
+      saved: 'Enlaces guardados',
+    },
     roomLimit: {
       title: 'Tamaño de las salas',
       label: 'Peers por sala',

@@ -178,9 +178,9 @@ export const es = {
     title: 'Iniciar sesión',
     subtitle: 'Accede a tu panel para gestionar tus peers y planes.',
     submit: 'Iniciar sesión',
-    forgot: '¿Olvidó su contraseña?',
-    noAccount: '¿No tiene cuenta?',
-    registerLink: 'Regístrese',
+    forgot: '¿Olvidaste tu contraseña?',
+    noAccount: '¿No tienes cuenta?',
+    registerLink: 'Regístrate',
     backToLanding: 'Volver al inicio',
     error: 'Error al iniciar sesión. Por favor, intente de nuevo.',
   },
@@ -231,11 +231,13 @@ export const es = {
 
   recovery: {
     title: 'Recuperar Contraseña',
-    subtitle: 'Introduzca su nombre de usuario y le enviaremos instrucciones a su email verificado.',
+    subtitle:
+      'Escribe tu nombre de usuario y te enviaremos un enlace a tu email verificado o a tu chat de Telegram vinculado.',
     submit: 'Enviar',
     sentTitle: 'Email enviado',
-    sentText: 'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.',
-    sentHint: 'Revise también la carpeta de correo no deseado. El enlace vale 1 hora y sirve una sola vez.',
+    sentText: msg.recoverySent,
+    sentHint:
+      'Si es por email, revisa también la carpeta de correo no deseado. El enlace vale 1 hora y sirve una sola vez.',
     tryAgain: 'Intentar de nuevo',
     backToLogin: 'Volver al inicio de sesión',
   },
@@ -327,7 +329,6 @@ export const es = {
       supportTitle: 'Centro de soporte',
       supportText: '¿Tienes dudas o problemas con tu conexión? Nuestro equipo te ayuda.',
       support: 'Contactar con Soporte',
-      supportUnavailable: 'El soporte en línea no está configurado todavía.',
       error: 'Hubo un error al cargar los datos.',
       expiring: {
         title: 'Peers a punto de vencer',

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  CustomerLinks,
+  CustomerLinksPatch,
   ErrorBody,
   GatewayPatch,
   GatewaySettings,
@@ -12,6 +14,8 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { readSiteSettings, savePublicSwitches } from '../../services/site/settings.ts';
+import { ANDROID_APK_PATH, androidApkSize, getSiteLinks, saveSiteLinks } from '../../services/site/links.ts';
+import { recoveryChannels } from '../../services/telegram/recovery.ts';
 import { resendAllServers } from '../../services/fleet/desiredState.ts';
 import { ReauthService } from '../../plugins/reauth.ts';
 
@@ -82,6 +86,56 @@ export const adminSettingsRoutes =
         // Discovery is enforced by the nodes: every agent gets its relay rules again.
         if (saved.allow_discovery !== before.allow_discovery) await resendAllServers(ctx.db, ctx.bus);
         return saved;
+      },
+    );
+
+    /** The customer links and what they depend on, as the console shows them. */
+    const links = async (): Promise<CustomerLinks> => {
+      const [saved, size, recovery] = await Promise.all([
+        getSiteLinks(ctx.db),
+        androidApkSize(ctx.config.androidApkFile),
+        recoveryChannels(ctx),
+      ]);
+      return {
+        support_url: saved.support_url,
+        support_url_env: ctx.config.supportUrl ?? null,
+        android_app_url: saved.android_app_url,
+        android_apk: size === null ? null : { url: ANDROID_APK_PATH, size },
+        recovery,
+      };
+    };
+
+    app.get(
+      '/api/admin/settings/links',
+      {
+        config: { permission: 'settings.read' },
+        schema: {
+          tags: ['admin'],
+          summary: 'Enlaces para clientes (soporte, app de Android) y por dónde se recupera una contraseña',
+          security: [{ bearer: [] }],
+          response: { 200: CustomerLinks },
+        },
+      },
+      links,
+    );
+
+    app.patch(
+      '/api/admin/settings/links',
+      {
+        config: { permission: 'settings.public' },
+        schema: {
+          tags: ['admin'],
+          summary:
+            'Cambia el enlace de soporte (gana a SUPPORT_URL) o el de la app de Android; null los quita',
+          security: [{ bearer: [] }],
+          body: CustomerLinksPatch,
+          response: { 200: CustomerLinks, 400: ErrorBody },
+        },
+      },
+      async (request) => {
+        if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
+        await saveSiteLinks(ctx.db, actorOf(request), request.body);
+        return links();
       },
     );
 

@@ -325,7 +325,7 @@ describe('password recovery', () => {
     const c = await signedIn('recupera@nauta.cu', true);
     const res = await recover(c.username);
     expect(res.json().message).toBe(
-      'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.',
+      'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.',
     );
     const mail = await smtp.waitFor('recupera@nauta.cu');
     expect(mail.text).toContain(c.username);
@@ -388,7 +388,7 @@ describe('password recovery', () => {
     for (const a of answers) {
       expect(a.statusCode).toBe(200);
       expect(a.json().message).toBe(
-        'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.',
+        'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.',
       );
     }
     await new Promise((r) => setTimeout(r, 300));

@@ -15,7 +15,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../plugins/auth.ts';
 import { badRequest, forbidden, HttpError } from '../../lib/errors.ts';
 import { consume, hit, peek } from '../../services/identity/rateLimit.ts';
-import { getSiteSettings } from '../../services/site/settings.ts';
+import { customerPublicSettings } from '../../services/telegram/recovery.ts';
 import { latestClientVersion, listAnnouncements } from '../../services/site/content.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
@@ -93,14 +93,15 @@ export const accountRoutes =
         schema: {
           tags: ['account'],
           summary:
-            'Envía un enlace de restablecimiento al email verificado (misma respuesta exista o no la cuenta)',
+            'Envía un enlace de restablecimiento al email verificado y al chat de Telegram vinculado (misma respuesta exista o no la cuenta)',
           body: RecoveryBody,
           response: { 200: MessageBody, ...errors },
         },
       },
       async (request) => {
-        const site = await getSiteSettings(ctx.db);
-        if (!site.allow_password_recovery) throw forbidden(msg.recoveryDisabled);
+        // Off also while no channel can carry a link (no mail, no Telegram bot): nothing would come.
+        if (!(await customerPublicSettings(ctx)).allow_password_recovery)
+          throw forbidden(msg.recoveryDisabled);
         const username = request.body.username.trim();
         if (!username) throw badRequest(msg.credentialsRequired);
         await consume(ctx.db, `recovery:ip:${request.ip}`, ctx.rateLimits.recoveryPerIp);
@@ -117,7 +118,7 @@ export const accountRoutes =
           await ctx.captcha.verify(token, request.ip);
         }
         await hit(ctx.db, userKey, limit);
-        await ctx.account.requestRecovery(username);
+        await ctx.account.requestRecovery(username, ctx.telegram);
         return { message: msg.recoverySent };
       },
     );

@@ -25,7 +25,8 @@ describe('GET /api/client', () => {
     expect(res.json()).toEqual({
       maintenance: false,
       allow_registration: true,
-      allow_password_recovery: true,
+      // The switch is on, but neither mail (no SMTP_URL here) nor a Telegram bot can carry a link.
+      allow_password_recovery: false,
       show_landing: false,
       allow_payments_qvapay: false,
       allow_email: true,
@@ -114,6 +115,7 @@ describe('GET /config.json', () => {
       support_url: 'https://t.me/soporte',
       public_url: null,
       captcha: { provider: 'altcha', challenge_url: '/api/client/captcha' },
+      android: { app_url: null, apk: null },
     });
     await custom.app.close();
   });

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { PlanList, PublicSettings, ServiceStatus } from '@vpn/contracts';
+import { createReadStream } from 'node:fs';
+import { PlanList, PublicSettings, ServiceStatus, msg } from '@vpn/contracts';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { listActivePlans } from '../../services/billing/plans.ts';
-import { getSiteSettings, toPublicSettings } from '../../services/site/settings.ts';
+import { ANDROID_APK_PATH, androidApkSize } from '../../services/site/links.ts';
+import { getSiteSettings } from '../../services/site/settings.ts';
+import { customerPublicSettings } from '../../services/telegram/recovery.ts';
 
 /** Calls every visitor makes: public settings, service status, captcha challenge, plans. */
 export const publicRoutes =
@@ -15,7 +18,7 @@ export const publicRoutes =
         config: { auth: 'public', maintenanceExempt: true },
         schema: { tags: ['public'], summary: 'Ajustes públicos', response: { 200: PublicSettings } },
       },
-      async () => toPublicSettings(await getSiteSettings(ctx.db)),
+      async () => customerPublicSettings(ctx),
     );
 
     app.get(
@@ -57,6 +60,25 @@ export const publicRoutes =
         const { username = '', realm } = request.query;
         const throttle = realm === 'manager' ? ctx.managerLoginThrottle : ctx.loginThrottle;
         return ctx.captcha.challenge(await throttle.captchaFactor(request.ip, username));
+      },
+    );
+
+    // The APK the operator gives the panel (ANDROID_APK_FILE, issue 32): WireGuard for Android from
+    // the panel itself, for customers who cannot reach Google Play. Its size is shown in the help.
+    app.get(
+      ANDROID_APK_PATH,
+      { config: { auth: 'public', maintenanceExempt: true }, schema: { hide: true } },
+      async (_request, reply) => {
+        const file = ctx.config.androidApkFile;
+        const size = await androidApkSize(file);
+        if (!file || size === null)
+          return reply.status(404).send({ message: msg.notFound, code: 'not_found' });
+        return reply
+          .header('content-type', 'application/vnd.android.package-archive')
+          .header('content-length', size)
+          .header('content-disposition', 'attachment; filename="wireguard-android.apk"')
+          .header('cache-control', 'no-cache')
+          .send(createReadStream(file));
       },
     );
 

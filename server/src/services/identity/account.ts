@@ -16,7 +16,20 @@ export interface AccountDeps {
   sessions: SessionService;
   mailer: Mailer;
   companyName: string;
+  /** PUBLIC_URL: the only base of a reset link sent by Telegram (never the request's Host). */
+  publicUrl: string | undefined;
   rateLimits: RateLimitPolicy;
+}
+
+/**
+ * The Telegram bot as password recovery uses it (issue 32). Telegram is a later domain, so the
+ * route hands it in (`services/telegram`, TelegramService).
+ */
+export interface RecoveryMessenger {
+  /** The chat validly linked to this customer, if any (and the bot is on). */
+  recoveryChat(customerId: number): Promise<number | null>;
+  /** Sends the reset link to that chat; never throws. */
+  sendRecovery(chatId: number, username: string, url: string): Promise<void>;
 }
 
 /** Account settings (alias, e-mail, password), e-mail verification and password recovery. */
@@ -164,10 +177,12 @@ export class AccountService {
   }
 
   /**
-   * Sends a reset link (PUBLIC_URL only, see Mailer.link) to the verified e-mail of that username, if
-   * any. The caller answers the same either way.
+   * Sends a reset link to the verified e-mail of that username (mail on) and to the Telegram chat
+   * linked to the account (`telegram`, with PUBLIC_URL): one token, valid 1 hour, once, whichever
+   * channel it is opened from. The caller answers the same whether or not anything was sent; the
+   * Telegram message goes out after the answer, so its round trip to Telegram tells nothing either.
    */
-  async requestRecovery(username: string): Promise<void> {
+  async requestRecovery(username: string, telegram?: RecoveryMessenger): Promise<void> {
     const [row] = await this.db
       .select({
         id: customers.id,
@@ -178,8 +193,15 @@ export class AccountService {
       })
       .from(customers)
       .where(sql`lower(${customers.username}) = lower(${username.trim()})`);
-    if (!row || !row.active || !row.email || !row.verified) return;
-    await this.sendRecoveryLink({ id: row.id, username: row.username, email: row.email });
+    if (!row || !row.active) return;
+    const byMail = row.email && row.verified ? this.deps.mailer.link('/reset-password') : null;
+    const chat = telegram && this.deps.publicUrl ? await telegram.recoveryChat(row.id) : null;
+    if (!byMail && chat === null) return;
+    const token = await issueEmailToken(this.db, row.id, 'reset_password', byMail ? row.email : null);
+    if (chat !== null && telegram)
+      void telegram.sendRecovery(chat, row.username, `${this.deps.publicUrl}/reset-password#token=${token}`);
+    if (byMail && row.email)
+      await this.deps.mailer.send(this.recoveryMail(row.username, row.email, `${byMail}#token=${token}`));
   }
 
   /**
@@ -198,21 +220,20 @@ export class AccountService {
       await inTx?.(tx);
       return issued;
     });
-    return this.deps.mailer.send(
-      composeMail(
-        this.deps.companyName,
-        to.email,
-        'Restablecer contraseña',
-        [
-          'Hola:',
-          `Alguien (esperamos que usted) pidió restablecer la contraseña de la cuenta ${to.username}.`,
-          'El enlace vale 1 hora y sirve una sola vez. Si no lo pidió, ignore este mensaje: su contraseña no cambia.',
-        ],
-        {
-          label: 'Elegir una contraseña nueva',
-          url: `${page}#token=${token}`,
-        },
-      ),
+    return this.deps.mailer.send(this.recoveryMail(to.username, to.email, `${page}#token=${token}`));
+  }
+
+  private recoveryMail(username: string, email: string, url: string) {
+    return composeMail(
+      this.deps.companyName,
+      email,
+      'Restablecer contraseña',
+      [
+        'Hola:',
+        `Alguien (esperamos que tú) pidió restablecer la contraseña de la cuenta ${username}.`,
+        'El enlace vale 1 hora y sirve una sola vez. Si no lo pediste, ignora este mensaje: tu contraseña no cambia.',
+      ],
+      { label: 'Elegir una contraseña nueva', url },
     );
   }
 

@@ -15,7 +15,7 @@ import { SessionService } from './sessions.ts';
  * built per use by their routes from the context.
  */
 export interface IdentityDeps {
-  config: Pick<Config, 'captcha' | 'rateLimits' | 'companyName'>;
+  config: Pick<Config, 'captcha' | 'rateLimits' | 'companyName' | 'publicUrl'>;
   db: Db;
   keys: Keys;
   mailer: Mailer;
@@ -57,6 +57,13 @@ export function createIdentity(deps: IdentityDeps): Identity {
       perAccount: rateLimits.loginPerUsername,
       ipFull: 'wait',
     }),
-    account: new AccountService({ db, sessions, mailer, companyName: config.companyName, rateLimits }),
+    account: new AccountService({
+      db,
+      sessions,
+      mailer,
+      companyName: config.companyName,
+      publicUrl: config.publicUrl,
+      rateLimits,
+    }),
   };
 }

@@ -26,7 +26,8 @@ export interface BotDeps {
   /** InvoiceService.create: the dashboard's invoice path. */
   createInvoice: InvoiceService['create'];
   companyName: string;
-  supportUrl: string | undefined;
+  /** The support link in force (Ajustes → Enlaces para clientes, else SUPPORT_URL). */
+  supportUrl: () => Promise<string | null>;
   publicUrl: string | undefined;
   log: FastifyBaseLogger;
 }
@@ -164,7 +165,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
   });
 
   bot.command(['ayuda', 'help'], async (ctx) => {
-    const help = t.help(deps.companyName, deps.supportUrl, deps.publicUrl);
+    const help = t.help(deps.companyName, (await deps.supportUrl()) ?? undefined, deps.publicUrl);
     const manager = await deps.store.managerOfChat(ctx.chat.id);
     await ctx.reply(manager ? `${help}\n\nGestores:\n${t.helpManager}` : help);
   });

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { Keys } from '../../lib/crypto.ts';
 import type { InvoiceService } from '../billing/invoices.ts';
 import type { PeerService } from '../peers/peers.ts';
+import { supportUrlOfSite } from '../site/links.ts';
 import { TelegramService } from './service.ts';
 
 /** The Telegram domain's entry point: the bot, its links, commands, notices and alerts. */
@@ -32,7 +33,7 @@ export function createTelegram(deps: TelegramDomainDeps): Telegram {
       telegram: config.telegram,
       publicUrl: config.publicUrl,
       companyName: config.companyName,
-      supportUrl: config.supportUrl,
+      supportUrl: () => supportUrlOfSite(db, config.supportUrl),
       peers,
       createInvoice: (customerId, body) => invoices.create(customerId, body),
       log,

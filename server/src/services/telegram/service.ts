@@ -62,7 +62,8 @@ export interface TelegramDeps {
   telegram: { token: string | undefined; apiUrl: string; webhook: boolean };
   publicUrl: string | undefined;
   companyName: string;
-  supportUrl: string | undefined;
+  /** The support link in force (Ajustes → Enlaces para clientes, else SUPPORT_URL). */
+  supportUrl: () => Promise<string | null>;
   peers: PeerService;
   /** InvoiceService.create (built after this service, hence a function). */
   createInvoice: InvoiceService['create'];
@@ -422,6 +423,35 @@ export class TelegramService {
     if (!handle) throw new HttpError(409, telegramMsg.unavailable, 'telegram_unavailable');
     const { code, expiresAt } = await this.store.newCode(realm, subjectId);
     return { url: `https://t.me/${handle.username}?start=${code}`, expires_at: expiresAt.toISOString() };
+  }
+
+  // ---- password recovery (identity's RecoveryMessenger, issue 32) ----
+
+  /** Whether this instance runs a bot Telegram accepted (what a reset link by Telegram needs). */
+  get running(): boolean {
+    return this.handle !== null;
+  }
+
+  /** The chat linked to this customer, when the bot is on here (a reset link can be sent). */
+  async recoveryChat(customerId: number): Promise<number | null> {
+    if (!this.handle) return null;
+    return (await this.store.linkOf('customer', customerId))?.chatId ?? null;
+  }
+
+  /** Sends a reset link to the customer's chat, without its preview (best effort, never throws). */
+  async sendRecovery(chatId: number, username: string, url: string): Promise<void> {
+    const handle = this.handle;
+    if (!handle) return;
+    try {
+      await handle.bot.api.sendMessage(chatId, t.recovery(this.deps.companyName, username, url), {
+        link_preview_options: { is_disabled: true },
+      });
+    } catch (err) {
+      this.deps.log.warn(
+        { ...describeTelegramError(err), chat: chatId },
+        'telegram: recuperación no enviada',
+      );
+    }
   }
 
   /** "Desvincular" from the web: the chat is told (best effort). */

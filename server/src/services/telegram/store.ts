@@ -130,9 +130,13 @@ export class TelegramStore {
   }
 
   /** An account's valid link and switches (null: not linked, or the link ended). */
-  async linkOf(realm: Realm, subjectId: number): Promise<(Prefs & { linkedAt: Date }) | null> {
+  async linkOf(
+    realm: Realm,
+    subjectId: number,
+  ): Promise<(Prefs & { linkedAt: Date; chatId: number }) | null> {
     const base = {
       linkedAt: telegramLinks.linkedAt,
+      chatId: telegramLinks.chatId,
       reminders: telegramLinks.notifyReminders,
       allowance: telegramLinks.notifyAllowance,
       payments: telegramLinks.notifyPayments,

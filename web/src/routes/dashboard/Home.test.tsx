@@ -85,13 +85,13 @@ describe('dashboard home', () => {
     expect(screen.queryByRole('heading', { name: 'Salas privadas' })).not.toBeInTheDocument();
   });
 
-  it('disables support when no support URL is configured', async () => {
+  it('shows no support block when no support link is configured (no button that does nothing)', async () => {
     fakeApi({ 'GET /api/client/verify-token': { body: sampleUser } });
     renderApp('/dashboard/home');
-    const button = await screen.findByRole('button', { name: 'Contactar con Soporte' });
-    expect(button).toBeDisabled();
+    await screen.findByRole('heading', { name: 'Alta velocidad' });
+    expect(screen.queryByRole('button', { name: /Contactar con Soporte/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('link', { name: /Contactar con Soporte/ })).not.toBeInTheDocument();
-    expect(screen.getByText('El soporte en línea no está configurado todavía.')).toBeInTheDocument();
+    expect(screen.queryByText(/soporte en línea no está configurado/)).not.toBeInTheDocument();
   });
 
   it('with announcements: their cards (name, long Spanish date, message) and the support centre card', async () => {
@@ -121,14 +121,14 @@ describe('dashboard home', () => {
     expect(screen.queryByRole('heading', { name: 'Protección avanzada' })).not.toBeInTheDocument();
   });
 
-  it('disables the support centre button too when no support URL is configured', async () => {
+  it('leaves the support centre card out too when no support link is configured', async () => {
     fakeApi({
       'GET /api/client/verify-token': { body: sampleUser },
       'GET /api/client/advertisements': { body: announcements },
     });
     renderApp('/dashboard/home');
-    const support = (await screen.findByRole('heading', { name: 'Centro de soporte' })).closest('section')!;
-    expect(within(support).getByRole('button', { name: 'Contactar con Soporte' })).toBeDisabled();
+    await screen.findByRole('list', { name: 'Anuncios del servicio' });
+    expect(screen.queryByRole('heading', { name: 'Centro de soporte' })).not.toBeInTheDocument();
   });
 });
 

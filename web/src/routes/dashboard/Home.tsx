@@ -103,10 +103,13 @@ function WelcomeCard() {
           </li>
         ))}
       </ul>
-      <div className="flex flex-col gap-3 border-t border-slate-800 p-6 sm:flex-row sm:items-center sm:justify-between sm:px-8">
-        <p className="text-slate-400">{support_url ? t.supportText : t.supportUnavailable}</p>
-        <SupportLink url={support_url} />
-      </div>
+      {/* Only when the operator set a support link (issue 32): no button that does nothing. */}
+      {support_url && (
+        <div className="flex flex-col gap-3 border-t border-slate-800 p-6 sm:flex-row sm:items-center sm:justify-between sm:px-8">
+          <p className="text-slate-400">{t.supportText}</p>
+          <SupportLink url={support_url} />
+        </div>
+      )}
     </section>
   );
 }
@@ -148,8 +151,10 @@ function AnnouncementList({ items }: { items: Advertisement[] }) {
   );
 }
 
+/** Only when the operator set a support link (issue 32): no button that does nothing. */
 function SupportCard() {
   const { support_url } = useRuntimeConfig();
+  if (!support_url) return null;
   return (
     <section
       aria-labelledby="support-title"
@@ -162,7 +167,7 @@ function SupportCard() {
         <h2 id="support-title" className="text-lg font-semibold text-white">
           {t.supportTitle}
         </h2>
-        <p className="text-slate-400">{support_url ? t.supportText : t.supportUnavailable}</p>
+        <p className="text-slate-400">{t.supportText}</p>
       </div>
       <SupportLink url={support_url} />
     </section>

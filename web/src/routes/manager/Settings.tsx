@@ -3,7 +3,7 @@ import { TriangleAlert } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import toast from 'react-hot-toast';
 import { ROOM_MEMBER_LIMIT } from '@vpn/contracts/limits';
-import { adminKeys, patchSettings, settingsQuery } from '../../api/admin';
+import { adminKeys, linksQuery, patchSettings, settingsQuery } from '../../api/admin';
 import type { SiteSettings } from '../../api/admin';
 import { errorMessage } from '../../api/http';
 import { queryKeys } from '../../api/queries';
@@ -12,6 +12,7 @@ import { esManager } from '../../i18n/es.manager';
 import { useCan } from './ManagerLayout';
 import { SettingsGateways } from './SettingsGateways';
 import { SettingsConcurrentUse } from './SettingsConcurrentUse';
+import { SettingsLinks } from './SettingsLinks';
 import { ManagerPageHeader, QueryView, Switch } from './shared';
 import { SettingsTelegram } from './TelegramPanels';
 
@@ -27,11 +28,14 @@ export function ManagerSettings() {
   const canGateways = useCan('settings.gateways');
   const canPublic = useCan('settings.public');
   const settings = useQuery(settingsQuery());
+  // What recovery can use (issue 32): the switch is flagged while nothing could carry a link.
+  const recovery = useQuery(linksQuery()).data?.recovery;
   const save = useMutation({
     mutationFn: (change: Partial<SiteSettings>) => patchSettings(change),
     onSuccess: (answer) => {
       queryClient.setQueryData(adminKeys.settings, answer);
       void queryClient.invalidateQueries({ queryKey: queryKeys.publicSettings });
+      void queryClient.invalidateQueries({ queryKey: adminKeys.links }); // what recovery can use
       toast.success(t.saved);
     },
     onError: (error) => toast.error(errorMessage(error, esManager.requestError)),
@@ -63,6 +67,9 @@ export function ManagerSettings() {
                   <div>
                     <p className="font-medium text-white">{t.labels[key]}</p>
                     <p className="text-sm text-slate-400">{t.hints[key]}</p>
+                    {key === 'allow_password_recovery' && data[key] && recovery && (
+                      <RecoveryNote email={recovery.email} telegram={recovery.telegram} />
+                    )}
                   </div>
                   <Switch
                     label={t.labels[key]}
@@ -73,6 +80,7 @@ export function ManagerSettings() {
                 </li>
               ))}
             </ul>
+            <SettingsLinks disabled={!canPublic} />
             <RoomLimit
               value={data.room_member_limit}
               disabled={save.isPending || !canPublic}
@@ -85,6 +93,17 @@ export function ManagerSettings() {
       {canGateways && <SettingsGateways />}
       {canGateways && <SettingsTelegram />}
     </section>
+  );
+}
+
+/** Under "Permitir recuperar la contraseña": how the link goes, or, flagged, that nothing can carry it. */
+function RecoveryNote({ email, telegram }: { email: boolean; telegram: boolean }) {
+  if (email || telegram) return <p className="text-sm text-emerald-300">{t.recoveryBy(email, telegram)}</p>;
+  return (
+    <p role="status" className="mt-1 flex items-start gap-2 text-sm text-amber-200">
+      <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+      {t.recoveryOff}
+    </p>
   );
 }
 

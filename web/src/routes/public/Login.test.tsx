@@ -140,24 +140,30 @@ describe('/login', () => {
   it('shows the forgot-password, register and back-to-landing links when the settings allow them', async () => {
     fakeApi();
     renderApp('/login');
-    expect(await screen.findByRole('link', { name: '¿Olvidó su contraseña?' })).toHaveAttribute(
+    expect(await screen.findByRole('link', { name: '¿Olvidaste tu contraseña?' })).toHaveAttribute(
       'href',
       '/password-recovery',
     );
-    expect(screen.getByRole('link', { name: 'Regístrese' })).toHaveAttribute('href', '/register');
+    expect(screen.getByRole('link', { name: 'Regístrate' })).toHaveAttribute('href', '/register');
     expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/');
   });
 
-  it('hides those links when email, registration and the landing are off', async () => {
+  it('hides those links when recovery, registration and the landing are off', async () => {
+    // The server reports recovery off also while neither e-mail nor Telegram could carry a link.
     fakeApi({
       'GET /api/client': {
-        body: { ...defaultSettings, allow_email: false, allow_registration: false, show_landing: false },
+        body: {
+          ...defaultSettings,
+          allow_password_recovery: false,
+          allow_registration: false,
+          show_landing: false,
+        },
       },
     });
     renderApp('/login');
     await screen.findByLabelText('Usuario');
-    expect(screen.queryByRole('link', { name: '¿Olvidó su contraseña?' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('link', { name: 'Regístrese' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: '¿Olvidaste tu contraseña?' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Regístrate' })).not.toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Volver al inicio' })).not.toBeInTheDocument();
   });
 

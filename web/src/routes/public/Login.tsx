@@ -101,9 +101,11 @@ export function Login() {
           void navigate('/dashboard/home', { replace: true });
         }}
       />
-      {/* Spec: shown only when the settings allow email. Also hidden when recovery is off, where the
-          link would only bounce back (the gate redirects /password-recovery). */}
-      {settings.allow_email && settings.allow_password_recovery && (
+      {/* Spec: shown only when the settings allow e-mail; a recovery also goes through the customer's
+          linked Telegram chat (issue 32), so it shows whenever recovery is on, which the server
+          reports only while e-mail or Telegram can carry the link (services/telegram/recovery.ts).
+          Hidden when recovery is off, where the link would only bounce back. */}
+      {settings.allow_password_recovery && (
         <p className="mt-4 text-center text-sm">
           <Link to="/password-recovery" className={ui.link}>
             {es.login.forgot}

@@ -18,7 +18,8 @@ import { renderApp, testQueryClient } from '../../test/render';
 // The captcha widget's contract with us is the element and its 'statechange' event (Register.test).
 vi.mock('altcha', () => ({}));
 
-const SENT = 'Si la cuenta tiene un email verificado, recibirá un enlace para restablecer la contraseña.';
+const SENT =
+  'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.';
 
 describe('password recovery', () => {
   it("posts the username, shows 'Email enviado' with the server's sentence and lets the user try again", async () => {
