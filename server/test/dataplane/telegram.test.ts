@@ -140,7 +140,7 @@ describe.skipIf(skip !== null)(`Telegram on the data plane${skip ? ` (omitido: $
       .slice(sent)
       .filter((m) => m.text?.includes('vence'));
     expect(reminders.map((m) => m.text?.split(':')[0])).toEqual([
-      'Su peer «Portátil» vence en menos de 3 días',
+      'Tu peer «Portátil» vence en menos de 3 días',
     ]);
   });
 
