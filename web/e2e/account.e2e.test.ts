@@ -12,7 +12,8 @@ import { allMail, tokenFrom, waitForMail } from './mail';
 import type { ReceivedMail } from './mail';
 
 const baseUrl = inject('baseUrl');
-const SENT = 'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.';
+const SENT =
+  'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.';
 
 let browser: Browser;
 let manager: ManagerApi;
