@@ -77,11 +77,12 @@ describe('manager console', () => {
       .getByText('Copia el comando ahora: el token que contiene no se volverá a mostrar.')
       .waitFor();
     const command = (await dialog.getByLabel('Comando de instalación', { exact: true }).textContent()) ?? '';
-    // One line to paste as root: the panel's install script, the token in the environment only.
+    // One line to paste as root: the token as the first line bash reads (in no process's
+    // arguments), then the panel's install script.
     const token = /AGENT_TOKEN='([^']+)'/.exec(command)?.[1] ?? '';
     expect(token.length).toBeGreaterThan(16);
     expect(command).toBe(
-      `curl -fsSL '${new URL(baseUrl).origin}/api/agent/install.sh' | sudo AGENT_TOKEN='${token}' bash`,
+      `{ echo AGENT_TOKEN='${token}'; curl -fsSL '${new URL(baseUrl).origin}/api/agent/install.sh'; } | sudo bash`,
     );
     await dialog.getByRole('button', { name: 'Copiar el comando de instalación' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);

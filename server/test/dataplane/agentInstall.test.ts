@@ -1,7 +1,7 @@
 /**
  * A VPN node in one pasted line, and upgrades without dropped tunnels (issue 16), on real parts:
  * a namespace acting as a fresh VPN server runs the exact line "Nuevo servidor" shows (`curl … |
- * sudo AGENT_TOKEN=… bash`, with the no-systemd switch), which installs the bundled agent file and
+ * sudo bash` after the token's `echo`, with the no-systemd switch), which installs the bundled agent file and
  * starts it on Debian 12's own Node 18. A customer's tunnel comes up through it; then the agent is
  * upgraded from the console while pings flow through that tunnel (at most one lost), a broken file
  * is refused with the reason shown and the old agent kept, and running the line again upgrades in
@@ -215,7 +215,7 @@ describe.skipIf(reason !== null)(
       serverId = created.server.id;
       installLine = created.install_command;
       expect(installLine).toBe(
-        `curl -fsSL '${PANEL}/api/agent/install.sh' | sudo AGENT_TOKEN='${created.agent_token}' bash`,
+        `{ echo AGENT_TOKEN='${created.agent_token}'; curl -fsSL '${PANEL}/api/agent/install.sh'; } | sudo bash`,
       );
 
       const run = await runOnServer(installLine);

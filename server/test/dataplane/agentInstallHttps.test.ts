@@ -1,7 +1,7 @@
 /**
  * The install line and an upgrade over https, with the panel behind Caddy (`tls internal`: a private
- * CA) as an operator with their own CA would run it: `curl --cacert CA … | sudo AGENT_CA_FILE=CA
- * AGENT_TOKEN=… bash`. The script must fetch the agent through that CA, and the agent must trust it
+ * CA) as an operator with their own CA would run it: `{ echo AGENT_TOKEN=…; curl --cacert CA …; } |
+ * sudo AGENT_CA_FILE=CA bash`. The script must fetch the agent through that CA, and the agent must trust it
  * both for its websocket and for its own upgrade download (NODE_EXTRA_CA_CERTS in agent.env).
  *
  * Caddy runs inside the VPN server's namespace on 127.0.0.1:8443 and proxies to the panel through a

@@ -92,9 +92,10 @@ afterAll(async () => {
 describe('servers: create, rotate, list', () => {
   it('shows the install command with the token once, built from PUBLIC_URL, and never again', async () => {
     const s = await newServer('Alfa');
-    // One line to paste as root: the panel's install script, the token in its environment.
+    // One line to paste as root: the token as the first line bash reads, then the panel's install
+    // script (the token in no process's arguments: services/fleet/agentInstallScript.test.ts).
     expect(s.install_command).toBe(
-      `curl -fsSL 'https://panel.example.com/api/agent/install.sh' | sudo AGENT_TOKEN='${s.agent_token}' bash`,
+      `{ echo AGENT_TOKEN='${s.agent_token}'; curl -fsSL 'https://panel.example.com/api/agent/install.sh'; } | sudo bash`,
     );
     const list = await api('GET', '/api/admin/servers?q=alf');
     expect(list.statusCode).toBe(200);
@@ -107,7 +108,7 @@ describe('servers: create, rotate, list', () => {
     expect(rotated.statusCode).toBe(200);
     const { agent_token, install_command } = rotated.json();
     expect(agent_token).not.toBe(s.agent_token);
-    expect(install_command).toContain(`AGENT_TOKEN='${agent_token}' bash`);
+    expect(install_command).toContain(`{ echo AGENT_TOKEN='${agent_token}';`);
     await expect(ProtocolAgent.connect(base, s.agent_token)).rejects.toThrow(/401/);
     const audit = await lastAudit('server.rotate_token');
     expect(JSON.stringify(audit?.data)).not.toContain(agent_token);

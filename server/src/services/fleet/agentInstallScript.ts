@@ -1,7 +1,7 @@
 /**
  * `GET /api/agent/install.sh`: the script behind the one line "Nuevo servidor" shows,
  *
- *   curl -fsSL https://PANEL/api/agent/install.sh | sudo AGENT_TOKEN=… bash
+ *   { echo AGENT_TOKEN='…'; curl -fsSL 'https://PANEL/api/agent/install.sh'; } | sudo bash
  *
  * It installs the distribution's `wireguard-tools`, `nftables` and `nodejs` (and `wireguard-go`
  * only without the kernel module) when missing, downloads the panel's agent file with the token
@@ -9,9 +9,13 @@
  * installs and starts the systemd unit, and says how it went in Spanish. Run again, it upgrades the
  * agent in place and keeps the saved token and any setting added to agent.env.
  *
- * The token travels in the environment of `bash` (not an argument of any process the script starts:
- * it reaches curl on stdin) and is saved only to the token file. The panel's URL, the agent's
- * version and SHA-256 are written into the script when it is served.
+ * The token is in no process's arguments (issue 31; `ps` shows every local user those): the line's
+ * `echo` is the operator's shell's builtin (no process is started for it), and it writes
+ * `AGENT_TOKEN=…` as the first line bash reads on its stdin, before the script, so the token is a
+ * shell variable of that bash — not in sudo's arguments (where `sudo AGENT_TOKEN=… bash` put it),
+ * nor in anyone's environment. The script reaches curl with it on stdin and saves it only to the
+ * token file. The panel's URL, the agent's version and SHA-256 are written into the script when it
+ * is served.
  *
  * Switches (environment): `AGENT_CA_FILE` — a CA certificate that signs the panel's (a private CA;
  * curl and the agent trust it); `VPN_AGENT_NO_SYSTEMD=1` — no systemd here: start the agent in the
@@ -22,8 +26,10 @@
 /** Single-quotes a value for bash. */
 const shq = (v: string) => `'${v.replaceAll("'", `'\\''`)}'`;
 
+/** The line "Nuevo servidor" and "Rotar token" show (the token in no process's arguments). */
 export function installCommand(panelUrl: string, token: string): string {
-  return `curl -fsSL ${shq(`${panelUrl.replace(/\/+$/, '')}/api/agent/install.sh`)} | sudo AGENT_TOKEN=${shq(token)} bash`;
+  const script = shq(`${panelUrl.replace(/\/+$/, '')}/api/agent/install.sh`);
+  return `{ echo AGENT_TOKEN=${shq(token)}; curl -fsSL ${script}; } | sudo bash`;
 }
 
 export function installScript(o: { panelUrl: string; version: string; sha256: string }): string {
@@ -31,8 +37,9 @@ export function installScript(o: { panelUrl: string; version: string; sha256: st
   return `#!/bin/bash
 # Instalador del agente de nodo VPN (vpn-agent ${o.version}), servido por ${panel}/api/agent/install.sh
 #
-#   curl -fsSL ${panel}/api/agent/install.sh | sudo AGENT_TOKEN=… bash
+#   { echo AGENT_TOKEN='…'; curl -fsSL '${panel}/api/agent/install.sh'; } | sudo bash
 #
+# (El token llega como primera línea de la entrada de bash: no queda en los argumentos de ningún proceso.)
 # Volver a ejecutarlo actualiza el agente en su sitio (conserva el token guardado y agent.env).
 # Opcional: AGENT_CA_FILE=/ruta/ca.pem (CA privada del certificado del panel),
 # VPN_AGENT_NO_SYSTEMD=1 (sin systemd: el agente arranca en segundo plano).

@@ -136,7 +136,7 @@ describe('Servidores', { timeout: 20_000 }, () => {
     const writeText = vi.fn(() => Promise.resolve());
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
     const command =
-      "curl -fsSL 'https://panel.example.com/api/agent/install.sh' | sudo AGENT_TOKEN='tok-secreto' bash";
+      "{ echo AGENT_TOKEN='tok-secreto'; curl -fsSL 'https://panel.example.com/api/agent/install.sh'; } | sudo bash";
     const api = signedIn(
       serverRoutes({
         'POST /api/admin/servers': {
