@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -145,6 +145,9 @@ export default async function setup(project: TestProject) {
     await new Promise((r) => mailbox.server.close(r));
     await smtp.close();
   };
+  const apkFile = join(dataDir, 'wireguard-android.apk');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(apkFile, Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(9_800_000 - 4)]));
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverDir,
@@ -158,6 +161,8 @@ export default async function setup(project: TestProject) {
       ADMIN_USERNAME: 'admin',
       ADMIN_PASSWORD,
       SUPPORT_URL: 'https://soporte.example.com/chat',
+      // An APK the panel serves to Android customers (help.e2e.test.ts: "APK, 9,8 MB").
+      ANDROID_APK_FILE: apkFile,
       PUBLIC_URL: baseUrl,
       SMTP_URL: smtp.url,
       MAIL_FROM: 'VPN Service <no-reply@vpn.example.com>',

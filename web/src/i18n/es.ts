@@ -526,15 +526,21 @@ export const es = {
       subtitle: 'Guías rápidas y respuestas a las preguntas más frecuentes.',
       setupTitle: 'Configurar la VPN',
       setupIntro:
-        'Cada peer es un dispositivo. Todo lo necesario está en la sección Peers: en la fila de cada peer, el botón «Descargar» guarda su archivo de configuración (.conf); su menú de acciones ofrece «Código QR» y «Script MikroTik»; y el botón «Copiar» de la columna Mirror link copia su mirror link.',
+        'Cada peer es un dispositivo. Todo lo necesario está en la sección Peers, en la tarjeta de cada peer: «Descargar» guarda su archivo de configuración (.conf); su menú de acciones (⋮) ofrece «Código QR» y «Script MikroTik»; y «Copiar», junto al mirror link, copia su mirror link.',
+      androidAppsTitle: 'Instala WireGuard en Android',
+      androidAppsText:
+        'Google Play no suele abrir desde Cuba: instala la app oficial con uno de estos enlaces. Si el teléfono lo pide, permite instalar apps de esta fuente.',
+      androidApk: (size: string) => `WireGuard para Android (APK, ${size})`,
+      androidLink: 'Descargar WireGuard para Android',
+      androidFdroid: 'WireGuard en F-Droid',
       platformsLabel: 'Elige tu sistema',
       platforms: [
         {
           id: 'android',
           name: 'Android',
           steps: [
-            'Instala la aplicación oficial WireGuard desde Google Play (o F-Droid).',
-            'Con el código QR: abre Peers en otro dispositivo (un ordenador, por ejemplo), abre el menú de acciones del peer y elige «Código QR». En la aplicación pulsa «+» → «Escanear desde código QR» y apunta la cámara a la pantalla.',
+            'Instala la aplicación oficial WireGuard con uno de los enlaces de arriba (el APK o F-Droid; Google Play, si te abre).',
+            'Con el código QR: abre Peers en otro dispositivo (una computadora, por ejemplo), abre el menú de acciones (⋮) del peer y elige «Código QR». En la aplicación pulsa «+» → «Escanear desde código QR» y apunta la cámara a la pantalla.',
             'Con el archivo: abre Peers en el propio teléfono y pulsa «Descargar». En la aplicación pulsa «+» → «Importar desde archivo» y elige el archivo .conf descargado.',
             'Activa el interruptor del túnel y acepta la solicitud de conexión VPN de Android.',
           ],
@@ -544,7 +550,7 @@ export const es = {
           name: 'iOS',
           steps: [
             'Instala la aplicación oficial WireGuard desde la App Store.',
-            'Con el código QR: abre Peers en otro dispositivo, abre el menú de acciones del peer y elige «Código QR». En la aplicación pulsa «Añadir un túnel» → «Crear desde código QR» y escanéalo.',
+            'Con el código QR: abre Peers en otro dispositivo, abre el menú de acciones (⋮) del peer y elige «Código QR». En la aplicación pulsa «Añadir un túnel» → «Crear desde código QR» y escanéalo.',
             'Con el archivo: abre Peers en el iPhone o iPad y pulsa «Descargar». Abre el archivo .conf desde la app Archivos y compártelo con WireGuard, o en la aplicación elige «Añadir un túnel» → «Crear desde archivo o archivo comprimido».',
             'Permite que WireGuard añada la configuración VPN y activa el túnel.',
           ],
@@ -592,7 +598,7 @@ export const es = {
       ],
       mirrorTitle: 'El mirror link',
       mirrorText:
-        'El mirror link siempre entrega la configuración vigente del peer, también después de «Regenerar Peer» o «Cambiar Servidor»: nuestra app cliente lo usa para mantenerse al día sola, y en Linux puedes volver a descargarlo con curl. Cópialo con el botón «Copiar» de la columna Mirror link. Quien lo tenga puede usar tu peer: si lo compartiste por error, usa «Regenerar Mirror Link».',
+        'El mirror link siempre entrega la configuración vigente del peer, también después de «Regenerar Peer» o «Cambiar Servidor»: nuestra app cliente lo usa para mantenerse al día sola, y en Linux puedes volver a descargarlo con curl. Cópialo con el botón «Copiar» que está junto al mirror link de cada peer. Quien lo tenga puede usar tu peer: si lo compartiste por error, usa «Regenerar Mirror Link».',
       downloadClient: 'Descargar cliente WireGuard',
       roomsTitle: 'Uso de las salas',
       roomsSteps: [
@@ -602,7 +608,7 @@ export const es = {
         'El propietario (Administrador) ve la contraseña, puede regenerarla, añadir o quitar peers y eliminar la sala; los invitados pueden retirar sus propios peers.',
       ],
       roomsNote:
-        'Los peers de la sala deben estar en un servidor que permita salas (columna Salas en Peers).',
+        'Los peers de la sala deben estar en un servidor que permita salas (en Peers lo dice «Salas» en los datos de cada peer).',
       faqTitle: 'Preguntas frecuentes',
       faq: [
         {

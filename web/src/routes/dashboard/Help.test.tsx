@@ -38,6 +38,11 @@ describe('help centre', () => {
     let panel = screen.getByRole('tabpanel', { name: 'Android' });
     expect(within(panel).getByText(/elige «Código QR»/)).toBeInTheDocument();
     expect(within(panel).getByText(/pulsa «Descargar»/)).toBeInTheDocument();
+    // Apps a Cuban phone can install: F-Droid always (the APK and the operator's link when set).
+    expect(within(panel).getByRole('link', { name: /WireGuard en F-Droid/ })).toHaveAttribute(
+      'href',
+      'https://f-droid.org/packages/com.wireguard.android/',
+    );
 
     await userEvent.click(screen.getByRole('tab', { name: 'MikroTik' }));
     panel = screen.getByRole('tabpanel', { name: 'MikroTik' });

@@ -1,9 +1,11 @@
-import { Download, HelpCircle, Link2, MonitorCog, Users } from 'lucide-react';
+import { Download, HelpCircle, Link2, MonitorCog, Smartphone, Users } from 'lucide-react';
 import type { LucideIcon } from 'lucide-react';
 import { useRef, useState } from 'react';
 import type { KeyboardEvent, ReactNode } from 'react';
 import { ui } from '../../components/ui';
+import { useRuntimeConfig } from '../../config/runtime';
 import { es } from '../../i18n/es';
+import { formatDataSize } from '../../lib/format';
 import { WIREGUARD_INSTALL_URL } from '../public/Landing';
 import { useCurrentUser } from './DashboardLayout';
 import { PageHeader } from './PageHeader';
@@ -44,6 +46,56 @@ function Steps({ steps }: { steps: readonly string[] }) {
         </li>
       ))}
     </ol>
+  );
+}
+
+/** F-Droid's page of the official app: reachable from Cuba, unlike Google Play. */
+export const WIREGUARD_FDROID_URL = 'https://f-droid.org/packages/com.wireguard.android/';
+
+/**
+ * Where a Cuban phone gets the app (issue 32): the APK this panel serves (with its size), the
+ * operator's link, and F-Droid; never only Google Play.
+ */
+function AndroidApps() {
+  const android = useRuntimeConfig().android;
+  const links = [
+    ...(android?.apk
+      ? [{ href: android.apk.url, label: t.androidApk(formatDataSize(android.apk.size)), download: true }]
+      : []),
+    ...(android?.app_url ? [{ href: android.app_url, label: t.androidLink, download: false }] : []),
+    { href: WIREGUARD_FDROID_URL, label: t.androidFdroid, download: false },
+  ];
+  return (
+    <div className="mb-5 rounded-lg border border-emerald-500/30 bg-emerald-500/5 p-4">
+      <h3 className="flex items-center gap-2 font-semibold text-white">
+        <Smartphone className="size-4 text-emerald-400" aria-hidden="true" />
+        {t.androidAppsTitle}
+      </h3>
+      <p className="mt-1 text-sm text-slate-300">{t.androidAppsText}</p>
+      <ul className="mt-3 flex flex-wrap gap-2">
+        {links.map(({ href, label, download }) => (
+          <li key={href}>
+            {download ? (
+              <a href={href} download className={`${ui.buttonPrimary} py-2 text-sm`}>
+                <Download className="size-4" aria-hidden="true" />
+                {label}
+              </a>
+            ) : (
+              <a
+                href={href}
+                target="_blank"
+                rel="noopener noreferrer"
+                className={`${ui.buttonSecondary} py-2 text-sm`}
+              >
+                <Download className="size-4" aria-hidden="true" />
+                {label}
+                <span className="sr-only"> {es.common.openInNewTab}</span>
+              </a>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -110,6 +162,7 @@ function PlatformGuides() {
         tabIndex={0}
         className="mt-5 rounded-xl border border-slate-800 bg-navy-950/40 p-5"
       >
+        {current.id === 'android' && <AndroidApps />}
         <Steps steps={current.steps} />
       </div>
     </div>
