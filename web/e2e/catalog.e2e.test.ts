@@ -1,6 +1,6 @@
 /**
- * Planes in Chromium against the real control plane: a manager creates a plan in the console and a
- * visitor sees it on the public /plans; the manager changes its price and the visitor sees the new
+ * Planes in Chromium against the real control plane: a manager creates a plan in the console (sold
+ * at 2 Mbit/s) and a visitor sees it, speed included, on the public /plans; the manager changes its price and the visitor sees the new
  * one; the manager hides it and it is gone from /plans.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -49,6 +49,9 @@ describe('plans from the console to the public page', () => {
     await form.getByLabel('Descripción').fill('Sin límite de datos. Soporte por chat');
     await form.getByLabel('Precio (USD)').fill('4.50');
     await form.getByLabel('Validez (días)').fill('30');
+    // Sold by speed (issue 35): 2 Mbit/s each way.
+    await form.getByLabel('Velocidad de bajada (Mbit/s)').fill('2');
+    await form.getByLabel('Velocidad de subida (Mbit/s)').fill('2');
     await form.getByRole('button', { name: 'Crear plan' }).click();
     await page.getByText(`Plan ${name} creado`).waitFor();
     const row = page.getByRole('row', { name: new RegExp(name) });
@@ -62,6 +65,7 @@ describe('plans from the console to the public page', () => {
       .toBe('shown');
     const card = visitor.getByRole('article', { name });
     expect(await card.textContent()).toContain('$4.50 USD');
+    expect(await card.textContent()).toContain('Hasta 2 Mbit/s');
     expect(await card.getByRole('listitem').allTextContents()).toEqual([
       'Sin límite de datos',
       'Soporte por chat',
