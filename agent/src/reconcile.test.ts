@@ -580,13 +580,22 @@ describe('a one-peer delta costs one peer at any size (issue 24)', () => {
       expect(srv.setsBehindGet()).toBe(0);
       const added = peer(0, { allowed_ips: ['10.65.0.1/32'] });
       let delta: Promise<unknown> | null = null;
+      let deltaSettled = false;
       let reported = 0;
-      const rest = await r.collectStats(false, (chunk) => {
-        reported += chunk.length;
-        delta ??= r.applyDelta({ type: 'delta', revision: 2, upsert: [added], remove: [] });
-      });
+      // Whether the delta had settled when the stats pass returned: the point of the yield between
+      // parse blocks (issue 31 §5). Without it the whole parse runs first and only then can the
+      // delta's answer be read; the daemon's lock alone (setsBehindGet) does not show that.
+      const { rest, settledFirst } = await r
+        .collectStats(false, (chunk) => {
+          reported += chunk.length;
+          delta ??= r
+            .applyDelta({ type: 'delta', revision: 2, upsert: [added], remove: [] })
+            .then(() => (deltaSettled = true));
+        })
+        .then((rest) => ({ rest, settledFirst: deltaSettled }));
       await delta;
       expect(delta).not.toBeNull();
+      expect(settledFirst).toBe(true);
       expect(reported + (rest?.length ?? 0)).toBe(many.length);
       expect(device.peer(added.public_key)?.allowedIps).toEqual(['10.65.0.1/32']);
       expect(r.revision).toBe(2);
