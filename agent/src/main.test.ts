@@ -1,19 +1,27 @@
 /**
- * The agent as an operator runs it: `npm run agent -- …` (here `node --import tsx src/main.ts`).
+ * The agent as an operator runs it: its command line, started as a process. The command-line cases
+ * run the sources (`node --import tsx src/main.ts`, what `npm run agent -- …` runs); the process
+ * lifecycle runs the compiled agent (`agent/dist/main.js`, built once here, as the server's
+ * data-plane tests run it). Each of its cases starts the agent up to three times, and each start
+ * through tsx compiles every source again in an esbuild child: on a loaded machine (two cores, load
+ * 10–17) those starts alone outlasted the test's 30 s — not anything the agent waited for. The test
+ * waits on events only (the ack, the process's exit), never on a clock.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeControlPlane } from './testing/fakeControlPlane.ts';
 import { genKeyPair, randomKey } from './testing/keys.ts';
 import { TestNet, nsExec, sh, uniqueName, wireguardSkipReason } from './testing/netns.ts';
 import { uapiSocketPath } from './uapi.ts';
 
 const agentDir = new URL('..', import.meta.url).pathname;
-const runAgent = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+const SOURCES = ['--import', 'tsx', 'src/main.ts'];
+const COMPILED = ['dist/main.js'];
+const runAgent = (args: string[], env: NodeJS.ProcessEnv = {}, entry = SOURCES) =>
+  spawnSync(process.execPath, [...entry, ...args], {
     cwd: agentDir,
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...env },
@@ -60,6 +68,16 @@ const skip = wireguardSkipReason();
 describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: ${skip}` : ''}`, () => {
   const net = new TestNet();
   const stateDir = mkdtempSync(join(tmpdir(), 'agent-state-'));
+  beforeAll(() => {
+    const built = spawnSync(
+      process.execPath,
+      [join(agentDir, '../scripts/build.mjs'), '--if-stale', 'agent'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    if (built.status !== 0) throw new Error(`no se pudo compilar el agente: ${built.stderr}`);
+  });
   let child: ChildProcess | null = null;
   let iface = '';
   afterAll(async () => {
@@ -107,19 +125,7 @@ describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: $
     try {
       child = spawn(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/main.ts',
-          '--netns',
-          ns,
-          '--uplink',
-          'lo',
-          '--state-dir',
-          stateDir,
-          '--log-level',
-          'debug',
-        ],
+        [...COMPILED, '--netns', ns, '--uplink', 'lo', '--state-dir', stateDir, '--log-level', 'debug'],
         {
           cwd: agentDir,
           env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
@@ -141,7 +147,7 @@ describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: $
       // Neither the token nor any key reached the logs.
       for (const secret of [token, server.privateKey, peer.preshared_key]) expect(logs).not.toContain(secret);
 
-      const down = runAgent(['--down', '--interface', iface, '--netns', ns]);
+      const down = runAgent(['--down', '--interface', iface, '--netns', ns], {}, COMPILED);
       expect(down.status).toBe(0);
       for (let i = 0; i < 100 && existsSync(uapiSocketPath(iface)); i++)
         await new Promise((r) => setTimeout(r, 50));
@@ -180,7 +186,7 @@ describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: $
     try {
       const agent = spawn(
         process.execPath,
-        ['--import', 'tsx', 'src/main.ts', '--netns', ns, '--uplink', 'lo', '--backend', 'wireguard-go'],
+        [...COMPILED, '--netns', ns, '--uplink', 'lo', '--backend', 'wireguard-go'],
         {
           cwd: agentDir,
           env: { PATH: process.env.PATH, AGENT_URL: cp.url, AGENT_TOKEN: token },
@@ -197,11 +203,15 @@ describe.skipIf(skip !== null)(`agent process lifecycle${skip ? ` — omitido: $
       expect(cp.received.some(({ message: m }) => m.type === 'apply_error' && m.revision === 3)).toBe(true);
       expect(nsExec(ns, 'ip', ['-d', 'link', 'show', name])).toContain('veth');
 
-      const down = runAgent(['--down', '--interface', name, '--netns', ns]);
+      const down = runAgent(['--down', '--interface', name, '--netns', ns], {}, COMPILED);
       expect(down.status).toBe(3);
       expect(down.stderr).toContain('no es de WireGuard');
       expect(nsExec(ns, 'ip', ['-d', 'link', 'show', name])).toContain('veth');
-      const forced = runAgent(['--down', '--interface', name, '--netns', ns, '--replace-foreign-link']);
+      const forced = runAgent(
+        ['--down', '--interface', name, '--netns', ns, '--replace-foreign-link'],
+        {},
+        COMPILED,
+      );
       expect(forced.status).toBe(0);
       expect(() => nsExec(ns, 'ip', ['link', 'show', name])).toThrow();
     } finally {
