@@ -90,17 +90,19 @@ function sendLogin(form: HTMLFormElement) {
   const field = (name: string) => form.elements.namedItem(name);
   const [user, password, remember] = [field('username'), field('password'), field('remember')];
   if (!(user instanceof HTMLInputElement) || !(password instanceof HTMLInputElement)) return;
-  const body = JSON.stringify({
-    username: user.value.trim(),
-    password: password.value,
-    remember: remember instanceof HTMLInputElement && remember.checked,
-  });
-  const key = `POST /api/client/login ${body}`;
+  const username = user.value.trim();
+  const keep = remember instanceof HTMLInputElement && remember.checked;
+  // The answer is kept under the form's name and switch, never its password (issue 31: the key of
+  // a global held the plain password until the app took the answer). The visitor's edit of the form
+  // after this send makes it another form: its answer is dropped and the next submit sends again
+  // (the takeover's own input events, `lib/takeOver.ts`, are not the visitor's: isTrusted is false).
+  const key = `POST /api/client/login ${JSON.stringify({ username, remember: keep })}`;
   if (window.__vpnEarly?.has(key)) return; // sent twice before the app arrived: one attempt
+  form.addEventListener('input', (e) => e.isTrusted && window.__vpnEarly?.delete(key));
   void early(key, '/api/client/login', {
     method: 'POST',
     headers: HEADERS,
-    body,
+    body: JSON.stringify({ username, password: password.value, remember: keep }),
   }).then((answer) => {
     let access: unknown;
     try {

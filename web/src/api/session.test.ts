@@ -205,7 +205,7 @@ describe('session: answers the pre-rendered page already asked for (src/boot.ts,
   it('takes the login the boot script sent and the home data it asked for, instead of asking again', async () => {
     early([
       [
-        `POST /api/client/login ${JSON.stringify(body)}`,
+        `POST /api/client/login ${JSON.stringify({ username: body.username, remember: body.remember })}`,
         { status: 200, text: '{"access":"a9","refresh":"r9"}' },
       ],
       ['GET /api/client/verify-token a9', { status: 200, text: '{"id":7}' }],
@@ -224,7 +224,7 @@ describe('session: answers the pre-rendered page already asked for (src/boot.ts,
   it('reports a refused early login with the server’s message, without a second attempt', async () => {
     early([
       [
-        `POST /api/client/login ${JSON.stringify(body)}`,
+        `POST /api/client/login ${JSON.stringify({ username: body.username, remember: body.remember })}`,
         { status: 401, text: '{"message":"Usuario o contraseña incorrectos"}' },
       ],
     ]);
@@ -239,7 +239,7 @@ describe('session: answers the pre-rendered page already asked for (src/boot.ts,
   it('sends a form that differs from the one sent early, and asks again when the early request failed', async () => {
     early([
       [
-        `POST /api/client/login ${JSON.stringify(body)}`,
+        `POST /api/client/login ${JSON.stringify({ username: body.username, remember: body.remember })}`,
         { status: 200, text: '{"access":"a9","refresh":"r9"}' },
       ],
     ]);
@@ -247,7 +247,7 @@ describe('session: answers the pre-rendered page already asked for (src/boot.ts,
       'POST /api/client/login': { body: { access: 'a2', refresh: 'r2' } },
       'GET /api/client/agent': { body: { version: null, url: null } },
     });
-    await login('client', { ...body, password: 'otra-clave-22' });
+    await login('client', { ...body, username: 'otra-persona' });
     expect(getAccessToken('client')).toBe('a2');
     expect(api.callsTo('POST /api/client/login')).toHaveLength(1);
     early([['GET /api/client/agent a2', null]]);

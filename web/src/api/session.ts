@@ -344,8 +344,12 @@ async function takeEarlyAnswer(key: string): Promise<Response | null> {
 
 /** Logs in and stores the tokens (refresh only when `remember`). Throws {@link ApiError}. */
 export async function login(realm: Realm, body: LoginBody & { totp?: string }): Promise<void> {
-  // The same form already sent by the boot script: its answer, not a second attempt.
-  const early = await takeEarlyAnswer(`POST ${LOGIN_ENDPOINT[realm]} ${JSON.stringify(body)}`);
+  // The same form already sent by the boot script: its answer, not a second attempt. Named by the
+  // username and the switch only (no password in a global's key, issue 31); the boot script drops
+  // the answer when the form is edited after it was sent.
+  const early = await takeEarlyAnswer(
+    `POST ${LOGIN_ENDPOINT[realm]} ${JSON.stringify({ username: body.username, remember: body.remember === true })}`,
+  );
   const pair = early
     ? await parse(early, TokenPairShape)
     : await publicRequest(LOGIN_ENDPOINT[realm], { method: 'POST', body }, TokenPairShape);
