@@ -147,7 +147,10 @@ describe('Facturas: refunds, revenue and the CSV', () => {
       await dialog.getByRole('radio', { name: 'Registrar un reembolso hecho por otra vía' }).isChecked(),
     ).toBe(true);
     await dialog.getByLabel('Motivo').fill('Devuelto por transferencia BPA 7788');
-    await dialog.getByRole('button', { name: 'Reembolsar' }).click();
+    // Red, with the money on the button (issue 34).
+    const confirm = dialog.getByRole('button', { name: /^Reembolsar \d+,\d\d\sUS\$$/ });
+    expect(await confirm.evaluate((b) => b.className)).toContain('bg-red-600');
+    await confirm.click();
     await page.getByText('Factura reembolsada: el periodo que compró se retiró del peer').waitFor();
     await page.getByText('Devuelto por transferencia BPA 7788').waitFor();
     await page.getByText('Registrado a mano (sin reembolso en la pasarela)').waitFor();

@@ -153,12 +153,12 @@ describe('manager roles and two-factor sign-in', () => {
 
     // Disabled: the manager can no longer sign in.
     await page.getByRole('button', { name: `Deshabilitar a ${renamed}` }).click();
-    await page.getByRole('button', { name: 'Deshabilitar', exact: true }).click();
+    await page.getByRole('button', { name: `Deshabilitar ${renamed}`, exact: true }).click();
     await page.getByText(`${renamed} deshabilitado`).waitFor();
     await expect(ManagerApi.login(baseUrl, renamed, 'clave-nueva-e2e')).rejects.toThrow('→ 403');
 
     await page.getByRole('button', { name: `Eliminar a ${renamed}` }).click();
-    await page.getByRole('button', { name: 'Eliminar', exact: true }).click();
+    await page.getByRole('button', { name: `Eliminar ${renamed}`, exact: true }).click();
     await page.getByText(`${renamed} eliminado`).waitFor();
     const left = await owner.request<{ results: { username: string }[] }>(
       'GET',

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { Toaster, toast, useToasterStore } from 'react-hot-toast';
+import { useMediaQuery } from '../lib/useMediaQuery';
 
 /** Spec §9: at most 20 toasts on screen at once. */
 export const TOAST_LIMIT = 20;
@@ -10,6 +11,7 @@ export const TOAST_DURATIONS = { blank: 4000, error: 4000, success: 2000, loadin
 /** The app's toaster: the spec's durations, and the oldest toasts dismissed beyond {@link TOAST_LIMIT}. */
 export function AppToaster() {
   const { toasts } = useToasterStore();
+  const wide = useMediaQuery('(min-width: 1024px)');
 
   useEffect(() => {
     // The store lists the newest toast first: everything after the limit is the oldest and goes.
@@ -22,7 +24,9 @@ export function AppToaster() {
   return (
     <Toaster
       // Bottom: at the top they covered the end of the navigation bars (the console's Auditoría).
-      position="bottom-center"
+      // From 1024 px, the bottom right corner: in the middle they covered what the action had just
+      // changed (a refunded invoice's state, a list's rows; issue 34).
+      position={wide ? 'bottom-right' : 'bottom-center'}
       toastOptions={{
         duration: TOAST_DURATIONS.blank,
         blank: { duration: TOAST_DURATIONS.blank },

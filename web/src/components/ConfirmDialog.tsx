@@ -12,6 +12,11 @@ interface ConfirmDialogProps {
   onConfirm: () => void;
   /** Extra content under the description (a warning, a note). */
   children?: ReactNode;
+  /**
+   * The action destroys or takes back (delete, disable, rotate a token): the button is red and
+   * its label names what it acts on ("Eliminar Miami 1"), issue 34.
+   */
+  danger?: boolean;
 }
 
 /**
@@ -26,6 +31,7 @@ export function ConfirmDialog({
   confirmLabel,
   onConfirm,
   children,
+  danger = false,
 }: ConfirmDialogProps) {
   return (
     <AlertDialog.Root open={open} onOpenChange={onOpenChange}>
@@ -39,7 +45,7 @@ export function ConfirmDialog({
           {children}
           <div className="mt-6 flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
             <AlertDialog.Cancel className={ui.buttonSecondary}>{es.common.cancel}</AlertDialog.Cancel>
-            <AlertDialog.Action className={ui.buttonPrimary} onClick={onConfirm}>
+            <AlertDialog.Action className={danger ? ui.buttonDanger : ui.buttonPrimary} onClick={onConfirm}>
               {confirmLabel}
             </AlertDialog.Action>
           </div>

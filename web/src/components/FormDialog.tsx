@@ -22,6 +22,8 @@ interface FormDialogProps {
   busy: boolean;
   /** A validation or server message, shown in the red box above the fields. */
   error: string | null;
+  /** The submit destroys or takes back (a refund): a red button. */
+  danger?: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export function FormDialog({
   submitLabel,
   onSubmit,
   busy,
+  danger = false,
   error,
 }: FormDialogProps) {
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -76,7 +79,7 @@ export function FormDialog({
               <Dialog.Close type="button" className={ui.buttonSecondary} disabled={busy}>
                 {es.common.cancel}
               </Dialog.Close>
-              <button type="submit" className={ui.buttonPrimary} disabled={busy}>
+              <button type="submit" className={danger ? ui.buttonDanger : ui.buttonPrimary} disabled={busy}>
                 {busy && <Spinner className="size-4" />}
                 {busy ? es.auth.processing : submitLabel}
               </button>

@@ -6,6 +6,9 @@ export const ui = {
     'inline-flex items-center justify-center gap-2 rounded-lg bg-emerald-500 px-4 py-2.5 font-semibold text-navy-950 shadow-lg shadow-emerald-500/20 transition hover:bg-emerald-400 disabled:cursor-not-allowed disabled:opacity-60',
   buttonSecondary:
     'inline-flex items-center justify-center gap-2 rounded-lg border border-slate-600 px-4 py-2.5 font-semibold text-slate-100 transition hover:border-slate-400 hover:bg-white/5 disabled:cursor-not-allowed disabled:opacity-60',
+  /** An action that destroys or takes back (refund, delete, disable, rotate a token): red (issue 34). */
+  buttonDanger:
+    'inline-flex items-center justify-center gap-2 rounded-lg bg-red-600 px-4 py-2.5 font-semibold text-white shadow-lg shadow-red-600/20 transition hover:bg-red-500 disabled:cursor-not-allowed disabled:opacity-60',
   buttonGhost:
     'inline-flex items-center justify-center gap-2 rounded-lg px-3 py-2 font-medium text-slate-300 transition hover:bg-white/5 hover:text-white',
   input:

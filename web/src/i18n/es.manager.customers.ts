@@ -180,6 +180,8 @@ export const esCustomers = {
     exportError: 'No se pudo exportar el CSV. Inténtelo de nuevo.',
 
     refund: 'Reembolsar',
+    /** The refund's confirm button names the money (issue 34): "Reembolsar 3,00 US$". */
+    refundAmount: (amount: string) => `Reembolsar ${amount}`,
     refundTitle: 'Reembolsar la factura',
     refundDescription: (amount: string, customer: string) => `Se reembolsarán ${amount} a ${customer}.`,
     refundTakesBack: (peer: string | null) =>

@@ -130,12 +130,16 @@ export const esFleet = {
       `Se desactivará ${name} y sus ${number.format(peers)} peers se moverán a otros servidores activos, conservando sus direcciones. Los clientes lo verán en vivo.`,
     reason: 'Motivo (opcional)',
     confirm: 'Drenar',
+    confirmNamed: (name: string) => `Drenar ${name}`,
     started: 'Drenado iniciado',
   },
   remove: {
     title: 'Eliminar servidor',
     description: (name: string) => `Se eliminará ${name}. Esta acción no se puede deshacer.`,
     confirm: 'Eliminar',
+    /** Dangerous confirmations name what they act on (issue 34). */
+    confirmNamed: (name: string) => `Eliminar ${name}`,
+    rotateNamed: (name: string) => `Rotar el token de ${name}`,
     done: 'Servidor eliminado',
   },
   install: {

@@ -180,7 +180,8 @@ export function ManagerManagers() {
           onOpenChange={(open) => !open && setConfirming(null)}
           title={confirmText.title}
           description={confirmText.body(confirming.manager.username)}
-          confirmLabel={confirmText.label}
+          confirmLabel={`${confirmText.label}${confirming.kind === 'resetTotp' ? ' de' : ''} ${confirming.manager.username}`}
+          danger
           onConfirm={() => action.mutate(confirming)}
         />
       )}

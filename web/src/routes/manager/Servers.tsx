@@ -253,7 +253,8 @@ export function ManagerServers() {
         onOpenChange={(open) => (open ? undefined : setDraining(null))}
         title={esFleet.drain.title}
         description={draining ? esFleet.drain.description(draining.name, draining.peers) : ''}
-        confirmLabel={esFleet.drain.confirm}
+        confirmLabel={draining ? esFleet.drain.confirmNamed(draining.name) : esFleet.drain.confirm}
+        danger
         onConfirm={() => {
           if (draining) drain.mutate({ id: draining.id, why: reason.trim() });
           setDraining(null);
@@ -275,7 +276,8 @@ export function ManagerServers() {
         onOpenChange={(open) => (open ? undefined : setDeleting(null))}
         title={esFleet.remove.title}
         description={deleting ? esFleet.remove.description(deleting.name) : ''}
-        confirmLabel={esFleet.remove.confirm}
+        confirmLabel={deleting ? esFleet.remove.confirmNamed(deleting.name) : esFleet.remove.confirm}
+        danger
         onConfirm={() => {
           if (deleting) remove.mutate(deleting.id);
           setDeleting(null);
@@ -286,7 +288,8 @@ export function ManagerServers() {
         onOpenChange={(open) => (open ? undefined : setRotating(null))}
         title={esManager.servers.rotateTitle}
         description={rotating ? esManager.servers.rotateDescription(rotating.name) : ''}
-        confirmLabel={esManager.servers.rotate}
+        confirmLabel={rotating ? esFleet.remove.rotateNamed(rotating.name) : esManager.servers.rotate}
+        danger
         onConfirm={() => {
           if (rotating) rotate.mutate(rotating);
           setRotating(null);

@@ -260,7 +260,7 @@ describe('Servidores', { timeout: 20_000 }, () => {
     expect(confirm).toHaveTextContent('sus 12 peers se moverán a otros servidores activos');
     expect(api.callsTo('POST /api/admin/servers/3/drain')).toHaveLength(0);
     await userEvent.type(within(confirm).getByLabelText('Motivo (opcional)'), 'mantenimiento');
-    await userEvent.click(within(confirm).getByRole('button', { name: 'Drenar' }));
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Drenar Madrid' }));
     await waitFor(() =>
       expect(api.callsTo('POST /api/admin/servers/3/drain')[0]?.body).toEqual({ reason: 'mantenimiento' }),
     );
@@ -287,7 +287,9 @@ describe('Servidores', { timeout: 20_000 }, () => {
     await userEvent.click(await within(panel).findByRole('button', { name: 'Eliminar' }));
     const confirm = await screen.findByRole('alertdialog', { name: 'Eliminar servidor' });
     expect(api.callsTo('DELETE /api/admin/servers/3')).toHaveLength(0);
-    await userEvent.click(within(confirm).getByRole('button', { name: 'Eliminar' }));
+    // Dangerous: red, and it names the server it deletes (issue 34).
+    expect(within(confirm).getByRole('button', { name: 'Eliminar Madrid' })).toHaveClass('bg-red-600');
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Eliminar Madrid' }));
     expect(await screen.findByText(message)).toBeInTheDocument();
   });
 

@@ -179,7 +179,7 @@ describe('Servidores asks for the password before what could hand a node over', 
     await userEvent.click(await within(panel).findByRole('button', { name: 'Eliminar' }));
     await userEvent.click(
       within(await screen.findByRole('alertdialog', { name: 'Eliminar servidor' })).getByRole('button', {
-        name: 'Eliminar',
+        name: 'Eliminar Madrid',
       }),
     );
     const asked = await screen.findByRole('dialog', { name: 'Confirme que es usted' });
@@ -194,7 +194,7 @@ describe('Servidores asks for the password before what could hand a node over', 
     await userEvent.click(within(panel).getByRole('button', { name: 'Rotar token' }));
     await userEvent.click(
       within(await screen.findByRole('alertdialog', { name: 'Rotar token' })).getByRole('button', {
-        name: 'Rotar token',
+        name: 'Rotar el token de Madrid',
       }),
     );
     await confirmPassword();

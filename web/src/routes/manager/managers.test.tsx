@@ -106,7 +106,7 @@ describe('Gestores', () => {
       'pepe no podrá entrar y sus sesiones abiertas se cerrarán al instante.',
     );
     expect(api.callsTo('PATCH /api/admin/managers/2')).toHaveLength(0);
-    await userEvent.click(within(confirm).getByRole('button', { name: 'Deshabilitar' }));
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Deshabilitar pepe' }));
     await waitFor(() =>
       expect(api.callsTo('PATCH /api/admin/managers/2')[0]?.body).toEqual({ disabled: true }),
     );
@@ -115,7 +115,7 @@ describe('Gestores', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Eliminar a pepe' }));
     await userEvent.click(
       within(await screen.findByRole('alertdialog', { name: 'Eliminar gestor' })).getByRole('button', {
-        name: 'Eliminar',
+        name: 'Eliminar pepe',
       }),
     );
     expect(

@@ -151,7 +151,8 @@ export function ManagerPlans() {
         onOpenChange={(open) => (open ? undefined : setDeleting(null))}
         title={t.deleteTitle}
         description={deleting ? t.deleteDescription(deleting.name) : ''}
-        confirmLabel={t.delete}
+        confirmLabel={deleting ? `${t.delete} ${deleting.name}` : t.delete}
+        danger
         onConfirm={() => {
           if (deleting) remove.mutate(deleting);
           setDeleting(null);

@@ -183,7 +183,7 @@ describe('Planes', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Eliminar Mensual' }));
     const confirm = await screen.findByRole('alertdialog', { name: 'Eliminar plan' });
-    await userEvent.click(within(confirm).getByRole('button', { name: 'Eliminar' }));
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Eliminar Mensual' }));
     expect(await screen.findByText(catalogMsg.planHasInvoices)).toBeInTheDocument();
   });
 

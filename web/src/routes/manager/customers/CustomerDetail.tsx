@@ -236,7 +236,8 @@ function CustomerView({ customer: c }: { customer: AdminCustomerDetail }) {
         }}
         title={c.disabled ? t.enableTitle(c.username) : t.disableTitle(c.username)}
         description={c.disabled ? t.enableDescription : t.disableDescription}
-        submitLabel={c.disabled ? t.enable : t.disable}
+        submitLabel={c.disabled ? t.enable : `${t.disable} ${c.username}`}
+        danger={!c.disabled}
         required={!c.disabled}
         busy={toggle.isPending}
         error={toggle.error ? errorMessage(toggle.error, esManager.requestError) : null}

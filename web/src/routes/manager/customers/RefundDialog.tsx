@@ -60,7 +60,8 @@ export function RefundDialog({
       title={t.refundTitle}
       description={t.refundDescription(amount, i.customer.username)}
       note={t.refundTakesBack(peer)}
-      submitLabel={t.refund}
+      submitLabel={t.refundAmount(amount)}
+      danger
       required
       busy={refund.isPending}
       error={refund.error ? errorMessage(refund.error, esManager.requestError) : null}

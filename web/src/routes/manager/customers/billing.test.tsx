@@ -61,6 +61,9 @@ function refundedFrom(body: { method: string; reason: string }): AdminInvoice {
   };
 }
 
+/** The refund's confirm button names the money; Intl puts a no-break space before the currency. */
+const REFUND_BUTTON = /^Reembolsar 3,50\sUS\$$/;
+
 describe('Facturas: refunds', () => {
   it('refunds through Remesita after the operator chooses how and why, then shows the refund', async () => {
     let current = paid;
@@ -86,13 +89,15 @@ describe('Facturas: refunds', () => {
     expect(byGateway).not.toBeChecked();
     expect(byHand).not.toBeChecked();
 
+    // A refund is dangerous: the button is red and names the money (issue 34).
+    expect(within(dialog).getByRole('button', { name: REFUND_BUTTON })).toHaveClass('bg-red-600');
     await userEvent.type(within(dialog).getByLabelText('Motivo'), 'El cliente pagó dos veces');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Reembolsar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: REFUND_BUTTON }));
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('Elija cómo se devuelve el dinero');
     expect(api.callsTo(REFUND)).toHaveLength(0);
 
     await userEvent.click(byGateway);
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Reembolsar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: REFUND_BUTTON }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.callsTo(REFUND)).toHaveLength(1);
     expect(api.callsTo(REFUND)[0]?.body).toEqual({ method: 'gateway', reason: 'El cliente pagó dos veces' });
@@ -131,7 +136,7 @@ describe('Facturas: refunds', () => {
     ).toBeChecked();
     expect(dialog).toHaveTextContent('QvaPay no permite devolver el dinero desde aquí');
     await userEvent.type(within(dialog).getByLabelText('Motivo'), 'Transferencia devuelta 4411');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Reembolsar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: REFUND_BUTTON }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.callsTo(REFUND)[0]?.body).toEqual({ method: 'manual', reason: 'Transferencia devuelta 4411' });
     expect(await screen.findByText('Registrado a mano (sin reembolso en la pasarela)')).toBeInTheDocument();
@@ -150,7 +155,7 @@ describe('Facturas: refunds', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Reembolsar la factura' });
     await userEvent.click(within(dialog).getByRole('radio', { name: 'Devolver el dinero por Remesita' }));
     await userEvent.type(within(dialog).getByLabelText('Motivo'), 'Servicio no prestado');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Reembolsar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: REFUND_BUTTON }));
     expect(await within(dialog).findByRole('alert')).toHaveTextContent(
       'La pasarela no hizo el reembolso: saldo insuficiente en la cuenta',
     );

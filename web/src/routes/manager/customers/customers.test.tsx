@@ -186,14 +186,14 @@ describe('Clientes', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Deshabilitar a ana' });
     expect(dialog).toHaveTextContent('sus sesiones se cierran al instante');
     await userEvent.type(within(dialog).getByLabelText('Motivo'), 'x');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Deshabilitar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Deshabilitar ana' }));
     expect(await within(dialog).findByRole('alert')).toHaveTextContent(
       'Indique el motivo (al menos 3 caracteres)',
     );
     expect(api.callsTo('PATCH /api/admin/customers/7')).toHaveLength(0);
 
     await userEvent.type(within(dialog).getByLabelText('Motivo'), ' fraude con tarjetas');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Deshabilitar' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Deshabilitar ana' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.callsTo('PATCH /api/admin/customers/7')[0]?.body).toEqual({
       disabled: true,

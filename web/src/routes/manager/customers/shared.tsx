@@ -52,6 +52,7 @@ export function ReasonDialog({
   onSubmit,
   validate,
   children,
+  danger,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -67,6 +68,8 @@ export function ReasonDialog({
   validate?: () => string | null;
   /** Extra fields shown above the reason. */
   children?: ReactNode;
+  /** A red submit (a refund, a disable). */
+  danger?: boolean;
 }) {
   const id = useId();
   const [reason, setReason] = useState('');
@@ -82,6 +85,7 @@ export function ReasonDialog({
       title={title}
       description={description}
       submitLabel={submitLabel}
+      danger={danger}
       busy={busy}
       error={local ?? error}
       onSubmit={() => {
