@@ -12,6 +12,7 @@ import { ConcurrentUseDetector } from './concurrent.ts';
 import { NodeHealth } from './health/nodeHealth.ts';
 import { createRunner } from './exec.ts';
 import { removeFirewall } from './firewall.ts';
+import { ifbName } from './shaping/shaper.ts';
 import { removeRelay } from './relay/relay.ts';
 import type { Logger } from './log.ts';
 import { Reconciler } from './reconcile.ts';
@@ -180,6 +181,8 @@ export class Agent {
     if (options.teardown && name && this.opts.firewall !== false) {
       await removeFirewall(this.backend.runner, name).catch(() => undefined);
       await removeRelay(this.backend.runner, name).catch(() => undefined);
+      // The interface's qdiscs went with it; the ifb device of its incoming speeds (issue 35) did not.
+      await this.backend.runner.run('ip', ['link', 'del', ifbName(name)]).catch(() => undefined);
     }
     this.state?.flush();
   }
