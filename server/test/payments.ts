@@ -4,12 +4,13 @@
  * through the public API. `app` is read at call time (the tests build theirs in beforeAll).
  */
 import { eq, sql } from 'drizzle-orm';
-import { invoices, plans } from '../src/db/schema.ts';
+import { invoices, plans, servers } from '../src/db/schema.ts';
 import { bearer, confirmed, createCustomer, login, type TestApp } from './helpers.ts';
 
 /**
  * What every payment test sells from: one server ('Uno', added through the console by `manager`)
- * and one plan ('Mensual', 3.50 for 30 days). Answers the plan's id.
+ * and one plan ('Mensual', 3.50 for 30 days). Answers the plan's id. The server's agent counts as
+ * heard just now ({@link agentHeard}): a new peer is sold only where an agent answers.
  */
 export async function openShop(t: TestApp, manager: string): Promise<number> {
   const server = await t.app.inject({
@@ -19,11 +20,22 @@ export async function openShop(t: TestApp, manager: string): Promise<number> {
     payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'X' },
   });
   if (server.statusCode !== 201) throw new Error(`server not created: ${server.body}`);
+  await agentHeard(t, server.json<{ server: { id: number } }>().server.id);
   const [plan] = await t.ctx.db
     .insert(plans)
     .values({ name: 'Mensual', description: 'x', price: '3.50', validity: '30 days' })
     .returning();
   return plan!.id;
+}
+
+/**
+ * Server `id`'s agent (every server's without `id`) as if its heartbeat had just arrived
+ * (`last_seen_at` now): it counts as online for AGENT_OFFLINE_AFTER_MS, which is what selling a new
+ * peer asks (services/fleet/servers.ts).
+ */
+export async function agentHeard(t: TestApp, id?: number): Promise<void> {
+  const heard = t.ctx.db.update(servers).set({ lastSeenAt: new Date() });
+  await (id === undefined ? heard : heard.where(eq(servers.id, id)));
 }
 
 export function customerPayments(app: () => TestApp) {

@@ -48,6 +48,13 @@ export const Invoice = z.object({
    * own, and the owner gets `created_peer` / `updated_peer` when it is done.
    */
   delivered: z.boolean(),
+  /** What it buys: a plan for an existing peer, or a new one. */
+  operation: z.enum(['add_plan', 'new_peer']),
+  /**
+   * The peer it extended or created: the payment result opens it ready to install. Null until a
+   * new_peer invoice is delivered.
+   */
+  peer_id: z.number().int().nullable(),
   /**
    * Why a payment the gateway reported did not credit this invoice (another invoice's payment, a
    * smaller amount, the gateway unreachable…), in Spanish for the customer; absent when nothing is wrong.
@@ -61,4 +68,9 @@ export const PaymentSettings = z.object({
   allow_payments_qvapay: z.boolean(),
   allow_payments_remesita: z.boolean(),
   sandbox: z.boolean(),
+  /**
+   * Some server can take a new peer now (switched on, its agent answering). False: the purchase
+   * dialog says so before payment, and a new_peer invoice is refused (`msg.noServersOnline`).
+   */
+  new_peer_available: z.boolean(),
 });

@@ -51,6 +51,9 @@ export const msg = {
   serverUnavailable: 'El servidor seleccionado no está disponible',
   sameServer: 'El peer ya está en ese servidor',
   noServers: 'No hay servidores disponibles temporalmente.',
+  // A new_peer purchase refused before payment: no server is switched on with its agent answering.
+  noServersOnline:
+    'Ahora mismo ningún servidor puede recibir un peer nuevo. No se te ha cobrado nada: inténtalo de nuevo en unos minutos o renueva uno de tus peers.',
   mirrorRegenerated: 'Mirror link regenerado correctamente',
   peerRegenerated: 'Peer {name} regenerado correctamente',
   peerMoved: 'Peer {name} movido al servidor {server}',

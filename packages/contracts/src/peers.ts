@@ -1,6 +1,14 @@
 import { z } from './zod.ts';
 
 /** A server as a peer's owner sees it: where the tunnel ends, and whether it works now. */
+/**
+ * Why a server is or is not usable, in the words customer and console share: `active` (switched on,
+ * its agent heard within 45 s: "Activo"), `offline` (switched on, its agent not answering: "Sin
+ * conexión"), `inactive` (switched off by a manager: "Inactivo"). Added to the spec's `active`.
+ */
+export const ServerStatus = z.enum(['active', 'offline', 'inactive']);
+export type ServerStatus = z.infer<typeof ServerStatus>;
+
 export const PeerServer = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -10,6 +18,7 @@ export const PeerServer = z.object({
   active: z.boolean(),
   ubication: z.string(),
   allow_partys: z.boolean(),
+  status: ServerStatus,
 });
 export type PeerServer = z.infer<typeof PeerServer>;
 
@@ -147,6 +156,7 @@ export const AvailableServer = z.object({
   active: z.boolean(),
   ubication: z.string(),
   allow_partys: z.boolean(),
+  status: ServerStatus,
 });
 export type AvailableServer = z.infer<typeof AvailableServer>;
 export const AvailableServerList = z.array(AvailableServer);

@@ -32,22 +32,31 @@ export function paymentSettingsQuery() {
 }
 
 /**
- * `GET /api/client/invoices/{remote_id}`. With `pollWhilePending` (the gateway said success) an
- * invoice still 'pending' is read again every {@link INVOICE_POLL_MS}, up to {@link INVOICE_POLL_MAX}
- * times, until the server has credited it.
+ * The tab that opened the gateway follows its invoice while the customer pays there: every 4 s, for
+ * up to 30 minutes (a hidden tab does not poll; it reads again when it comes back in sight).
  */
-export function invoiceQuery(remoteId: string, { pollWhilePending = false } = {}) {
+export const FOLLOW_POLL = { pollMs: 4_000, pollMax: 450 } as const;
+
+/**
+ * `GET /api/client/invoices/{remote_id}`. With `pollWhilePending` (the gateway said success, or the
+ * gateway is open in another tab) an invoice still 'pending', or paid but not yet delivered, is read
+ * again every `pollMs` ({@link INVOICE_POLL_MS}), up to `pollMax` ({@link INVOICE_POLL_MAX}) times,
+ * until the server has credited and delivered it.
+ */
+export function invoiceQuery(
+  remoteId: string,
+  { pollWhilePending = false, pollMs = INVOICE_POLL_MS, pollMax = INVOICE_POLL_MAX } = {},
+) {
   return queryOptions({
     queryKey: invoiceKeys.invoice(remoteId),
     queryFn: ({ signal }) =>
       authRequest('client', `/api/client/invoices/${encodeURIComponent(remoteId)}`, { signal }, Invoice),
     staleTime: 0,
-    refetchInterval: (query) =>
-      pollWhilePending &&
-      query.state.data?.status === 'pending' &&
-      query.state.dataUpdateCount <= INVOICE_POLL_MAX
-        ? INVOICE_POLL_MS
-        : false,
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      const waiting = data?.status === 'pending' || (data?.status === 'paid' && !data.delivered);
+      return pollWhilePending && waiting && query.state.dataUpdateCount <= pollMax ? pollMs : false;
+    },
   });
 }
 

@@ -103,6 +103,9 @@ export function peersQuery() {
     queryFn: async ({ signal }) =>
       authRequest('client', '/api/client/accounts/peers', { signal }, PeerListShape),
     staleTime: 30_000,
+    // Pushes keep the list current, but a server whose agent stops answering sends none: read
+    // again every minute while the page is in sight, so its peers' cards say "Sin conexión".
+    refetchInterval: 60_000,
   });
 }
 

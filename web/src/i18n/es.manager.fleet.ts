@@ -1,5 +1,7 @@
 /** Texts of the console's fleet slice: Servidores, the Resumen charts and Ajustes → pasarelas. */
 
+import { esServerState } from './es.serverState';
+
 const number = new Intl.NumberFormat('es-ES');
 const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
 
@@ -37,10 +39,10 @@ export const esFleet = {
       `El sistema del servidor rechazó las reglas del reenvío: ${reason}. Los peers se aplican igual; el agente lo reintenta.`,
     relayUnknown: 'Sin datos',
     relayTitle: 'Si el agente reenvía a cada sala el descubrimiento de juegos (difusión y multicast)',
-    online: 'En línea',
-    offline: 'Sin conexión',
-    enabled: 'Activo',
-    disabled: 'Desactivado',
+    online: esServerState.online,
+    offline: esServerState.offline,
+    enabled: esServerState.active,
+    disabled: esServerState.inactive,
     outdated: 'desactualizado',
     outdatedTitle: (latest: string | null) =>
       latest ? `Más antiguo que la versión ${latest} que sirve el panel` : 'Más antiguo que el del panel',

@@ -18,6 +18,7 @@ export function samplePeer(overrides: Partial<Peer> = {}): Peer {
       active: true,
       ubication: 'Madrid, España',
       allow_partys: true,
+      status: 'active',
     },
     mirror_link: 'https://vpn.example.com/api/mirror/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
     party: null,
@@ -43,6 +44,7 @@ export const laptop = (overrides: Partial<Peer> = {}) =>
       active: false,
       ubication: 'Miami, EE. UU.',
       allow_partys: false,
+      status: 'offline',
     },
     mirror_link: 'https://vpn.example.com/api/mirror/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
     ...overrides,
@@ -56,6 +58,7 @@ export const sampleServers: AvailableServer[] = [
     active: true,
     ubication: 'Miami, EE. UU.',
     allow_partys: false,
+    status: 'active',
   },
   {
     id: 3,
@@ -64,6 +67,7 @@ export const sampleServers: AvailableServer[] = [
     active: false,
     ubication: 'Toronto, Canadá',
     allow_partys: true,
+    status: 'offline',
   },
 ];
 

@@ -11,6 +11,7 @@ import {
   managerToken,
   type TestApp,
 } from '../../../test/helpers.ts';
+import { agentHeard } from '../../../test/payments.ts';
 
 let t: TestApp;
 let owner: string;
@@ -187,6 +188,7 @@ describe('plans', () => {
     expect((await publicPlans()).map((p) => p.id)).not.toContain(free.id);
 
     const sold = await newPlan();
+    await agentHeard(t);
     const c = await createCustomer(t);
     const { access } = await login(t, c.username, c.password);
     const buy = await t.app.inject({

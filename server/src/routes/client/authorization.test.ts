@@ -19,6 +19,7 @@ import {
   setSettings,
   type TestApp,
 } from '../../../test/helpers.ts';
+import { agentHeard } from '../../../test/payments.ts';
 import { PushClient } from '../../../test/protocolAgent.ts';
 
 /** Customer routes open to anonymous callers, on purpose. Any other route must refuse them. */
@@ -86,6 +87,7 @@ beforeAll(async () => {
   });
   expect(room.statusCode, room.body).toBeLessThan(300);
   ids.room = room.json().id;
+  await agentHeard(t);
   const invoice = await t.app.inject({
     method: 'PUT',
     url: '/api/client/invoices',

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoices, peers } from '../../db/schema.ts';
+import { msg } from '@vpn/contracts';
+import { invoices, peers, servers } from '../../db/schema.ts';
 import { bearer, createTestApp, managerToken, setSettings, type TestApp } from '../../../test/helpers.ts';
 import { customerPayments, gatewayCheckOver, openShop } from '../../../test/payments.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
@@ -82,6 +83,9 @@ describe('QvaPay', () => {
       amount: 3.5,
       status: 'paid',
       delivered: true,
+      // The payment result opens this peer ready to install.
+      operation: 'new_peer',
+      peer_id: list[0].id,
     });
   });
 
@@ -175,6 +179,41 @@ describe('invoices per customer', () => {
     } finally {
       await limited.app.close();
     }
+  });
+});
+
+describe('placement (issue 32)', () => {
+  it('with no server whose agent answers, a new peer is refused before payment and the dialog is told; a renewal still sells', async () => {
+    const c = await buyer();
+    // A peer of the customer's, bought while the server answered.
+    await setSettings(t, { allow_payments_qvapay: false });
+    const first = (await put(c.access, { operation: 'new_peer', peer: 'Casa', plan: planId })).json();
+    await t.app.inject({ method: 'POST', url: `/api/payments/sandbox/${first.id}/pay` });
+    const [peer] = await myPeers(c.access);
+    expect(peer.server).toMatchObject({ active: true, status: 'active' });
+    const payments = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/client/payments', headers: bearer(c.access) })).json();
+    expect((await payments()).new_peer_available).toBe(true);
+
+    // The agent stops answering (its heartbeat older than 45 s).
+    await t.ctx.db.update(servers).set({ lastSeenAt: new Date(Date.now() - 46_000) });
+    expect((await myPeers(c.access))[0].server).toMatchObject({ active: false, status: 'offline' });
+    expect((await payments()).new_peer_available).toBe(false);
+    const before = await t.ctx.db.select().from(invoices);
+    const refused = await put(c.access, { operation: 'new_peer', peer: 'Tablet', plan: planId });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(msg.noServersOnline);
+    expect(await t.ctx.db.select().from(invoices)).toHaveLength(before.length);
+    // Renewing a peer needs no new place.
+    expect((await put(c.access, { operation: 'add_plan', peer: peer.id, plan: planId })).statusCode).toBe(
+      200,
+    );
+
+    // Switched off by a manager: "Inactivo", not "Sin conexión".
+    await t.ctx.db.update(servers).set({ active: false });
+    expect((await myPeers(c.access))[0].server).toMatchObject({ active: false, status: 'inactive' });
+    await t.ctx.db.update(servers).set({ active: true, lastSeenAt: new Date() });
+    expect((await payments()).new_peer_available).toBe(true);
   });
 });
 

@@ -69,6 +69,7 @@ export const invoiceRoutes =
           allow_payments_qvapay: on.qvapay !== null,
           allow_payments_remesita: on.remesita !== null,
           sandbox: ctx.config.payments.sandbox,
+          new_peer_available: await ctx.invoices.newPeerAvailable(),
         };
       },
     );

@@ -1,12 +1,13 @@
 /**
- * Delivery of paid invoices: a payment is never lost. Paid while no server is active (or while
- * provisioning fails), the invoice stays "paid, delivery pending", the failure is logged, and the
- * scheduler's tick delivers it exactly once when it can.
+ * Delivery of paid invoices: a payment is never lost. Paid after the only server went away (it was
+ * live when the purchase began: a new peer is sold only then), or while provisioning fails, the
+ * invoice stays "paid, delivery pending", the failure is logged, and the scheduler's tick delivers
+ * it exactly once when it can.
  */
 import { Writable } from 'node:stream';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { invoices, peers, planHistory, plans } from '../../db/schema.ts';
+import { invoices, peers, planHistory, plans, servers } from '../../db/schema.ts';
 import {
   bearer,
   confirmed,
@@ -19,6 +20,7 @@ import {
   type TestApp,
 } from '../../../test/helpers.ts';
 import { FakeQvaPay } from '../../../test/fakeQvapay.ts';
+import { agentHeard } from '../../../test/payments.ts';
 import { PushClient } from '../../../test/protocolAgent.ts';
 
 let t: TestApp;
@@ -85,10 +87,15 @@ const historyOf = (invoiceId: string) =>
 const failuresOf = (invoiceId: string) =>
   logLines.filter((l) => l.invoice === invoiceId && l.msg === 'factura pagada sin entregar: se reintentará');
 
+/** Between the purchase and the payment (e.g. the only server goes away). */
+type Between = () => Promise<void>;
+const nothing: Between = async () => {};
+
 /** Pays through the sandbox page, as the customer's browser does. */
-async function payInSandbox(access: string, name: string) {
+async function payInSandbox(access: string, name: string, between = nothing) {
   await setSettings(t, { allow_payments_qvapay: false });
   const { id } = (await put(access, { operation: 'new_peer', peer: name, plan: planId })).json();
+  await between();
   const pay = await t.app.inject({ method: 'POST', url: `/api/payments/sandbox/${id}/pay` });
   expect(pay.statusCode).toBe(303);
   expect(pay.headers.location).toContain('status=success');
@@ -96,9 +103,10 @@ async function payInSandbox(access: string, name: string) {
 }
 
 /** Pays at QvaPay; QvaPay then notifies the webhook, which asks QvaPay before crediting. */
-async function payAtQvapay(access: string, name: string) {
+async function payAtQvapay(access: string, name: string, between = nothing) {
   await setSettings(t, { allow_payments_qvapay: true });
   const { id } = (await put(access, { operation: 'new_peer', peer: name, plan: planId })).json();
+  await between();
   const [row] = await t.ctx.db.select().from(invoices).where(eq(invoices.id, id));
   qvapay.pay(row!.transactionUuid!);
   const hook = await t.app.inject({
@@ -110,17 +118,32 @@ async function payAtQvapay(access: string, name: string) {
   return id as string;
 }
 
-describe('an invoice paid while no server is active', () => {
+/** Server 'Uno', the one the deliveries end up on (created once the first server went away). */
+let uno: number;
+
+describe('an invoice paid after its only server went away', () => {
   let sandboxBuyer: Awaited<ReturnType<typeof buyer>>;
   let qvapayBuyer: Awaited<ReturnType<typeof buyer>>;
   let sandboxInvoice: string;
   let qvapayInvoice: string;
 
   it('is paid, shows "delivery pending", delivers nothing yet and logs why (sandbox and QvaPay)', async () => {
+    // 'Cero' is live when each purchase begins, and switched off by a manager before the payment.
+    const [cero] = await t.ctx.db
+      .insert(servers)
+      .values({ name: 'Cero', host: 'cero.example', ubication: 'X', publicKey: 'k', privateKeyEnc: 'x' })
+      .returning();
+    const live = () =>
+      t.ctx.db.update(servers).set({ active: true, lastSeenAt: new Date() }).where(eq(servers.id, cero!.id));
+    const goesAway = async () => {
+      await t.ctx.db.update(servers).set({ active: false }).where(eq(servers.id, cero!.id));
+    };
     sandboxBuyer = await buyer();
     qvapayBuyer = await buyer();
-    sandboxInvoice = await payInSandbox(sandboxBuyer.access, 'Móvil');
-    qvapayInvoice = await payAtQvapay(qvapayBuyer.access, 'Portátil');
+    await live();
+    sandboxInvoice = await payInSandbox(sandboxBuyer.access, 'Móvil', goesAway);
+    await live();
+    qvapayInvoice = await payAtQvapay(qvapayBuyer.access, 'Portátil', goesAway);
 
     for (const [who, id] of [
       [sandboxBuyer, sandboxInvoice],
@@ -193,6 +216,7 @@ describe('an invoice paid while no server is active', () => {
       payload: { name: 'Uno', endpoint: 'uno.example:51820', ubication: 'La Habana' },
     });
     expect(server.statusCode).toBe(201);
+    uno = server.json<{ server: { id: number } }>().server.id;
 
     // Two instances' schedulers at once: each invoice is delivered by one of them.
     const ticks = await Promise.all([nextTick(), nextTick()]);
@@ -238,6 +262,9 @@ describe('an invoice paid while no server is active', () => {
 });
 
 describe('a provisioning failure', () => {
+  // 'Uno' answers: new peers are sold again.
+  beforeAll(() => agentHeard(t, uno));
+
   it('is logged, leaves nothing half-made, and is retried until the peer is delivered', async () => {
     const c = await buyer();
     // The peer rows are written, then something fails inside the same transaction.

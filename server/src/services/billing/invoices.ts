@@ -25,7 +25,7 @@ import type { Revision } from '../fleet/desiredState.ts';
 import { GatewayError, type Gateway, type VerifiedPayment } from './gateways.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { hashSecret, notifyRemesita, type IpnOutcome } from './remesitaIpn.ts';
-import { pickServerForNewPeer } from '../fleet/servers.ts';
+import { newPeerPlaceable, pickServerForNewPeer } from '../fleet/servers.ts';
 import { getSiteSettings } from '../site/settings.ts';
 
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -111,6 +111,11 @@ export class InvoiceService {
     return on.qvapay ?? on.remesita ?? this.deps.sandbox;
   }
 
+  /** Some server can take a new peer now (switched on, its agent answering). */
+  newPeerAvailable(): Promise<boolean> {
+    return newPeerPlaceable(this.db);
+  }
+
   async create(customerId: number, body: InvoiceBody): Promise<{ id: string; payment_url: string }> {
     const [plan] = await this.db.select().from(plans).where(eq(plans.id, body.plan));
     if (!plan) throw notFound(msg.planNotFound);
@@ -128,6 +133,8 @@ export class InvoiceService {
       newPeerName = typeof body.peer === 'string' ? body.peer.trim() : '';
       if (!newPeerName) throw badRequest(msg.purchasePeerRequired);
       if (newPeerName.length > 40) throw badRequest(msg.peerNameTooLong);
+      // Before any money moves: a new peer needs a server whose agent answers.
+      if (!(await this.newPeerAvailable())) throw new HttpError(409, msg.noServersOnline, 'no_servers');
     }
     const gateway = await this.gateway(body.gateway);
     if (!gateway) throw badRequest(msg.noGateway);
@@ -230,6 +237,8 @@ export class InvoiceService {
       created: row.createdAt.toISOString(),
       paid: row.paidAt?.toISOString() ?? null,
       delivered: row.creditedAt !== null,
+      operation: row.operation as Invoice['operation'],
+      peer_id: row.peerId,
       ...(message && row.status === 'pending' ? { message } : {}),
     };
   }

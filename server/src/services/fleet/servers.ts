@@ -1,5 +1,5 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
-import { msg, type AvailableServer, type PeerServer } from '@vpn/contracts';
+import { msg, type AvailableServer, type PeerServer, type ServerStatus } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { servers } from '../../db/schema.ts';
 import { encrypt, generateWireguardKeyPair, randomToken, sha256 } from '../../lib/crypto.ts';
@@ -17,6 +17,12 @@ export function agentOnline(row: Pick<ServerRow, 'lastSeenAt'>, now = Date.now()
 /** What customers see as the server's state: switched on by managers and its agent alive. */
 export const serverUsable = (row: ServerRow, now = Date.now()) => row.active && agentOnline(row, now);
 
+/** The state customer and console name alike: Activo, Sin conexión (agent silent), Inactivo (switched off). */
+export function serverStatus(row: ServerRow, now = Date.now()): ServerStatus {
+  if (!row.active) return 'inactive';
+  return agentOnline(row, now) ? 'active' : 'offline';
+}
+
 export const endpointOf = (row: Pick<ServerRow, 'host' | 'port'>) =>
   row.host.includes(':') ? `[${row.host}]:${row.port}` : `${row.host}:${row.port}`;
 
@@ -28,6 +34,7 @@ export function presentPeerServer(row: ServerRow): PeerServer {
     active: serverUsable(row),
     ubication: row.ubication,
     allow_partys: row.allowRooms,
+    status: serverStatus(row),
   };
 }
 
@@ -50,7 +57,25 @@ export async function listAvailableServers(db: Db, exceptServerId: number): Prom
  */
 export const peerCountOfServer = sql<number>`(select count(*)::int from peers p where p.server_id = "servers"."id")`;
 
-/** The server new peers go to: an active one with a live agent and the fewest peers, else any active one. */
+/**
+ * Whether a new peer can be placed now: some server is switched on and its agent answers. Asked
+ * before payment (the purchase dialog and the invoice's creation), so a customer is never charged
+ * for a peer no server can carry.
+ */
+export async function newPeerPlaceable(db: Db, now = Date.now()): Promise<boolean> {
+  const rows = await db
+    .select({ lastSeenAt: servers.lastSeenAt })
+    .from(servers)
+    .where(eq(servers.active, true));
+  return rows.some((row) => agentOnline(row, now));
+}
+
+/**
+ * The server new peers go to: an active one with a live agent and the fewest peers. At delivery a
+ * paid invoice must deliver, so when the last live agent went away between the purchase and the
+ * payment the peer is placed on the emptiest active server all the same (its card then reads "Sin
+ * conexión" with "Cambiar servidor" beside it; docs/decisions.md, "Placing a new peer").
+ */
 export async function pickServerForNewPeer(db: Db): Promise<ServerRow> {
   const rows = await db
     .select({

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { AlarmClock, ExternalLink, Gauge, LifeBuoy, Megaphone, ShieldCheck, Users } from 'lucide-react';
+import { AlarmClock, Gauge, LifeBuoy, Megaphone, ShieldCheck, Users } from 'lucide-react';
 import { Suspense, lazy, useState, type ReactNode } from 'react';
 import type { Advertisement, Peer } from '@vpn/contracts';
 import { advertisementsQuery, clientVersionQuery, peersQuery } from '../../api/queries';
@@ -9,9 +9,10 @@ import { SupportLink } from '../../components/SupportLink';
 import { ui } from '../../components/ui';
 import { useRuntimeConfig } from '../../config/runtime';
 import { es } from '../../i18n/es';
-import { esPayments } from '../../i18n/es.payments';
 import { formatDataSize, formatDate } from '../../lib/format';
 import { ClientVersionBanner } from './ClientVersionBanner';
+import { HomePeers } from './HomePeers';
+import { PaymentFollower } from './payment/PaymentFollower';
 import { useCurrentUser } from './DashboardLayout';
 
 const t = es.dashboard.home;
@@ -46,6 +47,7 @@ export function expiringSoon(peers: readonly Peer[], now: number): Peer[] {
 export function Home() {
   const announcements = useQuery(advertisementsQuery());
   const version = useQuery(clientVersionQuery());
+  const { renew, view: renewal } = useRenewal();
 
   if (announcements.isPending) return <LoadingBlock label={es.common.loading} />;
   if (announcements.isError) {
@@ -62,13 +64,15 @@ export function Home() {
 
   return (
     <div className="space-y-6">
-      <ExpiringPeers />
+      <ExpiringPeers onRenew={renew} />
+      {renewal}
       {version.data && <ClientVersionBanner key={version.data.version} info={version.data} />}
       {announcements.data.length === 0 ? (
-        <WelcomeCard />
+        <WelcomeCard status={<HomePeers onRenew={renew} />} />
       ) : (
         <>
           <Greeting />
+          <HomePeers onRenew={renew} />
           <AnnouncementList items={announcements.data} />
           <SupportCard />
         </>
@@ -77,7 +81,8 @@ export function Home() {
   );
 }
 
-function WelcomeCard() {
+/** The welcome card (no announcements): greeting, the customer's peers (`status`), blurbs, support. */
+function WelcomeCard({ status }: { status: ReactNode }) {
   const user = useCurrentUser();
   const { company_name, support_url } = useRuntimeConfig();
   const features = [
@@ -94,11 +99,12 @@ function WelcomeCard() {
         </h1>
         <p className="mt-2 max-w-2xl text-slate-300">{t.welcomeText}</p>
       </div>
+      <div className="p-6 pb-0 sm:px-8">{status}</div>
       <ul className={`grid gap-4 p-6 sm:p-8 ${features.length === 3 ? 'md:grid-cols-3' : 'md:grid-cols-2'}`}>
         {features.map(({ icon: Icon, title, text }) => (
           <li key={title} className="rounded-xl border border-slate-800 bg-navy-950/40 p-5">
             <Icon className="size-6 text-emerald-400" aria-hidden="true" />
-            <h2 className="mt-3 font-semibold text-white">{title}</h2>
+            <h3 className="mt-3 font-semibold text-white">{title}</h3>
             <p className="mt-1 text-sm text-slate-400">{text}</p>
           </li>
         ))}
@@ -231,18 +237,12 @@ function PeerNotice(props: {
   );
 }
 
-function ExpiringPeers() {
+function ExpiringPeers({ onRenew }: { onRenew: (peerId: number) => void }) {
   const peers = useQuery(peersQuery());
-  const [renewing, setRenewing] = useState<number | null>(null);
-  const [opened, setOpened] = useState<string | null>(null);
   const now = Date.now();
   const soon = expiringSoon(peers.data ?? [], now);
   const low = runningOutOfData(peers.data ?? []);
-  if (soon.length === 0 && low.length === 0 && !opened) return null;
-  const renew = (id: number) => {
-    setOpened(null);
-    setRenewing(id);
-  };
+  if (soon.length === 0 && low.length === 0) return null;
   return (
     <>
       {soon.length > 0 && (
@@ -252,7 +252,7 @@ function ExpiringPeers() {
           title={t.expiring.title}
           text={t.expiring.text}
           action={t.expiring.renew}
-          onRenew={renew}
+          onRenew={onRenew}
           items={soon.map((peer) => {
             const date = formatDate(peer.expiration_date!);
             const past = Date.parse(peer.expiration_date!) <= now;
@@ -267,7 +267,7 @@ function ExpiringPeers() {
           title={t.data.title}
           text={t.data.text}
           action={t.data.add}
-          onRenew={renew}
+          onRenew={onRenew}
           items={low.map((peer) => {
             const { used, allowance } = peer.data!;
             return {
@@ -280,20 +280,30 @@ function ExpiringPeers() {
           })}
         />
       )}
+    </>
+  );
+}
+
+/**
+ * Renewing from Home (a notice's Renovar or a peer card's): the purchase dialog with that peer
+ * selected, then the invoice followed here until the peer is ready (PaymentFollower).
+ */
+function useRenewal() {
+  const [renewing, setRenewing] = useState<number | null>(null);
+  const [opened, setOpened] = useState<{ id: string; payment_url: string } | null>(null);
+  const renew = (id: number) => {
+    setOpened(null);
+    setRenewing(id);
+  };
+  const view = (
+    <>
       {opened && (
-        <div
-          role="status"
-          className="flex flex-col gap-3 rounded-xl border border-blue-400/20 bg-blue-500/10 px-4 py-3 text-sm text-blue-100 sm:flex-row sm:items-center"
-        >
-          <p className="flex-1">
-            <strong className="font-semibold text-white">{esPayments.purchase.openedTitle}. </strong>
-            {esPayments.purchase.opened}
-          </p>
-          <a href={opened} target="_blank" rel="noopener noreferrer" className={ui.buttonSecondary}>
-            {esPayments.purchase.openAgain}
-            <ExternalLink className="size-4" aria-hidden="true" />
-          </a>
-        </div>
+        <PaymentFollower
+          key={opened.id}
+          invoiceId={opened.id}
+          paymentUrl={opened.payment_url}
+          onDismiss={() => setOpened(null)}
+        />
       )}
       {renewing !== null && (
         <Suspense fallback={null}>
@@ -302,13 +312,14 @@ function ExpiringPeers() {
             plan={null}
             renew={renewing}
             onClose={() => setRenewing(null)}
-            onOpened={(url) => {
+            onOpened={(invoice) => {
               setRenewing(null);
-              setOpened(url);
+              setOpened(invoice);
             }}
           />
         </Suspense>
       )}
     </>
   );
+  return { renew, view };
 }

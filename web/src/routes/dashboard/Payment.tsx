@@ -10,6 +10,7 @@ import { LoadingBlock } from '../../components/LoadingScreen';
 import { ui } from '../../components/ui';
 import { esPayments } from '../../i18n/es.payments';
 import { InvoiceDetails } from './payment/InvoiceDetails';
+import { PeerReady } from './payment/PeerReady';
 
 /** The three results the spec distinguishes; anything but success/canceled is unknown. */
 export type PaymentResult = 'success' | 'canceled' | 'unknown';
@@ -28,6 +29,8 @@ const t = esPayments.payment;
  * A paid invoice whose delivery is still pending (no server available yet) says so: the server
  * delivers it on its own, and the Peers page shows it live when it does. A refunded invoice reads
  * 'Pago reembolsado' whatever the gateway's return said (the money went back, the period with it).
+ * Once delivered, the main action opens the peer ready to install (issue 32): QR on screen,
+ * Descargar and the app to install, one tap; 'Volver al inicio' stays, second.
  */
 export function Payment() {
   const [params] = useSearchParams();
@@ -58,6 +61,7 @@ export function Payment() {
   const polling = result === 'success' && data?.status === 'pending';
   const reads = queryClient.getQueryState(invoiceKeys.invoice(remoteId ?? ''))?.dataUpdateCount ?? 0;
   const gaveUp = polling && reads > INVOICE_POLL_MAX;
+  const ready = !refunded && data?.status === 'paid' && data.delivered && data.peer_id !== null;
 
   return (
     <div className={`${ui.card} mx-auto max-w-lg p-8 text-center`}>
@@ -109,10 +113,11 @@ export function Payment() {
               </p>
             )
           )}
+          {ready && <PeerReady peerId={data.peer_id!} />}
         </>
       )}
 
-      <Link to="/dashboard/home" className={`${ui.buttonPrimary} mt-6`}>
+      <Link to="/dashboard/home" className={`${ready ? ui.buttonSecondary : ui.buttonPrimary} mt-6`}>
         {t.back}
       </Link>
     </div>

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { ExternalLink, PackageOpen, Wallet } from 'lucide-react';
+import { PackageOpen } from 'lucide-react';
 import { Suspense, lazy, useState } from 'react';
 import { paymentSettingsQuery } from '../../api/invoices';
 import { plansQuery } from '../../api/queries';
@@ -11,8 +11,8 @@ import { PlanCard, PlanGrid } from '../../components/PlanCard';
 import { ui } from '../../components/ui';
 import { useRuntimeConfig } from '../../config/runtime';
 import { es } from '../../i18n/es';
-import { esPayments } from '../../i18n/es.payments';
 import { PageHeader } from './PageHeader';
+import { PaymentFollower } from './payment/PaymentFollower';
 import { GatewaysBanner, enabledGateways } from './purchase/GatewaysBanner';
 
 /** The purchase dialog (and its gateway logic) is fetched when a customer first picks a plan. */
@@ -22,15 +22,16 @@ const PurchaseDialog = lazy(() =>
 
 /**
  * `/dashboard/plans`: the plans on sale. 'Seleccionar Plan' opens the purchase dialog (existing or
- * new peer); once the invoice exists its payment page opens in a new window, and a note here keeps a
- * link to it in case the browser blocked the window.
+ * new peer); once the invoice exists its payment page opens in a new window, and this page follows
+ * the invoice (PaymentFollower): a link to the gateway in case the browser blocked the window, then
+ * the new peer ready to install once it is paid.
  */
 export function DashboardPlans() {
   const plans = useQuery(plansQuery());
   const payments = useQuery(paymentSettingsQuery());
   const { support_url } = useRuntimeConfig();
   const [buying, setBuying] = useState<Plan | null>(null);
-  const [opened, setOpened] = useState<string | null>(null);
+  const [opened, setOpened] = useState<{ id: string; payment_url: string } | null>(null);
   const t = es.plans;
   const gateways = enabledGateways(payments.data);
 
@@ -43,20 +44,12 @@ export function DashboardPlans() {
         </div>
       )}
       {opened && (
-        <div
-          role="status"
-          className="mb-6 flex flex-col gap-3 rounded-xl border border-blue-400/20 bg-blue-500/10 px-4 py-3 text-sm text-blue-100 sm:flex-row sm:items-center"
-        >
-          <Wallet className="size-5 shrink-0" aria-hidden="true" />
-          <p className="flex-1">
-            <strong className="font-semibold text-white">{esPayments.purchase.openedTitle}. </strong>
-            {esPayments.purchase.opened}
-          </p>
-          <a href={opened} target="_blank" rel="noopener noreferrer" className={ui.buttonSecondary}>
-            {esPayments.purchase.openAgain}
-            <ExternalLink className="size-4" aria-hidden="true" />
-          </a>
-        </div>
+        <PaymentFollower
+          key={opened.id}
+          invoiceId={opened.id}
+          paymentUrl={opened.payment_url}
+          onDismiss={() => setOpened(null)}
+        />
       )}
       {plans.isPending ? (
         <LoadingBlock label={t.loading} />
@@ -96,9 +89,9 @@ export function DashboardPlans() {
             key={buying.id}
             plan={buying}
             onClose={() => setBuying(null)}
-            onOpened={(url) => {
+            onOpened={(invoice) => {
               setBuying(null);
-              setOpened(url);
+              setOpened(invoice);
             }}
           />
         </Suspense>

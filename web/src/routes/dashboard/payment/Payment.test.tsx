@@ -21,6 +21,8 @@ function invoice(overrides: Partial<Invoice> = {}): Invoice {
     created: '2025-03-05T10:00:00.000Z',
     paid: '2025-03-05T10:01:00.000Z',
     delivered: true,
+    operation: 'new_peer',
+    peer_id: null,
     ...overrides,
   };
 }
@@ -61,11 +63,12 @@ describe('Payment result page', () => {
       ),
     ).toBeInTheDocument();
     expect(screen.queryByText(/Plan acreditado/)).not.toBeInTheDocument();
-    // Not polled: the server delivers on its own and the Peers page shows it live.
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(9_000);
-    });
+    // Read again until delivered: then the peer is offered ready to install (issue 32).
     expect(api.callsTo(INVOICE)).toHaveLength(1);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(3_100);
+    });
+    expect(api.callsTo(INVOICE)).toHaveLength(2);
   });
 
   it('canceled: says so and still shows the invoice', async () => {

@@ -1,16 +1,5 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import {
-  ArrowLeftRight,
-  Download,
-  EllipsisVertical,
-  Info,
-  KeyRound,
-  Link2,
-  Gamepad2,
-  QrCode,
-  Router,
-} from 'lucide-react';
-import { useState } from 'react';
+import { ArrowLeftRight, EllipsisVertical, Info, KeyRound, Link2, Gamepad2, Router } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { CopyButton } from '../../../components/CopyButton';
@@ -20,8 +9,18 @@ import { Spinner } from '../../../components/Spinner';
 import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
 import { absoluteUrl } from '../../../lib/format';
+import { esPeerStatus } from '../../../i18n/es.peerStatus';
 import { reducedText } from '../../../lib/speed';
 import { ConcurrentUseBadge } from './ConcurrentUseNotice';
+import {
+  DataUsed,
+  InstallButtons,
+  ServerProblem,
+  ServerStatusBadge,
+  StatusPill,
+  expiryText,
+  peerActionable,
+} from './PeerStatus';
 
 const t = es.dashboard.peers;
 
@@ -37,30 +36,11 @@ export interface PeerListProps {
   onDownload: (peer: Peer) => Promise<void>;
 }
 
-/** Download and regenerate only for active peers, and nothing while an operation is under way. */
-export function peerActionable(peer: Peer): boolean {
-  return peer.active && peer.processing === null;
-}
-
-function Badge({ ok, children }: { ok: boolean; children: ReactNode }) {
-  return (
-    <span
-      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-semibold ${
-        ok ? 'bg-emerald-500/15 text-emerald-300' : 'bg-slate-500/20 text-slate-300'
-      }`}
-    >
-      <span
-        className={`size-1.5 rounded-full ${ok ? 'bg-emerald-400' : 'bg-slate-400'}`}
-        aria-hidden="true"
-      />
-      {children}
-    </span>
-  );
-}
-
 /** Activo / Deshabilitado (spec); a manager's switch-off says so, since buying a plan does not lift it. */
 export function PeerStateBadge({ peer }: { peer: Peer }) {
-  const badge = <Badge ok={peer.active}>{peer.active ? t.active : t.disabled}</Badge>;
+  const badge = (
+    <StatusPill tone={peer.active ? 'ok' : 'off'}>{peer.active ? t.active : t.disabled}</StatusPill>
+  );
   // Online, but held at its plan's reduced speed (issue 35): the details say why.
   if (peer.active && peer.speed.reduced)
     return (
@@ -76,10 +56,6 @@ export function PeerStateBadge({ peer }: { peer: Peer }) {
       <span className="text-xs text-amber-300">{t.managerDisabled}</span>
     </span>
   );
-}
-
-export function ServerStateBadge({ active }: { active: boolean }) {
-  return <Badge ok={active}>{active ? t.serverActive : t.serverInactive}</Badge>;
 }
 
 /** The row's in-progress indicator while regenerate or change-server runs. */
@@ -110,82 +86,66 @@ function MirrorCopy({ peer }: { peer: Peer }) {
 const menuItemClass =
   'flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 text-sm text-slate-200 outline-none data-[disabled]:cursor-not-allowed data-[disabled]:opacity-40 data-[highlighted]:bg-white/10 data-[highlighted]:text-white';
 
-/** Download button + the actions menu of one peer. */
-function PeerActionsCell({
-  peer,
-  onIntent,
-  onDownload,
-}: Omit<PeerListProps, 'peers' | 'showRooms'> & { peer: Peer }) {
-  const [downloading, setDownloading] = useState(false);
+/** The actions menu (⋮) of one peer: what a customer does now and then, after installing. */
+function PeerMenu({ peer, onIntent }: { peer: Peer; onIntent: PeerListProps['onIntent'] }) {
   const enabled = peerActionable(peer);
-
-  async function download() {
-    setDownloading(true);
-    try {
-      await onDownload(peer);
-    } finally {
-      setDownloading(false);
-    }
-  }
-
   const item = (intent: PeerIntent, label: string, icon: ReactNode, disabled = !enabled) => (
     <DropdownMenu.Item className={menuItemClass} disabled={disabled} onSelect={() => onIntent(intent, peer)}>
       {icon}
       {label}
     </DropdownMenu.Item>
   );
-  const icon = (Icon: typeof Download) => <Icon className="size-4" aria-hidden="true" />;
+  const icon = (Icon: typeof Link2) => <Icon className="size-4" aria-hidden="true" />;
 
   return (
-    <div className="flex items-center gap-2">
-      <button
-        type="button"
-        className={`${ui.buttonSecondary} px-3 py-1.5 text-sm`}
-        disabled={!enabled || downloading}
-        onClick={() => void download()}
-        aria-label={t.downloadLabel(peer.name)}
-        title={peer.active ? undefined : t.inactiveHint}
+    /* Non-modal: the dialogs it opens must get focus and pointer events back when it closes. */
+    <DropdownMenu.Root modal={false}>
+      <DropdownMenu.Trigger
+        className="rounded-lg p-2 text-slate-300 hover:bg-white/5 hover:text-white"
+        aria-label={t.menuLabel(peer.name)}
       >
-        {downloading ? <Spinner className="size-4" /> : icon(Download)}
-        {t.download}
-      </button>
-      {/* Non-modal: the dialogs it opens must get focus and pointer events back when it closes. */}
-      <DropdownMenu.Root modal={false}>
-        <DropdownMenu.Trigger
-          className="rounded-lg p-2 text-slate-300 hover:bg-white/5 hover:text-white"
-          aria-label={t.menuLabel(peer.name)}
+        <EllipsisVertical className="size-5" aria-hidden="true" />
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content
+          align="end"
+          sideOffset={6}
+          className="z-30 min-w-56 rounded-xl border border-slate-700 bg-navy-900 p-1 shadow-2xl shadow-black/40"
         >
-          <EllipsisVertical className="size-5" aria-hidden="true" />
-        </DropdownMenu.Trigger>
-        <DropdownMenu.Portal>
-          <DropdownMenu.Content
-            align="end"
-            sideOffset={6}
-            className="z-30 min-w-56 rounded-xl border border-slate-700 bg-navy-900 p-1 shadow-2xl shadow-black/40"
-          >
-            {item('regenerateMirror', t.menu.regenerateMirror, icon(Link2))}
-            {item('regenerate', t.menu.regenerate, icon(KeyRound))}
-            {item('changeServer', t.menu.changeServer, icon(ArrowLeftRight))}
-            <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
-            {item('qr', t.menu.qr, icon(QrCode))}
-            {item('mikrotik', t.menu.mikrotik, icon(Router))}
-            {/* The room-only tunnel exists only while the peer is in a room. */}
-            {peer.party !== null && item('roomConfig', t.menu.roomConfig, icon(Gamepad2))}
-            <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
-            {item('details', t.menu.details, icon(Info), false)}
-          </DropdownMenu.Content>
-        </DropdownMenu.Portal>
-      </DropdownMenu.Root>
-    </div>
+          {item('regenerateMirror', t.menu.regenerateMirror, icon(Link2))}
+          {item('regenerate', t.menu.regenerate, icon(KeyRound))}
+          {item('changeServer', t.menu.changeServer, icon(ArrowLeftRight))}
+          <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
+          {item('mikrotik', t.menu.mikrotik, icon(Router))}
+          {/* The room-only tunnel exists only while the peer is in a room. */}
+          {peer.party !== null && item('roomConfig', t.menu.roomConfig, icon(Gamepad2))}
+          <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
+          {item('details', t.menu.details, icon(Info), false)}
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
+/** Once under the list: what the mirror link is for, and that the official app cannot use it. */
+export function MirrorNote() {
+  return (
+    <p className="mt-4 text-sm text-slate-400">
+      <strong className="font-semibold text-slate-200">{esPeerStatus.mirror.title}: </strong>
+      {esPeerStatus.mirror.explain}
+    </p>
   );
 }
 
 /**
  * The customer's peers through the product's one table: a row per peer from 768 px (the name heads
- * its row), below it a card per peer of this page's own design (PeerCard).
+ * its row), below it a card per peer of this page's own design (PeerCard). Both lead with what a
+ * customer needs (issue 32): state, expiry, data, QR and Descargar; the server, the mirror link
+ * and the menu (⋮) come after.
  */
 export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListProps) {
   const c = t.columns;
+  const s = esPeerStatus;
   const columns: Column<Peer>[] = [
     {
       key: 'name',
@@ -204,6 +164,20 @@ export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListPro
       ),
     },
     { key: 'state', header: c.state, cell: (peer) => <PeerStateBadge peer={peer} /> },
+    { key: 'expiry', header: s.expiry.label, className: 'min-w-40', cell: (peer) => expiryText(peer) },
+    { key: 'data', header: s.data.label, cell: (peer) => <DataUsed peer={peer} /> },
+    {
+      key: 'install',
+      header: c.install,
+      cell: (peer) => (
+        <InstallButtons
+          peer={peer}
+          size="sm"
+          onQr={() => onIntent('qr', peer)}
+          onDownload={() => onDownload(peer)}
+        />
+      ),
+    },
     {
       key: 'server',
       header: c.server,
@@ -213,7 +187,22 @@ export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListPro
     {
       key: 'serverState',
       header: c.serverState,
-      cell: (peer) => <ServerStateBadge active={peer.server.active} />,
+      cell: (peer) => (
+        <span className="flex flex-col items-start gap-1.5">
+          <ServerStatusBadge status={peer.server.status} />
+          {peer.server.status !== 'active' && (
+            <button
+              type="button"
+              className={`${ui.link} text-xs`}
+              disabled={peer.processing !== null}
+              onClick={() => onIntent('changeServer', peer)}
+              aria-label={s.serverProblem.changeLabel(peer.name)}
+            >
+              {s.serverProblem.change}
+            </button>
+          )}
+        </span>
+      ),
     },
     { key: 'location', header: c.location, cell: (peer) => peer.server.ubication },
     ...(showRooms
@@ -223,26 +212,33 @@ export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListPro
     {
       key: 'actions',
       header: c.actions,
-      cell: (peer) => <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />,
+      cell: (peer) => <PeerMenu peer={peer} onIntent={onIntent} />,
     },
   ];
   return (
-    <DataTable
-      label={t.listLabel}
-      columns={columns}
-      rows={peers}
-      rowKey={(peer) => peer.id}
-      empty={null}
-      rowHeader
-      busy={(peer) => peer.processing !== null}
-      card={(peer) => (
-        <PeerCard peer={peer} showRooms={showRooms} onIntent={onIntent} onDownload={onDownload} />
-      )}
-    />
+    <>
+      <DataTable
+        label={t.listLabel}
+        columns={columns}
+        rows={peers}
+        rowKey={(peer) => peer.id}
+        empty={null}
+        rowHeader
+        busy={(peer) => peer.processing !== null}
+        card={(peer) => (
+          <PeerCard peer={peer} showRooms={showRooms} onIntent={onIntent} onDownload={onDownload} />
+        )}
+      />
+      <MirrorNote />
+    </>
   );
 }
 
-/** Phones (< 768 px): one peer's card, the same fields as the table's columns. */
+/**
+ * Phones (< 768 px): one peer's card. First what the customer came for: state, expiry, data, and
+ * QR / Descargar one tap each (and the server's trouble, with "Cambiar servidor"); then the server,
+ * the mirror link and the menu.
+ */
 function PeerCard({ peer, showRooms, onIntent, onDownload }: Omit<PeerListProps, 'peers'> & { peer: Peer }) {
   const c = t.columns;
   const row = (label: string, value: ReactNode) => (
@@ -270,18 +266,28 @@ function PeerCard({ peer, showRooms, onIntent, onDownload }: Omit<PeerListProps,
           <ConcurrentUseBadge peer={peer} />
           <BusyIndicator peer={peer} />
         </div>
-        <PeerStateBadge peer={peer} />
+        <div className="flex items-center gap-1">
+          <PeerStateBadge peer={peer} />
+          <PeerMenu peer={peer} onIntent={onIntent} />
+        </div>
+      </div>
+      <p className="mt-2 text-sm text-slate-300">{expiryText(peer)}</p>
+      <div className="mt-3 text-sm">
+        <DataUsed peer={peer} />
+      </div>
+      <div className="mt-4">
+        <InstallButtons peer={peer} onQr={() => onIntent('qr', peer)} onDownload={() => onDownload(peer)} />
+      </div>
+      <div className="mt-4">
+        <ServerProblem peer={peer} onChangeServer={() => onIntent('changeServer', peer)} />
       </div>
       <dl className="mt-3 divide-y divide-slate-800 text-sm">
         {row(c.server, <span className="font-mono text-xs">{peer.server.address}</span>)}
-        {row(c.serverState, <ServerStateBadge active={peer.server.active} />)}
+        {row(c.serverState, <ServerStatusBadge status={peer.server.status} />)}
         {row(c.location, peer.server.ubication)}
         {showRooms && row(c.rooms, peer.server.allow_partys ? t.yes : t.no)}
         {row(c.mirror, <MirrorCopy peer={peer} />)}
       </dl>
-      <div className="mt-4 flex justify-end">
-        <PeerActionsCell peer={peer} onIntent={onIntent} onDownload={onDownload} />
-      </div>
     </article>
   );
 }

@@ -115,12 +115,19 @@ describe('Peers page: layout', () => {
     expect(screen.getByRole('table')).toBeInTheDocument();
   });
 
-  it('shows each column: name, state, server address, server state, location, rooms, copy and actions', async () => {
-    await openPeers([samplePeer(), laptop({ active: false })]);
+  it('leads with state, expiry, data, QR and Descargar; then server, server state, location, rooms, mirror link and the menu', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, now: new Date('2025-03-26T09:00:00.000Z') });
+    await openPeers([
+      samplePeer({ data: { used: 1_500_000_000, allowance: 10_000_000_000 } }),
+      laptop({ active: false, expiration_date: '2025-03-20T10:00:00.000Z' }),
+    ]);
     const headers = screen.getAllByRole('columnheader').map((h) => h.textContent);
     expect(headers).toEqual([
       'Peer',
       'Estado',
+      'Vigencia',
+      'Datos',
+      'Instalar',
       'Servidor',
       'Estado del servidor',
       'Ubicación',
@@ -132,20 +139,33 @@ describe('Peers page: layout', () => {
       within(rowOf(name))
         .getAllByRole('cell')
         .map((c) => c.textContent);
-    expect(cells('movil').slice(0, 5)).toEqual([
+    expect(cells('movil').slice(0, 3)).toEqual([
       'Activo',
+      'Activo hasta el 5 de abril de 2025 · quedan 10 días',
+      '1,5 GB de 10 GB',
+    ]);
+    expect(cells('movil').slice(4, 8)).toEqual([
       'mad1.vpn.example.com:51820',
       'Activo',
       'Madrid, España',
       'Sí',
     ]);
-    expect(cells('portatil').slice(0, 5)).toEqual([
+    // Its server's agent is silent: the console's words, and the way out one tap away.
+    expect(cells('portatil').slice(0, 3)).toEqual([
       'Deshabilitado',
+      'Venció el 20 de marzo de 2025',
+      'Sin límite de datos',
+    ]);
+    expect(cells('portatil').slice(4, 8)).toEqual([
       'mia1.vpn.example.com:51820',
-      'Inactivo',
+      'Sin conexiónCambiar servidor',
       'Miami, EE. UU.',
       'No',
     ]);
+    expect(
+      within(rowOf('movil')).getByRole('button', { name: 'Ver el código QR del peer movil' }),
+    ).toBeEnabled();
+    expect(screen.getByText(/La app oficial de WireGuard no puede usarlo/)).toBeInTheDocument();
     expect(within(rowOf('movil')).getByRole('button', { name: 'Copiar el mirror link del peer movil' }));
     expect(downloadButton('movil')).toBeEnabled();
   });
@@ -193,7 +213,7 @@ describe('Peers page: layout', () => {
   it('hides the rooms column when rooms are not allowed', async () => {
     await openPeers([samplePeer()], { allowRooms: false });
     expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
-    expect(within(rowOf('movil')).getAllByRole('cell')).toHaveLength(6);
+    expect(within(rowOf('movil')).getAllByRole('cell')).toHaveLength(9);
   });
 
   it('hides the rooms line of the cards too when rooms are not allowed', async () => {
@@ -309,8 +329,9 @@ describe('Peers page: regenerate peer and the busy state', () => {
       expect(row).toHaveAttribute('aria-busy', 'true');
       expect(within(row).getByRole('status')).toHaveTextContent('Regenerando peer...');
       expect(downloadButton('movil')).toBeDisabled();
+      expect(within(row).getByRole('button', { name: 'Ver el código QR del peer movil' })).toBeDisabled();
       const menu = await openMenu('movil');
-      for (const item of ['Regenerar Mirror Link', 'Regenerar Peer', 'Cambiar Servidor', 'Código QR']) {
+      for (const item of ['Regenerar Mirror Link', 'Regenerar Peer', 'Cambiar Servidor']) {
         expect(within(menu).getByRole('menuitem', { name: item })).toHaveAttribute('aria-disabled', 'true');
       }
       expect(within(menu).getByRole('menuitem', { name: 'Detalles' })).not.toHaveAttribute('aria-disabled');
@@ -428,12 +449,27 @@ describe('Peers page: change server', () => {
     expect(miami).toHaveTextContent('Activo');
     expect(miami).toHaveTextContent('Miami, EE. UU.');
     expect(within(miami!).getByText('No')).toBeInTheDocument();
-    expect(toronto).toHaveTextContent('Inactivo');
+    // Its agent silent: the console's "Sin conexión", never "Activo".
+    expect(toronto).toHaveTextContent('Sin conexión');
     expect(within(toronto!).getByText('Sí')).toBeInTheDocument();
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
 
     await userEvent.click(screen.getByRole('button', { name: 'Volver a Peers' }));
     expect(screen.getByRole('table', { name: 'Tus peers' })).toBeInTheDocument();
+  });
+
+  it('warns before the tap that a peer in a room cannot go to a server without Salas (issue 32)', async () => {
+    await openPeers([samplePeer({ party: { id: 21, name: 'LAN Viernes' } })], {
+      routes: { [NETWORK]: { body: sampleServers } },
+    });
+    await choose('movil', 'Cambiar Servidor');
+    const list = await screen.findByRole('list', { name: 'Servidores disponibles' });
+    const [miami, toronto] = within(list).getAllByRole('article');
+    expect(miami).toHaveTextContent(
+      'Este servidor no admite Salas y tu peer está en la sala LAN Viernes: para moverlo aquí, sácalo antes de la sala.',
+    );
+    expect(within(miami!).getByRole('button', { name: 'Seleccionar el servidor Miami 1' })).toBeDisabled();
+    expect(within(toronto!).getByRole('button', { name: 'Seleccionar el servidor Toronto 1' })).toBeEnabled();
   });
 
   it('leaves out the rooms line when rooms are not allowed', async () => {
@@ -611,14 +647,9 @@ describe('Peers page: inactive peers', () => {
     await openPeers([samplePeer({ active: false })]);
     expect(within(rowOf('movil')).getAllByRole('cell')[0]).toHaveTextContent('Deshabilitado');
     expect(downloadButton('movil')).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Ver el código QR del peer movil' })).toBeDisabled();
     const menu = await openMenu('movil');
-    for (const item of [
-      'Regenerar Mirror Link',
-      'Regenerar Peer',
-      'Cambiar Servidor',
-      'Código QR',
-      'Script MikroTik',
-    ]) {
+    for (const item of ['Regenerar Mirror Link', 'Regenerar Peer', 'Cambiar Servidor', 'Script MikroTik']) {
       expect(within(menu).getByRole('menuitem', { name: item })).toHaveAttribute('aria-disabled', 'true');
     }
     expect(within(menu).getByRole('menuitem', { name: 'Detalles' })).not.toHaveAttribute('aria-disabled');
@@ -694,7 +725,8 @@ describe('Peers page: config download, QR and MikroTik', () => {
 
   it('shows the config as a QR code with a private-key warning', async () => {
     await openPeers([samplePeer()], { routes: { 'GET /api/client/accounts/peers/11': textRoute(CONF) } });
-    await choose('movil', 'Código QR');
+    // One tap, beside Descargar (issue 32: it was behind ⋮).
+    await userEvent.click(screen.getByRole('button', { name: 'Ver el código QR del peer movil' }));
     const dialog = await screen.findByRole('dialog', { name: 'Código QR del peer movil' });
     expect(dialog).toHaveTextContent('contiene la clave privada');
     const qr = await within(dialog).findByRole('img', {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { MonitorSmartphone } from 'lucide-react';
-import { useState } from 'react';
-import { Link } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import type { AvailableServer, Peer } from '../../../api/peers';
 import { peersQuery } from '../../../api/queries';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
@@ -15,7 +15,8 @@ import { PageHeader } from '../PageHeader';
 import { ChangeServerView } from './ChangeServerView';
 import { ConcurrentUseNotices } from './ConcurrentUseNotice';
 import { PeerDetailsDialog } from './PeerDetailsDialog';
-import { PeerList, peerActionable } from './PeerList';
+import { PeerList } from './PeerList';
+import { peerActionable } from './PeerStatus';
 import type { PeerIntent } from './PeerList';
 import { PeerQrDialog } from './PeerQrDialog';
 import { RoomConfigDialog } from './RoomConfigDialog';
@@ -43,6 +44,18 @@ export function Peers() {
   const [changingPeerId, setChangingPeerId] = useState<number | null>(null);
 
   const find = (id: number | null | undefined) => peers.data?.find((p) => p.id === id) ?? null;
+
+  // Home and the payment result link here with `?qr=ID` (the QR dialog) or `?change=ID` (the
+  // change-server view): one tap from a notice to the thing it asks for.
+  const [params, setParams] = useSearchParams();
+  const wanted = { qr: Number(params.get('qr')), change: Number(params.get('change')) };
+  const loaded = peers.data !== undefined;
+  useEffect(() => {
+    if (!loaded || (!wanted.qr && !wanted.change)) return;
+    if (wanted.qr) setOverlay({ kind: 'qr', peerId: wanted.qr });
+    if (wanted.change) setChangingPeerId(wanted.change);
+    setParams({}, { replace: true });
+  }, [loaded, wanted.qr, wanted.change, setParams]);
   const overlayPeer = find(overlay?.peerId);
   const changingPeer = find(changingPeerId);
   const close = () => setOverlay(null);
@@ -151,7 +164,7 @@ export function Peers() {
         return {
           title: t.confirmChange.title,
           text: t.confirmChange.text(peer.name, o.server.name),
-          note: o.server.active ? null : t.confirmChange.inactiveNote,
+          note: o.server.status === 'active' ? null : t.confirmChange.inactiveNote,
           confirmLabel: t.confirmChange.confirm,
           run: () => {
             setChangingPeerId(null);

@@ -30,7 +30,12 @@ async function openPlans(peers: Peer[], routes: Record<string, Handler> = {}) {
     'GET /api/client/plans': { body: samplePlans },
     'GET /api/client/accounts/peers': { body: peers },
     'GET /api/client/payments': {
-      body: { allow_payments_qvapay: false, allow_payments_remesita: false, sandbox: true },
+      body: {
+        allow_payments_qvapay: false,
+        allow_payments_remesita: false,
+        sandbox: true,
+        new_peer_available: true,
+      },
     },
     [INVOICES]: { body: { id: 'inv-1', payment_url: PAYMENT_URL } },
     ...routes,
@@ -60,7 +65,12 @@ describe('Plans page: cards, banner and empty state', () => {
   it('shows the gateway banner when a gateway option is enabled', async () => {
     await openPlans([], {
       'GET /api/client/payments': {
-        body: { allow_payments_qvapay: true, allow_payments_remesita: false, sandbox: false },
+        body: {
+          allow_payments_qvapay: true,
+          allow_payments_remesita: false,
+          sandbox: false,
+          new_peer_available: true,
+        },
       },
     });
     const banner = await screen.findByRole('complementary', { name: 'Pasarela de pago disponible' });
@@ -73,7 +83,12 @@ describe('Plans page: cards, banner and empty state', () => {
       'GET /api/client/verify-token': { body: sampleUser },
       'GET /api/client/plans': { body: [] },
       'GET /api/client/payments': {
-        body: { allow_payments_qvapay: false, allow_payments_remesita: false, sandbox: false },
+        body: {
+          allow_payments_qvapay: false,
+          allow_payments_remesita: false,
+          sandbox: false,
+          new_peer_available: true,
+        },
       },
     });
     const support = 'https://soporte.example.com/chat';
@@ -175,7 +190,12 @@ describe('Purchase dialog', () => {
   it('with QvaPay and Remesita on, the customer chooses the gateway (QvaPay preselected)', async () => {
     const { api } = await openPlans([], {
       'GET /api/client/payments': {
-        body: { allow_payments_qvapay: true, allow_payments_remesita: true, sandbox: false },
+        body: {
+          allow_payments_qvapay: true,
+          allow_payments_remesita: true,
+          sandbox: false,
+          new_peer_available: true,
+        },
       },
     });
     const dialog = await selectPlan('Básico');
@@ -197,7 +217,12 @@ describe('Purchase dialog', () => {
   it('with one gateway on there is nothing to choose', async () => {
     const { api } = await openPlans([], {
       'GET /api/client/payments': {
-        body: { allow_payments_qvapay: false, allow_payments_remesita: true, sandbox: false },
+        body: {
+          allow_payments_qvapay: false,
+          allow_payments_remesita: true,
+          sandbox: false,
+          new_peer_available: true,
+        },
       },
     });
     const dialog = await selectPlan('Básico');

@@ -11,6 +11,7 @@ import { TextField } from '../../../components/Field';
 import { Choice, FormDialog } from '../../../components/FormDialog';
 import { ui } from '../../../components/ui';
 import { esPayments } from '../../../i18n/es.payments';
+import { esPeerStatus } from '../../../i18n/es.peerStatus';
 import { formatPrice } from '../../../lib/format';
 import { speedLabel } from '../../../lib/speed';
 import { es } from '../../../i18n/es';
@@ -81,8 +82,8 @@ interface PurchaseDialogProps {
   /** Renewal: this peer's id, selected from the start. */
   renew?: number;
   onClose: () => void;
-  /** Called with the payment URL once the invoice exists and the gateway window was opened. */
-  onOpened: (paymentUrl: string) => void;
+  /** Called with the invoice (its id and payment URL) once it exists and the gateway window was opened. */
+  onOpened: (invoice: { id: string; payment_url: string }) => void;
 }
 
 /**
@@ -100,6 +101,10 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
   const hasManual = all.length > eligible.length;
   const [chosen, setChosen] = useState<PurchaseMode | null>(null);
   const mode: PurchaseMode = chosen ?? (renew !== undefined || eligible.length > 0 ? 'existing' : 'new');
+  // The gateways on (GET /api/client/payments, cached by the Plans page); it also says whether some
+  // server can take a new peer now: if none can, the dialog says so before any payment.
+  const payments = useQuery(paymentSettingsQuery());
+  const noNewPeer = payments.data?.new_peer_available === false;
   const [peerId, setPeerId] = useState(renew !== undefined ? String(renew) : '');
   const renewed = all.find((p) => p.id === renew);
   const [planId, setPlanId] = useState<string | null>(null);
@@ -107,9 +112,7 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
   const planSelectId = `${useId()}-plan`;
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
-  // The gateways on (GET /api/client/payments, cached by the Plans page): with two, the customer
-  // chooses one here (QvaPay preselected).
-  const payments = useQuery(paymentSettingsQuery());
+  // With two gateways on, the customer chooses one here (QvaPay preselected).
   const gateways = GATEWAYS.filter((g) => payments.data?.[`allow_payments_${g}`]);
   const [picked, setGateway] = useState<GatewayName | null>(null);
   const gateway = picked ?? gateways[0];
@@ -119,9 +122,9 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
 
   const create = useMutation({
     mutationFn: createInvoice,
-    onSuccess: ({ payment_url }) => {
-      openPaymentWindow(payment_url);
-      onOpened(payment_url);
+    onSuccess: (invoice) => {
+      openPaymentWindow(invoice.payment_url);
+      onOpened(invoice);
     },
     onError: (e) => {
       const message = errorMessage(e, t.error);
@@ -133,6 +136,10 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
   function submit() {
     if (!plan) {
       setError(t.planRequired);
+      return;
+    }
+    if (mode === 'new' && noNewPeer) {
+      setError(esPeerStatus.purchase.noServers);
       return;
     }
     const result = purchaseBody(plan.id, mode, peerId, name);
@@ -200,14 +207,21 @@ export function PurchaseDialog({ plan: fixedPlan, renew, onClose, onOpened }: Pu
               name="purchase-mode"
               checked={mode === option}
               onChange={() => choose(option)}
-              disabled={busy || (option === 'existing' && eligible.length === 0)}
+              disabled={
+                busy || (option === 'existing' ? eligible.length === 0 : noNewPeer && eligible.length > 0)
+              }
             >
               {option === 'existing' ? t.existing : t.new}
             </Choice>
           ))}
         </div>
-        {!peers.isPending && eligible.length === 0 && (
+        {!peers.isPending && eligible.length === 0 && !noNewPeer && (
           <p className="mt-2 text-xs text-amber-200">{t.noEligiblePeers}</p>
+        )}
+        {noNewPeer && (
+          <p role="alert" className="mt-2 text-sm text-amber-200">
+            {esPeerStatus.purchase.noServers}
+          </p>
         )}
       </fieldset>
 
