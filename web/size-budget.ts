@@ -40,13 +40,15 @@ export const SIZE_BUDGET = {
       'on the wire, so this holds with room for headers.',
   },
   loginToDashboard: {
-    limitKiB: 182,
+    limitKiB: 188,
     reason:
       '/login with an empty cache, the application and the dashboard home it fetches while the ' +
       'customer types, then the home: 176.7 KiB gzip when set (240.2 KiB before issue 28; 211.5 KiB ' +
       'before zod left this path: the login, the home and the push socket check answers against the ' +
       'contracts as JSON Schema, src/api/shape.ts; 178.0 KiB once React was split from the router for ' +
-      "/login's warm-up); ~2 % room. The issue asks ≤ 200 KiB on the wire " +
+      "/login's warm-up; 180.6 → 184.0 KiB when the home became the customer's status, issue 32: a " +
+      'card per peer with expiry, data, QR and Descargar, its QR dialog and the purchase follower ' +
+      'fetched only when used); ~2 % room. The issue asks ≤ 200 KiB on the wire ' +
       'for the whole first visit (Brotli, ~10 % smaller than gzip; headers and API answers come on top).',
   },
 } satisfies Record<string, Budget>;

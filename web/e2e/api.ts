@@ -4,6 +4,7 @@
  * ALTCHA proof of work solved here (the register form itself is covered by `journeys.e2e.test.ts`).
  */
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Advertisement, ClientVersion, Peer, SiteSettings } from '@vpn/contracts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
@@ -179,3 +180,25 @@ function solveAltcha({
 
 export const uniqueName = (prefix: string) =>
   `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
+
+/** What the journeys use of the server tests' protocol-level agent (`server/test/protocolAgent.ts`). */
+export interface AgentHandle {
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a stand-in node agent for `token` (the real agent protocol over the agent websocket),
+ * so its server counts as online — which selling a new peer needs — and acks every change.
+ * Imported at run time by absolute path: the file belongs to the server's tests and is not part of
+ * the web package's TypeScript project. `T`: what more of the agent a journey uses.
+ */
+export async function connectAgent<T extends AgentHandle = AgentHandle>(
+  baseUrl: string,
+  token: string,
+): Promise<T> {
+  const file = resolve(import.meta.dirname, '../../server/test/protocolAgent.ts');
+  const mod = (await import(/* @vite-ignore */ file)) as {
+    ProtocolAgent: { connect(baseUrl: string, token: string): Promise<T> };
+  };
+  return mod.ProtocolAgent.connect(baseUrl, token);
+}

@@ -11,12 +11,14 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlan, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, firstPlan, registerCustomer, uniqueName } from './api';
+import type { AgentHandle } from './api';
 import { ADMIN_PASSWORD, launchChromium, openPage, signInManager } from './browser';
 
 const baseUrl = inject('baseUrl');
 const PASSWORD = 'secreto-facturacion-e2e';
 let browser: Browser;
+let agent: AgentHandle | null = null;
 let manager: ManagerApi;
 const pageErrors: string[] = [];
 
@@ -25,15 +27,18 @@ beforeAll(async () => {
   // A new peer needs an active server to live on (the e2e server starts without one).
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await (
+  // A new peer is sold only where an agent answers: a stand-in agent keeps this server online.
+  const created = await (
     await manager.confirmed(ADMIN_PASSWORD)
   ).createServer({
     name: `Braga ${tag}`,
     endpoint: `brg-${tag}.vpn.example.com:51850`,
     ubication: 'Braga, Portugal',
   });
+  agent = await connectAgent(baseUrl, created.agent_token);
 });
 afterAll(async () => {
+  await agent?.close();
   await browser?.close();
 });
 afterEach(() => {

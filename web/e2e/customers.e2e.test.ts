@@ -7,12 +7,14 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlanId, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, firstPlanId, registerCustomer, uniqueName } from './api';
+import type { AgentHandle } from './api';
 import { ADMIN_PASSWORD, launchChromium, openPage, signInManager } from './browser';
 
 const baseUrl = inject('baseUrl');
 const PASSWORD = 'secreto-clientes-e2e';
 let browser: Browser;
+let agent: AgentHandle | null = null;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -20,15 +22,18 @@ beforeAll(async () => {
   // A new peer needs an active server to live on (the e2e server starts without one).
   const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await (
+  // A new peer is sold only where an agent answers: a stand-in agent keeps this server online.
+  const created = await (
     await manager.confirmed(ADMIN_PASSWORD)
   ).createServer({
     name: `Oporto ${tag}`,
     endpoint: `opo-${tag}.vpn.example.com:51840`,
     ubication: 'Oporto, Portugal',
   });
+  agent = await connectAgent(baseUrl, created.agent_token);
 });
 afterAll(async () => {
+  await agent?.close();
   await browser?.close();
 });
 afterEach(() => {

@@ -5,12 +5,11 @@
  * list change live through the push websocket, never reloading the page.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Peer } from '@vpn/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlanId, registerCustomer, uniqueName } from './api';
-import type { CreatedServer } from './api';
+import { ManagerApi, connectAgent, firstPlanId, registerCustomer, uniqueName } from './api';
+import type { AgentHandle, CreatedServer } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -26,24 +25,6 @@ let movil: Peer;
 let portatil: Peer;
 let agent: AgentHandle | null = null;
 const pageErrors: string[] = [];
-
-/** What these journeys use of the server tests' protocol-level agent (`server/test/protocolAgent.ts`). */
-interface AgentHandle {
-  close(): Promise<void>;
-}
-
-/**
- * Connects a stand-in node agent for `token`, so its server counts as online (Activo) and acks
- * every change. Imported at run time by absolute path: the file belongs to the server's tests and is
- * not part of the web package's TypeScript project.
- */
-async function connectAgent(token: string): Promise<AgentHandle> {
-  const file = resolve(import.meta.dirname, '../../server/test/protocolAgent.ts');
-  const mod = (await import(/* @vite-ignore */ file)) as {
-    ProtocolAgent: { connect(baseUrl: string, token: string): Promise<AgentHandle> };
-  };
-  return mod.ProtocolAgent.connect(baseUrl, token);
-}
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -155,10 +136,12 @@ describe('Peers page (desktop)', () => {
     const row = rowOf(page, 'movil');
     await row.waitFor();
     const cells = await row.getByRole('cell').allTextContents();
-    expect(cells.slice(0, 5)).toEqual([
-      'Activo',
+    expect(cells[0]).toBe('Activo');
+    expect(cells[1]).toMatch(/^Activo hasta el .+ · quedan \d+ días$/);
+    expect(cells.slice(4, 8)).toEqual([
       madrid.server.endpoint,
-      'Inactivo', // no agent connected for this server
+      // No agent connected for this server: the console's words, and the way out beside them.
+      'Sin conexiónCambiar servidor',
       'Madrid, España',
       'Sí',
     ]);
@@ -243,7 +226,7 @@ describe('Peers page (desktop)', () => {
       .waitFor();
     const row = rowOf(page, 'movil');
     await row.getByRole('cell', { name: toronto.server.endpoint }).waitFor();
-    expect(await row.getByRole('cell').nth(3).textContent()).toBe('Toronto, Canadá');
+    expect(await row.getByRole('cell').nth(6).textContent()).toBe('Toronto, Canadá');
     expect(await row.getAttribute('aria-busy')).toBe('false');
 
     const [download] = await Promise.all([
@@ -258,7 +241,7 @@ describe('Peers page (desktop)', () => {
   });
 
   it('regenerates a peer on an online server: busy until the agent acks, then the success push', async () => {
-    agent = await connectAgent(valencia.agent_token);
+    agent = await connectAgent(baseUrl, valencia.agent_token);
     const page = await signedInPage();
     await markDocument(page);
     const row = rowOf(page, 'portatil');
@@ -303,8 +286,8 @@ describe('Peers page (phone)', () => {
     expect(await cards.count()).toBe(2);
     const card = cards.filter({ has: page.getByRole('heading', { name: 'movil' }) });
     expect(await card.textContent()).toContain(toronto.server.endpoint);
-    await card.getByRole('button', { name: 'Acciones del peer movil' }).click();
-    await page.getByRole('menuitem', { name: 'Código QR' }).click();
+    // The QR one tap away on the card, not behind ⋮ (issue 32).
+    await card.getByRole('button', { name: 'Ver el código QR del peer movil' }).click();
     const dialog = page.getByRole('dialog', { name: 'Código QR del peer movil' });
     await dialog.getByRole('img', { name: 'Código QR de la configuración del peer movil' }).waitFor();
     expect(await dialog.textContent()).toContain('contiene la clave privada');

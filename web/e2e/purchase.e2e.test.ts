@@ -6,35 +6,41 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlan, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, firstPlan, registerCustomer, uniqueName } from './api';
+import type { AgentHandle } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
 const PASSWORD = 'secreto-compra-e2e';
 
 let browser: Browser;
+let agent: AgentHandle | null = null;
+let manager: ManagerApi;
 let username: string;
 let plan: { id: number; name: string; price: number };
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   browser = await launchChromium();
-  const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+  manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
   // A new peer needs a server to live on.
-  await (
+  // A new peer is sold only where an agent answers: a stand-in agent keeps this server online.
+  const created = await (
     await manager.confirmed(ADMIN_PASSWORD)
   ).createServer({
     name: `Lisboa ${tag}`,
     endpoint: `lis-${tag}.vpn.example.com:51830`,
     ubication: 'Lisboa, Portugal',
   });
+  agent = await connectAgent(baseUrl, created.agent_token);
   username = uniqueName('compra');
   await registerCustomer(baseUrl, username, PASSWORD);
   plan = await firstPlan(baseUrl);
 });
 
 afterAll(async () => {
+  await agent?.close();
   await browser?.close();
 });
 
@@ -97,8 +103,24 @@ describe('Purchase (sandbox gateway)', () => {
     expect(text).toContain(result.searchParams.get('transaction_uuid')!);
     await gateway.getByText('Plan acreditado: ya puedes usarlo desde la sección Peers.').waitFor();
 
-    await gateway.getByRole('link', { name: 'Volver al inicio' }).click();
-    await gateway.waitForURL('**/dashboard/home');
+    // Issue 32: from the payment's result to the QR on screen, counting the taps.
+    let taps = 0;
+    const tap = async (locator: ReturnType<Page['getByRole']>) => {
+      taps++;
+      await locator.click();
+    };
+    await gateway.getByRole('link', { name: 'Volver al inicio' }).waitFor();
+    await tap(gateway.getByRole('button', { name: 'Instalar tablet en este dispositivo' }));
+    const qr = gateway.getByRole('img', { name: 'Código QR de la configuración del peer tablet' });
+    await qr.waitFor();
+    expect(Number(await qr.getAttribute('data-modules'))).toBeGreaterThanOrEqual(21);
+    await gateway.getByRole('button', { name: 'Descargar la configuración del peer tablet' }).waitFor();
+    expect(taps).toBeLessThanOrEqual(2);
+
+    // The first tab followed the invoice on its own: the same peer, ready, no reload.
+    await page.getByRole('heading', { name: 'Tu peer tablet está listo' }).waitFor();
+    await page.getByRole('button', { name: 'Instalar tablet en este dispositivo' }).click();
+    await page.getByRole('img', { name: 'Código QR de la configuración del peer tablet' }).waitFor();
 
     await page.getByRole('link', { name: 'Peers', exact: true }).click();
     await page.getByRole('heading', { name: 'Peers Wireguard' }).waitFor();
@@ -130,5 +152,33 @@ describe('Purchase (sandbox gateway)', () => {
       'router',
     );
     await context.close();
+  });
+  it('with no server whose agent answers, the purchase says so before payment and opens no gateway', async () => {
+    await agent?.close();
+    agent = null;
+    // The control plane notices the closed socket on its own: wait until no server counts as online.
+    await expect
+      .poll(async () => {
+        const list = await manager.request<{ results: { agent_online: boolean }[] }>(
+          'GET',
+          '/api/admin/servers?page_size=100',
+        );
+        return list.results.some((s) => s.agent_online);
+      })
+      .toBe(false);
+    const { context, page } = await signedIn();
+    try {
+      await page.getByRole('link', { name: 'Planes', exact: true }).click();
+      await page
+        .getByRole('article', { name: plan.name })
+        .getByRole('button', { name: 'Seleccionar Plan' })
+        .click();
+      const dialog = page.getByRole('dialog', { name: `Adquirir el plan ${plan.name}` });
+      await dialog.getByText(/Ahora mismo ningún servidor puede recibir un peer nuevo/).waitFor();
+      expect(await dialog.getByRole('radio', { name: 'Peer nuevo' }).isDisabled()).toBe(true);
+      expect(context.pages()).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -7,7 +7,8 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Peer } from '@vpn/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlan, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, firstPlan, registerCustomer, uniqueName } from './api';
+import type { AgentHandle } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -15,6 +16,7 @@ const PASSWORD = 'secreto-renovar-e2e';
 const DAY = 24 * 3_600_000;
 
 let browser: Browser;
+let agent: AgentHandle | null = null;
 let manager: ManagerApi;
 let username: string;
 let plan: { id: number; name: string };
@@ -24,19 +26,22 @@ beforeAll(async () => {
   browser = await launchChromium();
   manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
   const tag = Date.now().toString(36);
-  await (
+  // A new peer is sold only where an agent answers: a stand-in agent keeps this server online.
+  const created = await (
     await manager.confirmed(ADMIN_PASSWORD)
   ).createServer({
     name: `Oporto ${tag}`,
     endpoint: `opo-${tag}.vpn.example.com:51831`,
     ubication: 'Oporto, Portugal',
   });
+  agent = await connectAgent(baseUrl, created.agent_token);
   username = uniqueName('renueva');
   await registerCustomer(baseUrl, username, PASSWORD);
   plan = await firstPlan(baseUrl);
 });
 
 afterAll(async () => {
+  await agent?.close();
   await browser?.close();
 });
 
@@ -100,7 +105,8 @@ describe('Renewal from the dashboard home', () => {
     await expect.poll(() => renew.getByRole('combobox', { name: 'Plan' }).inputValue()).toBe(String(plan.id));
     await payInGateway(page, renew);
 
-    await page.getByRole('status').getByText('Pasarela de pago abierta').waitFor();
+    // The home followed the invoice while the gateway tab paid it: the same peer, ready again.
+    await page.getByRole('heading', { name: 'Tu peer movil está listo' }).waitFor();
     // Paid: the expiry moved 30 days on, and the home no longer lists the peer.
     const [listed] = await Promise.all([
       page.waitForResponse((r) => new URL(r.url()).pathname === '/api/client/accounts/peers'),

@@ -5,11 +5,10 @@
  * page says so live — and deletes the room. Neither page reloads; the push websocket carries it all.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Peer } from '@vpn/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, firstPlanId, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, firstPlanId, registerCustomer, uniqueName } from './api';
 import type { CreatedServer } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
@@ -24,7 +23,7 @@ interface Customer {
 }
 
 /** What these journeys use of the server tests' protocol-level agent (`server/test/protocolAgent.ts`). */
-interface AgentHandle {
+interface RoomAgent {
   autoAck: boolean;
   revision: number;
   ack(revision?: number): void;
@@ -32,23 +31,10 @@ interface AgentHandle {
   close(): Promise<void>;
 }
 
-/**
- * Connects a stand-in node agent for `token`, so its server counts as online and its acks end a
- * room's in-progress state. Imported at run time by absolute path: the file belongs to the server's
- * tests and is not part of the web package's TypeScript project.
- */
-async function connectAgent(token: string): Promise<AgentHandle> {
-  const file = resolve(import.meta.dirname, '../../server/test/protocolAgent.ts');
-  const mod = (await import(/* @vite-ignore */ file)) as {
-    ProtocolAgent: { connect(baseUrl: string, token: string): Promise<AgentHandle> };
-  };
-  return mod.ProtocolAgent.connect(baseUrl, token);
-}
-
 let browser: Browser;
 let manager: ManagerApi;
 let salas: CreatedServer;
-let agent: AgentHandle | null = null;
+let agent: RoomAgent | null = null;
 let owner: Customer;
 let guest: Customer;
 const pageErrors: string[] = [];
@@ -264,7 +250,7 @@ describe('Salas', () => {
   });
 
   it("on a phone, with the room's server online, the room shows its in-progress state until the agent applies it", async () => {
-    agent = await connectAgent(salas.agent_token);
+    agent = await connectAgent<RoomAgent>(baseUrl, salas.agent_token);
     agent.autoAck = false;
     const page = await salasPage(owner, 390);
     const room = uniqueName('Oficina ');

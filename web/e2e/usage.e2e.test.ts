@@ -4,10 +4,9 @@
  * traffic, and the customer sees it: the home's 'Datos casi agotados' notice, and in the peer's
  * details the online state, the period's traffic, the 30-day chart and the allowance progress bar.
  */
-import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ManagerApi, registerCustomer, uniqueName } from './api';
+import { ManagerApi, connectAgent, registerCustomer, uniqueName } from './api';
 import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
@@ -19,15 +18,6 @@ interface Agent {
   until(check: () => boolean, timeoutMs?: number): Promise<void>;
   readonly peers: Map<string, unknown>;
   close(): Promise<void>;
-}
-
-/** Imported at run time by absolute path, like the SMTP server in global-setup. */
-async function connectAgent(token: string): Promise<Agent> {
-  const file = resolve(import.meta.dirname, '../../server/test/protocolAgent.ts');
-  const mod = (await import(/* @vite-ignore */ file)) as {
-    ProtocolAgent: { connect(base: string, token: string): Promise<Agent> };
-  };
-  return mod.ProtocolAgent.connect(baseUrl, token);
 }
 
 let browser: Browser;
@@ -76,7 +66,7 @@ describe('usage the customer sees', () => {
       `/api/admin/peers/${peer.id}`,
     );
 
-    agent = await connectAgent(agent_token);
+    agent = await connectAgent<Agent>(baseUrl, agent_token);
     await agent.until(() => agent.peers.has(public_key));
     // 300 KB up and 550 KB down (server side: rx is what the customer sent), a handshake just now.
     agent.send({

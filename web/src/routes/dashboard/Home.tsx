@@ -12,12 +12,17 @@ import { es } from '../../i18n/es';
 import { formatDataSize, formatDate } from '../../lib/format';
 import { ClientVersionBanner } from './ClientVersionBanner';
 import { HomePeers } from './HomePeers';
-import { PaymentFollower } from './payment/PaymentFollower';
 import { useCurrentUser } from './DashboardLayout';
 
 const t = es.dashboard.home;
 
-/** The purchase dialog is fetched only when a customer renews from the banner. */
+/**
+ * The purchase dialog, and the invoice's follower after it (with the contracts' schemas it checks
+ * the invoice against), are fetched only when a customer renews.
+ */
+const PaymentFollower = lazy(() =>
+  import('./payment/PaymentFollower').then((m) => ({ default: m.PaymentFollower })),
+);
 const PurchaseDialog = lazy(() =>
   import('./purchase/PurchaseDialog').then((m) => ({ default: m.PurchaseDialog })),
 );
@@ -298,12 +303,14 @@ function useRenewal() {
   const view = (
     <>
       {opened && (
-        <PaymentFollower
-          key={opened.id}
-          invoiceId={opened.id}
-          paymentUrl={opened.payment_url}
-          onDismiss={() => setOpened(null)}
-        />
+        <Suspense fallback={null}>
+          <PaymentFollower
+            key={opened.id}
+            invoiceId={opened.id}
+            paymentUrl={opened.payment_url}
+            onDismiss={() => setOpened(null)}
+          />
+        </Suspense>
       )}
       {renewing !== null && (
         <Suspense fallback={null}>

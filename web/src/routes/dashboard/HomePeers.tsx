@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Peer } from '@vpn/contracts';
 import { MonitorSmartphone } from 'lucide-react';
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import toast from 'react-hot-toast';
 import { Link, useNavigate } from 'react-router';
 import { errorMessage } from '../../api/http';
@@ -11,9 +11,10 @@ import { OnlineDot } from '../../components/OnlineDot';
 import { ui } from '../../components/ui';
 import { es } from '../../i18n/es';
 import { esPeerStatus } from '../../i18n/es.peerStatus';
-import { PeerStateBadge } from './peers/PeerList';
-import { PeerQrDialog } from './peers/PeerQrDialog';
-import { DataUsed, InstallButtons, ServerProblem, expiryText } from './peers/PeerStatus';
+import { DataUsed, InstallButtons, PeerStateBadge, ServerProblem, expiryText } from './peers/PeerStatus';
+
+/** The QR dialog (Radix's dialog, the config's fetch) is fetched when a customer first opens it. */
+const PeerQrDialog = lazy(() => import('./peers/PeerQrDialog').then((m) => ({ default: m.PeerQrDialog })));
 
 const t = esPeerStatus.home;
 
@@ -113,7 +114,11 @@ export function HomePeers({ onRenew }: { onRenew: (peerId: number) => void }) {
           </li>
         ))}
       </ul>
-      <PeerQrDialog peer={peers.data.find((p) => p.id === qr) ?? null} onClose={() => setQr(null)} />
+      {qr !== null && (
+        <Suspense fallback={null}>
+          <PeerQrDialog peer={peers.data.find((p) => p.id === qr) ?? null} onClose={() => setQr(null)} />
+        </Suspense>
+      )}
     </section>
   );
 }

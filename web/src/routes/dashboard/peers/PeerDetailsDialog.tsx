@@ -10,7 +10,7 @@ import { UsageChart } from '../../../components/UsageChart';
 import { es } from '../../../i18n/es';
 import { absoluteUrl, formatBytes, formatDate, formatPrice } from '../../../lib/format';
 import { formatKbit, reducedText, speedLabel } from '../../../lib/speed';
-import { PeerStateBadge } from './PeerList';
+import { PeerStateBadge } from './PeerStatus';
 
 const t = es.dashboard.peers.details;
 

@@ -10,14 +10,13 @@ import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
 import { absoluteUrl } from '../../../lib/format';
 import { esPeerStatus } from '../../../i18n/es.peerStatus';
-import { reducedText } from '../../../lib/speed';
 import { ConcurrentUseBadge } from './ConcurrentUseNotice';
 import {
   DataUsed,
   InstallButtons,
   ServerProblem,
   ServerStatusBadge,
-  StatusPill,
+  PeerStateBadge,
   expiryText,
   peerActionable,
 } from './PeerStatus';
@@ -34,28 +33,6 @@ export interface PeerListProps {
   showRooms: boolean;
   onIntent: (intent: PeerIntent, peer: Peer) => void;
   onDownload: (peer: Peer) => Promise<void>;
-}
-
-/** Activo / Deshabilitado (spec); a manager's switch-off says so, since buying a plan does not lift it. */
-export function PeerStateBadge({ peer }: { peer: Peer }) {
-  const badge = (
-    <StatusPill tone={peer.active ? 'ok' : 'off'}>{peer.active ? t.active : t.disabled}</StatusPill>
-  );
-  // Online, but held at its plan's reduced speed (issue 35): the details say why.
-  if (peer.active && peer.speed.reduced)
-    return (
-      <span className="inline-flex flex-col items-start gap-1" title={reducedText(peer.speed) ?? undefined}>
-        {badge}
-        <span className="text-xs text-amber-300">{es.speed.reduced}</span>
-      </span>
-    );
-  if (!peer.manager_disabled) return badge;
-  return (
-    <span className="inline-flex flex-col items-start gap-1" title={t.managerDisabledHelp}>
-      {badge}
-      <span className="text-xs text-amber-300">{t.managerDisabled}</span>
-    </span>
-  );
 }
 
 /** The row's in-progress indicator while regenerate or change-server runs. */

@@ -13,8 +13,10 @@ import { ui } from '../../../components/ui';
 import { es } from '../../../i18n/es';
 import { esPeerStatus } from '../../../i18n/es.peerStatus';
 import { formatDataSize, formatDate } from '../../../lib/format';
+import { reducedText } from '../../../lib/speed';
 
 const t = esPeerStatus;
+const tp = es.dashboard.peers;
 const DAY_MS = 86_400_000;
 
 /** Download and regenerate only for active peers, and nothing while an operation is under way. */
@@ -34,6 +36,28 @@ export function StatusPill({ tone, children }: { tone: 'ok' | 'warn' | 'off'; ch
     >
       <span className={`size-1.5 rounded-full ${tones[1]}`} aria-hidden="true" />
       {children}
+    </span>
+  );
+}
+
+/** Activo / Deshabilitado (spec); a manager's switch-off says so, since buying a plan does not lift it. */
+export function PeerStateBadge({ peer }: { peer: Peer }) {
+  const badge = (
+    <StatusPill tone={peer.active ? 'ok' : 'off'}>{peer.active ? tp.active : tp.disabled}</StatusPill>
+  );
+  // Online, but held at its plan's reduced speed (issue 35): the details say why.
+  if (peer.active && peer.speed.reduced)
+    return (
+      <span className="inline-flex flex-col items-start gap-1" title={reducedText(peer.speed) ?? undefined}>
+        {badge}
+        <span className="text-xs text-amber-300">{es.speed.reduced}</span>
+      </span>
+    );
+  if (!peer.manager_disabled) return badge;
+  return (
+    <span className="inline-flex flex-col items-start gap-1" title={tp.managerDisabledHelp}>
+      {badge}
+      <span className="text-xs text-amber-300">{tp.managerDisabled}</span>
     </span>
   );
 }
