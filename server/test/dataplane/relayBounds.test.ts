@@ -10,7 +10,12 @@
  *   budget, below what the members' own limits would let through together.
  * Each mate counts what reaches its tunnel with its own nft probe (a fragment never reaches a socket,
  * and an oversized datagram reaches it cut to its length field: the probe sees the packet itself).
+ * Last, issue 31 §3: server 2's agent restarted with an nft that refuses the relay's table still
+ * applies peer changes, and the refusal shows in the servers' API answer.
  */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_DEFAULTS } from '@vpn/contracts';
 import { Fleet } from './fleet.ts';
@@ -238,6 +243,63 @@ describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${ski
     expect(fromLuis).toBeGreaterThan(RELAY_DEFAULTS.burst / 2);
     expect(fromLuis).toBeLessThanOrEqual(
       RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * (seconds + 1),
+    );
+  });
+
+  it('an agent whose nft refuses the relay still applies peer changes, and the panel shows why (§3)', async () => {
+    const s2 = srv[1]!;
+    const server2 = async () =>
+      (await api('GET', '/api/admin/servers', fleet.admin))
+        .json<{ results: { id: number; relay: { active: boolean | null; error: string | null } }[] }>()
+        .results.find((r) => r.id === s2.id)!.relay;
+    // A kernel without netdev ingress, as nft answers it: the relay's table refused, the rest applied.
+    const dir = mkdtempSync(join(tmpdir(), 'rbnft-'));
+    try {
+      writeFileSync(
+        join(dir, 'nft'),
+        `#!/bin/sh
+input=$(cat)
+case "$input $*" in
+  *vpn_relay_*) echo 'Error: Could not process rule: Operation not supported' >&2; exit 1 ;;
+esac
+printf '%s\n' "$input" | exec /usr/sbin/nft "$@"
+`,
+      );
+      chmodSync(join(dir, 'nft'), 0o755);
+      const path = process.env.PATH;
+      process.env.PATH = `${dir}:${path}`;
+      try {
+        lab.startAgent(s2.host, fleet.base, s2.token, s2.iface);
+      } finally {
+        process.env.PATH = path;
+      }
+      await eventually(
+        async () => (await server2()).error?.includes('Operation not supported') === true,
+        30_000,
+        'el fallo del relé en la respuesta de la API',
+      );
+      expect((await server2()).active).toBe(false);
+      // The panel adds a peer to that server, then disables it: both reach the interface.
+      const before = lab.peersOn(s2.iface).length;
+      const someone = await fleet.customer();
+      const granted = await fleet.grantPeer(someone.username, s2.id, 'Con relé roto');
+      await eventually(() => lab.peersOn(s2.iface).length === before + 1, 30_000, 'peer añadido');
+      expect(
+        (await api('PATCH', `/api/admin/peers/${granted}`, fleet.admin, { active: false })).statusCode,
+      ).toBe(200);
+      await eventually(() => lab.peersOn(s2.iface).length === before, 30_000, 'peer desactivado retirado');
+    } finally {
+      // The ordinary nft again: the relay goes back in place and the report clears.
+      lab.startAgent(s2.host, fleet.base, s2.token, s2.iface);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await eventually(
+      async () => {
+        const r = await server2();
+        return r.active === true && r.error === null;
+      },
+      30_000,
+      'relé de nuevo en marcha',
     );
   });
 });
