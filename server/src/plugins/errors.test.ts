@@ -5,6 +5,7 @@
  * router refuses before any handler runs (a too long path segment, a broken %-escape) is answered in
  * Spanish, not with Fastify's English.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msg } from '@vpn/contracts';
@@ -83,6 +84,19 @@ describe('body over the limit, sent slowly or without end', () => {
   }
 
   it('answers only once the whole refused body has arrived, so a proxy never answers mid-upload', async () => {
+    // The server's own signal that the refusal was decided: either it starts reading the rest of
+    // the body to throw it away, or (before the fix) its answer is finished at once.
+    let response: ServerResponse | null = null;
+    const decided = new Promise<'discarding' | 'answered'>((resolve) => {
+      const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+        if (req.method !== 'POST') return;
+        t.app.server.off('request', onRequest);
+        response = res;
+        req.on('newListener', (event) => event === 'data' && resolve('discarding'));
+        res.once('finish', () => resolve('answered'));
+      };
+      t.app.server.on('request', onRequest);
+    });
     const socket = await open();
     try {
       const half = Buffer.alloc(256 * 1024, 'a');
@@ -93,8 +107,9 @@ describe('body over the limit, sent slowly or without end', () => {
           `Content-Length: ${half.length * 2}\r\n\r\n`,
       );
       socket.write(half);
-      // Half the body is there; before the fix the 413 was already on its way at this point.
-      await new Promise((r) => setTimeout(r, 500));
+      // Half the body is there and the refusal decided; before the fix the 413 was already sent.
+      expect(await decided).toBe('discarding');
+      expect(response!.headersSent).toBe(false);
       expect(answered).toBe(false);
       socket.removeAllListeners('data');
       const refused = readResponse(socket);

@@ -250,7 +250,11 @@ describe('GET /api/client/accounts/peers/{id}?scope=room', () => {
     // Same keys as the normal script.
     const normal = (await download(owner.access, owner.peer.id, '?format=mikrotik')).body;
     const key = (s: string, k: string) => new RegExp(`${k}="([^"]+)"`).exec(s)?.[1];
-    for (const k of ['private-key', 'public-key', 'preshared-key'])
+    for (const k of ['private-key', 'public-key', 'preshared-key']) {
+      // A WireGuard key in each script first: two misses (undefined) would compare equal.
+      expect(key(res.body, k), k).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+      expect(key(normal, k), k).toMatch(/^[A-Za-z0-9+/]{43}=$/);
       expect(key(res.body, k)).toBe(key(normal, k));
+    }
   });
 });

@@ -205,10 +205,14 @@ describe('Servidores', { timeout: 20_000 }, () => {
       ubication: 'Ecuador',
       relay: { active: null, relayed: 0, dropped: 0, reported_at: null, error: null },
     };
+    // This test's own counters (not the shared fixture's), so no other test's data can reach it.
+    const relay = { active: true, relayed: 12345, dropped: 56, reported_at: null, error: null };
+    const relaying: AdminServer = { ...madrid, allow_discovery: true, relay };
     const api = signedIn(
       serverRoutes({
-        'GET /api/admin/servers': { body: { count: 3, results: [madrid, quiet, old] } },
-        'PATCH /api/admin/servers/3': (call) => ({ body: { ...madrid, ...(call.body as object) } }),
+        'GET /api/admin/servers': { body: { count: 3, results: [relaying, quiet, old] } },
+        'GET /api/admin/servers/3': { body: { ...madridDetail, allow_discovery: true, relay } },
+        'PATCH /api/admin/servers/3': (call) => ({ body: { ...relaying, ...(call.body as object) } }),
       }),
     );
     renderApp('/manager/dashboard/servers');
@@ -220,8 +224,9 @@ describe('Servidores', { timeout: 20_000 }, () => {
 
     await userEvent.click(within(table).getByText('Madrid'));
     const panel = await screen.findByRole('complementary', { name: 'Estado en vivo' });
+    // Written out: Spanish groups thousands with a point.
     expect(within(panel).getByText('Descubrimiento de juegos').nextSibling).toHaveTextContent(
-      'Reenvía · 1234 reenviados, 56 descartados'.replace('1234', (1234).toLocaleString('es-ES')),
+      'Reenvía · 12.345 reenviados, 56 descartados',
     );
     await userEvent.click(await within(panel).findByRole('button', { name: 'Editar' }));
     const form = await screen.findByRole('dialog', { name: 'Editar servidor' });
