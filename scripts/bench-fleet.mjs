@@ -526,7 +526,8 @@ quiet = false;
     [DB_NAME],
   );
   const victims = await q(
-    `select id, server_id, public_key from peers where room_id is null and active and id % 1009 = 3 limit 30`,
+    `select id, server_id, public_key from peers where room_id is null and active and id % 1009 = 3 and id <> all($1) limit 30`,
+    [drivers.map((d) => d.peer)],
   );
   const t = performance.now();
   const { access } = await fetch(`${bases[0]}/api/admin/login`, {
@@ -556,8 +557,8 @@ quiet = false;
 {
   const n = Math.min(10_000, Math.round(PEERS / 100));
   const expiring = await q(
-    `update peers set expires_at = now() where id in (select id from peers where room_id is null and active and id % 97 = 5 limit $1) returning server_id, public_key`,
-    [n],
+    `update peers set expires_at = now() where id in (select id from peers where room_id is null and active and id % 97 = 5 and id <> all($2) limit $1) returning server_id, public_key`,
+    [n, drivers.map((d) => d.peer)],
   );
   const t = performance.now();
   const gone = () => expiring.every((v) => !agents[v.server_id - 1].peers.has(v.public_key));
