@@ -105,7 +105,7 @@ const suites = [
     dir: 'web',
     args: ['--config', 'vitest.e2e.config.ts'],
     skip: !existsSync(chromium) && `no hay Chromium en ${chromium} (apt-get install -y chromium)`,
-    build: ['web'],
+    build: ['server', 'web'],
     lane: 'wait',
   },
 ];
