@@ -88,6 +88,8 @@ describe('Telegram refusing the bot', () => {
 
   // Last: the flood it starts lasts past the test (the clock is moved only inside it).
   it('during a long flood wait nothing is sent nor asked, and notices and announcements go after it', async () => {
+    // A chat of its own, linked before the flood: the announcement's wait is checked on it.
+    await linkedChat('espera', 6202);
     fake.flood(40);
     expect(await t.ctx.telegram.send(6002, 'Aviso uno')).toBe(false);
     expect(sendsTo(6002)).toBe(1);
@@ -95,10 +97,11 @@ describe('Telegram refusing the bot', () => {
     expect(await t.ctx.telegram.send(6002, 'Aviso uno')).toBe(false);
     expect(await t.ctx.telegram.send(6003, 'Aviso dos')).toBe(false);
     await announce('Tarifas', 'Nuevos planes.');
-    const linkedBefore = fake.to(6102).length;
+    const linkedBefore = fake.to(6202).length;
+    expect(linkedBefore).toBeGreaterThan(0); // its link's welcome: the chat is linked
     await t.ctx.telegram.notifier.tick();
     expect(sendsTo(6002) + sendsTo(6003)).toBe(1);
-    expect(fake.to(6102)).toHaveLength(linkedBefore);
+    expect(fake.to(6202)).toHaveLength(linkedBefore);
     // 41 s later (the clock moved for the bot and the stand-in alike) they go.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 41_000 });
     try {
@@ -110,7 +113,7 @@ describe('Telegram refusing the bot', () => {
     expect(fake.to(6002).map((m) => m.text)).toEqual(['Aviso uno']);
     expect(
       fake
-        .to(6102)
+        .to(6202)
         .slice(linkedBefore)
         .map((m) => m.text),
     ).toEqual(['Nube VPN: Tarifas\n\nNuevos planes.']);
