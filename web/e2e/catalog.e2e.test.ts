@@ -64,7 +64,7 @@ describe('plans from the console to the public page', () => {
       })
       .toBe('shown');
     const card = visitor.getByRole('article', { name });
-    expect(await card.textContent()).toContain('$4.50 USD');
+    expect(await card.textContent()).toContain('4,50 US$');
     expect(await card.textContent()).toContain('Hasta 2 Mbit/s');
     expect(await card.getByRole('listitem').allTextContents()).toEqual([
       'Sin límite de datos',
@@ -79,7 +79,7 @@ describe('plans from the console to the public page', () => {
     await page.getByText(`Plan ${name} guardado`).waitFor();
     await expect
       .poll(async () => (await publicCard(visitor, name)).textContent(), { timeout: 5000 })
-      .toContain('$7.25 USD');
+      .toContain('7,25 US$');
 
     // Hidden: gone from /plans, still listed (Oculto) in the console.
     await page.getByRole('button', { name: `Ocultar ${name}` }).click();

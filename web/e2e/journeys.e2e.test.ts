@@ -65,7 +65,7 @@ describe('customer journeys', () => {
     await page.getByRole('article').first().waitFor();
     expect(await page.title()).toBe('VPN Service - Planes');
     expect(await page.getByRole('article').count()).toBeGreaterThan(0);
-    expect(await page.getByText(/^\$\d+\.\d{2} USD$/).count()).toBeGreaterThan(0);
+    expect(await page.getByText(/^\d+,\d{2}\sUS\$$/).count()).toBeGreaterThan(0);
 
     const username = uniqueName('ana');
     await register(page, username, 'secreto-e2e-1');

@@ -2,6 +2,13 @@
  * Spanish texts that both the server and the SPA must agree on (validation and API errors).
  * The strings quoted by the product spec are used verbatim.
  */
+/** A Spanish list: 'A', 'A y B', 'A, B y C'. */
+export function listOf(items: string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} y ${items[items.length - 1]}`;
+}
+
 export const msg = {
   captchaRequired: 'Por favor, complete el captcha',
   captchaInvalid: 'La verificación humana no es válida. Por favor, inténtelo de nuevo.',
@@ -46,7 +53,7 @@ export const msg = {
   peerNotInRoom:
     'Este peer no está en ninguna sala: la configuración solo para la Sala existe mientras el peer esté en una.',
   peerInactive: 'Peer no activo',
-  peerBusy: 'El peer tiene una operación en curso. Espere a que termine.',
+  peerBusy: 'El peer tiene una operación en curso. Espera a que termine.',
   serverNotFound: 'Servidor no encontrado',
   serverUnavailable: 'El servidor seleccionado no está disponible',
   sameServer: 'El peer ya está en ese servidor',
@@ -57,19 +64,24 @@ export const msg = {
   mirrorRegenerated: 'Mirror link regenerado correctamente',
   peerRegenerated: 'Peer {name} regenerado correctamente',
   peerMoved: 'Peer {name} movido al servidor {server}',
-  peerOpFailed: 'No se pudo aplicar el cambio del peer {name}. Inténtelo de nuevo.',
+  peerOpFailed: 'No se pudo aplicar el cambio del peer {name}. Inténtalo de nuevo.',
   agentOffline:
     'El servidor {server} está desconectado: el cambio del peer {name} se aplicará en cuanto vuelva a estar en línea.',
+  /** One or several servers (issue 32: "Los servidores Miami 1 y Madrid 1 están desconectados"). */
+  serversOffline: (servers: string[], name: string) =>
+    servers.length === 1
+      ? `El servidor ${servers[0]} está desconectado: el cambio del peer ${name} se aplicará en cuanto vuelva a estar en línea.`
+      : `Los servidores ${listOf(servers)} están desconectados: el cambio del peer ${name} se aplicará en cuanto vuelvan a estar en línea.`,
   peerExpired:
-    'El peer {name} ha vencido y se ha deshabilitado. Renuévelo para volver a conectarse: no tendrá que importar nada de nuevo.',
-  peerManagerDisabled: 'Un administrador deshabilitó este peer. Contacte con soporte para reactivarlo.',
+    'El peer {name} ha vencido y se ha deshabilitado. Renuévalo para volver a conectarte: no tendrás que importar nada de nuevo.',
+  peerManagerDisabled: 'Un administrador deshabilitó este peer. Contacta con soporte para reactivarlo.',
   peerManagerDisabledPush:
-    'Un administrador deshabilitó el peer {name}. Contacte con soporte para reactivarlo.',
+    'Un administrador deshabilitó el peer {name}. Contacta con soporte para reactivarlo.',
   purchaseManagerDisabled: 'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
   peerDataNotice:
-    'El peer {name} ha usado el 80 % de los datos de su plan. Añada un plan para ampliarlos antes de que se agoten.',
+    'El peer {name} ha usado el 80 % de los datos de su plan. Añade un plan para ampliarlos antes de que se agoten.',
   peerDataExhausted:
-    'El peer {name} ha agotado los datos de su plan y se ha deshabilitado. Añada un plan para volver a conectarse: no tendrá que importar nada de nuevo.',
+    'El peer {name} ha agotado los datos de su plan y se ha deshabilitado. Añade un plan para volver a conectarte: no tendrás que importar nada de nuevo.',
   /** Issue 35: held at the plan's reduced speed instead of cut ({speed}: '256 kbit/s'). */
   peerSpeedReducedData:
     'El peer {name} agotó los datos de su plan: sigue conectado a velocidad reducida ({speed}) hasta que añadas un plan, que le devuelve su velocidad al instante.',

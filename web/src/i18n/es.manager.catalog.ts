@@ -1,8 +1,8 @@
 /** Spanish texts of the console's Planes, Salas and Peers pages. */
+import { formatUsd } from '../lib/money';
 import { EXPIRING_DAYS } from '@vpn/contracts';
 
-const usd = (price: string) =>
-  new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' }).format(Number(price));
+const usd = (price: string) => formatUsd(price);
 
 export const esCatalog = {
   search: 'Buscar',

@@ -1,5 +1,6 @@
 /** Spanish texts of the console's Clientes and Facturas pages. */
-const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
+import { formatUsd } from '../lib/money';
+const usd = { format: formatUsd };
 const dateTime = new Intl.DateTimeFormat('es-ES', { dateStyle: 'medium', timeStyle: 'short' });
 const monthYear = new Intl.DateTimeFormat('es-ES', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 

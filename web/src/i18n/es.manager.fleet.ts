@@ -1,9 +1,10 @@
 /** Texts of the console's fleet slice: Servidores, the Resumen charts and Ajustes → pasarelas. */
+import { formatUsd } from '../lib/money';
 
 import { esServerState } from './es.serverState';
 
 const number = new Intl.NumberFormat('es-ES');
-const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
+const usd = { format: formatUsd };
 
 /** 1536 → "1,5 KB" (powers of 1024; units as operators read them). */
 export function formatBytes(bytes: number): string {

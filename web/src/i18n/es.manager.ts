@@ -2,6 +2,7 @@
  * The Spanish texts of the manager console, `/manager/dashboard/*`. Kept apart from `es.ts` so the
  * console and the customer pages can change independently.
  */
+import { formatUsd } from '../lib/money';
 import type { SiteSettings } from '@vpn/contracts';
 
 /** The site settings shown as switches in Ajustes (the rooms' member cap is a number). */
@@ -49,8 +50,7 @@ export const esManager = {
       revenue_usd_30d: 'Ingresos (30 días)',
       concurrent_use_peers: 'Peers en uso simultáneo',
     },
-    usd: (amount: number) =>
-      new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' }).format(amount),
+    usd: (amount: number) => formatUsd(amount),
   },
 
   servers: {

@@ -5,6 +5,7 @@
  * Over 400 lines by design: it is every customer-facing text (the console's are in es.manager*.ts).
  */
 import { msg } from '@vpn/contracts/messages';
+import { formatUsd } from '../lib/money';
 
 /** Spanish plural helper: `plural(2, 'mes', 'meses')` → '2 meses'. */
 export function plural(n: number, one: string, many: string): string {
@@ -132,7 +133,7 @@ export const es = {
     gatewayTitle: 'Paga con QvaPay',
     gatewayText:
       'Aceptamos pagos a través de la pasarela QvaPay: rápido, seguro y sin necesidad de tarjetas internacionales.',
-    price: (price: number) => `$${price.toFixed(2)} USD`,
+    price: (price: number) => formatUsd(price),
     lessThanADay: 'Menos de 1 día',
     noPlansDashboard: 'No hay planes disponibles en este momento.',
     contactSupport: 'Contactar con Soporte',
@@ -213,20 +214,20 @@ export const es = {
       label: 'No soy un robot',
       verifying: 'Verificando...',
       verified: 'Verificado',
-      error: 'Error de verificación. Intente de nuevo.',
-      expired: 'Verificación expirada. Intente de nuevo.',
+      error: 'Error de verificación. Inténtalo de nuevo.',
+      expired: 'Verificación expirada. Inténtalo de nuevo.',
       footer: '',
       loading: 'Cargando...',
       reload: 'Recargar',
       verify: 'Verificar',
       verificationRequired: '¡Se requiere verificación!',
-      waitAlert: 'Verificando... por favor, espere.',
+      waitAlert: 'Verificando... por favor, espera.',
       ariaLinkLabel: 'Visitar Altcha.org',
-      enterCode: 'Introduzca el código',
-      enterCodeAria: 'Introduzca el código que escucha. Pulse Espacio para reproducir el audio.',
+      enterCode: 'Escribe el código',
+      enterCodeAria: 'Escribe el código que escuchas. Pulsa Espacio para reproducir el audio.',
       getAudioChallenge: 'Obtener un desafío de audio',
     },
-    loadError: 'No se pudo cargar la verificación humana. Recargue la página e intente de nuevo.',
+    loadError: 'No se pudo cargar la verificación humana. Recarga la página e inténtalo de nuevo.',
   },
 
   recovery: {
@@ -244,7 +245,7 @@ export const es = {
 
   resetPassword: {
     title: 'Restablecer Contraseña',
-    subtitle: 'Elija una contraseña nueva para su cuenta.',
+    subtitle: 'Elige una contraseña nueva para tu cuenta.',
     newPassword: 'Nueva contraseña',
     confirmPassword: 'Confirmar nueva contraseña',
     submit: 'Restablecer contraseña',
@@ -268,20 +269,20 @@ export const es = {
 
   maintenance: {
     title: 'Servicio en Mantenimiento',
-    text: 'Estamos realizando tareas de mantenimiento para mejorar el servicio. Por favor, vuelva a intentarlo en unos minutos.',
+    text: 'Estamos realizando tareas de mantenimiento para mejorar el servicio. Por favor, vuelve a intentarlo en unos minutos.',
     polling: 'Comprobaremos automáticamente cada 30 segundos si el servicio vuelve a estar disponible.',
     back: 'Volver al inicio',
   },
 
   notFound: {
     title: 'Página no encontrada',
-    text: 'La página que busca no existe o ha sido movida.',
+    text: 'La página que buscas no existe o ha sido movida.',
     back: 'Volver al inicio de sesión',
   },
 
   errorFallback: {
     title: 'Ha ocurrido un error inesperado',
-    text: 'Lo sentimos, algo salió mal. Intente recargar la página o vuelva al inicio.',
+    text: 'Lo sentimos, algo salió mal. Intenta recargar la página o vuelve al inicio.',
     retry: 'Reintentar',
     home: 'Volver al inicio',
     details: 'Detalles técnicos',
@@ -389,7 +390,7 @@ export const es = {
       copyLabel: (name: string) => `Copiar el mirror link del peer ${name}`,
       copiedLabel: (name: string) => `Mirror link del peer ${name} copiado`,
       copiedToast: 'Mirror link copiado al portapapeles',
-      copyError: 'No se pudo copiar el mirror link. Cópielo manualmente desde los detalles del peer.',
+      copyError: 'No se pudo copiar el mirror link. Cópialo manualmente desde los detalles del peer.',
       download: 'Descargar',
       downloadLabel: (name: string) => `Descargar la configuración del peer ${name}`,
       inactiveHint: 'El peer está deshabilitado: renueva su plan para volver a usarlo.',

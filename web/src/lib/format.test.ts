@@ -20,8 +20,8 @@ describe('formatValidity', () => {
 
 describe('formatPrice', () => {
   it('shows two decimals and the currency', () => {
-    expect(formatPrice(5)).toBe('$5.00 USD');
-    expect(formatPrice(12.5)).toBe('$12.50 USD');
+    expect(formatPrice(5)).toBe('5,00 US$');
+    expect(formatPrice(12.5)).toBe('12,50 US$');
   });
 });
 

@@ -17,7 +17,7 @@ export function formatValidity(validity: string): string {
   return `${words.slice(0, -1).join(', ')} ${es.validity.and} ${words[words.length - 1]}`;
 }
 
-/** '$4.99 USD' */
+/** '4,99 US$' (lib/money.ts: the one price format of the site and the console) */
 export function formatPrice(price: number): string {
   return es.plans.price(price);
 }

@@ -294,7 +294,7 @@ describe('PATCH /api/admin/peers/{id}', () => {
     await a1.until(() => !a1.peers.has(peer.publicKey));
     const told = await push.waitFor('info', (m) => m.peer_id === peer.id);
     expect(told.message).toBe(
-      'Un administrador deshabilitó el peer Apagado. Contacte con soporte para reactivarlo.',
+      'Un administrador deshabilitó el peer Apagado. Contacta con soporte para reactivarlo.',
     );
     const mine = async () =>
       (

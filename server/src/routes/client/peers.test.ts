@@ -347,7 +347,7 @@ describe('PATCH regenerate', () => {
     // Busy: a second action waits.
     const again = await patch(access, peer.id, { operation: 'regenerate' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().message).toBe('El peer tiene una operación en curso. Espere a que termine.');
+    expect(again.json().message).toBe('El peer tiene una operación en curso. Espera a que termine.');
     const [newRow] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
     await a1.until(() => a1.peers.has(newRow!.publicKey) && !a1.peers.has(oldRow!.publicKey));
     a1.autoAck = true;
@@ -374,7 +374,7 @@ describe('PATCH regenerate', () => {
     await a1.until(() => a1.peers.has(rekeyed!.publicKey));
     a1.send({ type: 'apply_error', revision: a1.revision, message: 'wireguard-go no responde' });
     const error = await push.waitFor('error', (m) => m.peer_id === peer.id);
-    expect(error.message).toBe('No se pudo aplicar el cambio del peer Falla. Inténtelo de nuevo.');
+    expect(error.message).toBe('No se pudo aplicar el cambio del peer Falla. Inténtalo de nuevo.');
     await push.waitFor(
       'updated_peer',
       (m) =>
@@ -508,7 +508,7 @@ describe('concurrent changes', () => {
         const codes = [regen.statusCode, moved.statusCode];
         expect(codes.sort()).toEqual([200, 409]);
         const refused = regen.statusCode === 409 ? regen : moved;
-        expect(refused.json().message).toBe('El peer tiene una operación en curso. Espere a que termine.');
+        expect(refused.json().message).toBe('El peer tiene una operación en curso. Espera a que termine.');
         const [row] = await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id));
         // The winner alone changed the peer: a new key on the old server, or the old key moved.
         expect(row!.pendingOperation).toBe(regen.statusCode === 200 ? 'regenerate' : 'change_server');
@@ -541,7 +541,7 @@ describe('expiry', () => {
     expect((update.peer as { id: number }).id).toBe(peer.id);
     const info = await push.waitFor('info', (m) => m.peer_id === peer.id);
     expect(info.message).toBe(
-      'El peer Teléfono ha vencido y se ha deshabilitado. Renuévelo para volver a conectarse: no tendrá que importar nada de nuevo.',
+      'El peer Teléfono ha vencido y se ha deshabilitado. Renuévalo para volver a conectarte: no tendrás que importar nada de nuevo.',
     );
   });
 

@@ -2,7 +2,7 @@
  * Moves between servers: the customer's and a manager's change of server, and drains (moveMany).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { fill, msg, type Peer } from '@vpn/contracts';
+import { msg, type Peer } from '@vpn/contracts';
 import { peerDepartures, peers, servers } from '../../db/schema.ts';
 import type { Db } from '../../db/client.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
@@ -172,10 +172,10 @@ export class PeerMoves extends PeerKeys {
           await this.push(row.customerId, {
             type: 'info',
             peer_id: row.id,
-            message: fill(msg.agentOffline, {
-              server: offline.map((s) => s.name).join(', '),
-              name: row.name,
-            }),
+            message: msg.serversOffline(
+              offline.map((s) => s.name),
+              row.name,
+            ),
           });
       }
     }

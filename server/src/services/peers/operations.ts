@@ -89,7 +89,10 @@ export class PeerOperations extends PeerView {
       await this.push(row.customerId, {
         type: 'info',
         peer_id: row.id,
-        message: fill(msg.agentOffline, { server: offline.map((s) => s.name).join(', '), name: row.name }),
+        message: msg.serversOffline(
+          offline.map((s) => s.name),
+          row.name,
+        ),
       });
     }
     if (waits.length === 0) {

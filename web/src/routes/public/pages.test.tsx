@@ -43,7 +43,7 @@ describe('not found', () => {
     fakeApi();
     const app = renderApp('/esto/no/existe');
     expect(await screen.findByRole('heading', { name: 'Página no encontrada' })).toBeInTheDocument();
-    expect(screen.getByText('La página que busca no existe o ha sido movida.')).toBeInTheDocument();
+    expect(screen.getByText('La página que buscas no existe o ha sido movida.')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('link', { name: 'Volver al inicio de sesión' }));
     expect(app.path()).toBe('/login');
   });

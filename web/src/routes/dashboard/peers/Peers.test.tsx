@@ -417,13 +417,13 @@ describe('Peers page: regenerate peer and the busy state', () => {
       routes: {
         [PATCH_MOVIL]: {
           status: 409,
-          body: { message: 'El peer tiene una operación en curso. Espere a que termine.' },
+          body: { message: 'El peer tiene una operación en curso. Espera a que termine.' },
         },
       },
     });
     await confirmRegenerate();
     expect(
-      await toastWith('El peer tiene una operación en curso. Espere a que termine.'),
+      await toastWith('El peer tiene una operación en curso. Espera a que termine.'),
     ).toBeInTheDocument();
     await waitFor(() => expect(downloadButton('movil')).toBeEnabled());
 
@@ -564,8 +564,8 @@ describe('Peers page: details', () => {
     const rows = within(within(dialog).getByRole('table')).getAllByRole('row');
     expect(rows.map((r) => r.textContent)).toEqual([
       'PlanPrecioFecha',
-      'Trimestral$12.50 USD20 de junio de 2025',
-      'Básico$5.00 USD5 de marzo de 2025',
+      'Trimestral12,50 US$20 de junio de 2025',
+      'Básico5,00 US$5 de marzo de 2025',
     ]);
     await userEvent.click(within(dialog).getAllByRole('button', { name: 'Cerrar' })[0]!);
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
@@ -589,8 +589,8 @@ describe('Peers page: details', () => {
     const rows = within(within(dialog).getByRole('table')).getAllByRole('row');
     expect(rows.map((r) => r.textContent)).toEqual([
       'PlanPrecioFecha',
-      'Trimestral Reembolsado$12.50 USD20 de junio de 2025',
-      'Básico$5.00 USD5 de marzo de 2025',
+      'Trimestral Reembolsado12,50 US$20 de junio de 2025',
+      'Básico5,00 US$5 de marzo de 2025',
     ]);
     expect(within(rows[1]!).getByText('Reembolsado')).toHaveAttribute(
       'title',
