@@ -5,6 +5,7 @@
  *
  * Kept apart from `es.ts` so the purchase flow and the rest of the dashboard can change independently.
  */
+import { formatUsd } from '../lib/money';
 import { msg } from '@vpn/contracts';
 
 export const esPayments = {
@@ -66,7 +67,7 @@ export const esPayments = {
     peer: 'Peer',
     amount: 'Monto',
     transaction: 'ID de transacción',
-    amountUsd: (amount: number) => `$${amount.toFixed(2)} USD`,
+    amountUsd: (amount: number) => formatUsd(amount),
     confirming: 'Confirmando el pago con la pasarela...',
     stillPending:
       'El pago aún no se ha confirmado. Se acreditará en cuanto la pasarela lo confirme: revisa tus peers en unos minutos.',

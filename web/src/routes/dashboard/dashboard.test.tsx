@@ -186,7 +186,7 @@ describe('dashboard pages', () => {
     });
     renderApp('/dashboard/plans');
     const card = await screen.findByRole('article', { name: 'Trimestral' });
-    expect(within(card).getByText('12,50 US$')).toBeInTheDocument();
+    expect(within(card).getByText('12,50 US$')).toBeInTheDocument();
     expect(within(card).getByRole('button', { name: 'Seleccionar Plan' })).toBeEnabled();
   });
 

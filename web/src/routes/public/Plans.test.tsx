@@ -15,7 +15,7 @@ describe('/plans', () => {
     pending.resolve({ body: samplePlans });
     const basic = await screen.findByRole('article', { name: 'Básico' });
     expect(within(basic).getByText('1 mes')).toBeInTheDocument();
-    expect(within(basic).getByText('5,00 US$')).toBeInTheDocument();
+    expect(within(basic).getByText('5,00 US$')).toBeInTheDocument();
     expect(
       within(basic)
         .getAllByRole('listitem')
@@ -23,7 +23,7 @@ describe('/plans', () => {
     ).toEqual(['Un dispositivo', 'Servidores en Europa', 'Soporte por chat']);
     const yearly = screen.getByRole('article', { name: 'Anual' });
     expect(within(yearly).getByText('1 año')).toBeInTheDocument();
-    expect(within(yearly).getByText('40,00 US$')).toBeInTheDocument();
+    expect(within(yearly).getByText('40,00 US$')).toBeInTheDocument();
     expect(
       within(screen.getByRole('article', { name: 'Trimestral' })).getByText('3 meses'),
     ).toBeInTheDocument();

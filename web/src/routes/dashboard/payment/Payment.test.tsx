@@ -45,7 +45,7 @@ describe('Payment result page', () => {
     const details = await screen.findByRole('region', { name: 'Detalles de la factura' });
     expect(within(details).getByText('Trimestral')).toBeInTheDocument();
     expect(within(details).getByText('tablet')).toBeInTheDocument();
-    expect(within(details).getByText('12,50 US$')).toBeInTheDocument();
+    expect(within(details).getByText('12,50 US$')).toBeInTheDocument();
     expect(within(details).getByText('tx-42')).toBeInTheDocument();
     expect(screen.getByText(/Plan acreditado/)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');

@@ -57,7 +57,7 @@ describe('Plans page: cards, banner and empty state', () => {
     const card = screen.getByRole('article', { name: 'Básico' });
     expect(within(card).getByText('1 mes')).toBeInTheDocument();
     expect(within(card).getByText('Servidores en Europa')).toBeInTheDocument();
-    expect(within(card).getByText('5,00 US$')).toBeInTheDocument();
+    expect(within(card).getByText('5,00 US$')).toBeInTheDocument();
     expect(within(screen.getByRole('article', { name: 'Anual' })).getByText('1 año')).toBeInTheDocument();
     expect(screen.queryByRole('complementary', { name: 'Pasarela de pago disponible' })).toBeNull();
   });
