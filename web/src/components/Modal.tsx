@@ -21,7 +21,7 @@ export function Modal({ open, onOpenChange, title, description, children, size =
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/60 backdrop-blur-sm" />
         <Dialog.Content
-          className={`fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100vh-2rem)] w-[calc(100vw-2rem)] ${size} -translate-x-1/2 -translate-y-1/2 flex-col rounded-2xl border border-slate-700 bg-navy-900 shadow-2xl shadow-black/40`}
+          className={`fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ${size} -translate-x-1/2 -translate-y-1/2 flex-col rounded-2xl border border-slate-700 bg-navy-900 shadow-2xl shadow-black/40`}
           {...(description ? {} : { 'aria-describedby': undefined })}
         >
           <div className="flex items-start gap-4 border-b border-slate-800 p-6 pb-4">

@@ -60,6 +60,7 @@ export const esPeerStatus = {
     open: (name: string) => `Instalar ${name} en este dispositivo`,
     app: 'Instalar la app de WireGuard',
     appVersion: (version: string) => `Instalar la app de WireGuard (${version})`,
+    apk: (size: string) => `Descargar la app de WireGuard para Android (APK, ${size})`,
     peers: 'Ver en Peers',
     waiting: 'Preparando tu peer...',
   },

@@ -181,3 +181,13 @@ export const esRooms = {
     passwordRegenerated: msg.roomPasswordRegenerated,
   },
 } as const;
+
+/** 'Compartir invitación' (issue 32): the room's name and password in one message. */
+export const esRoomShare = {
+  share: 'Compartir invitación',
+  title: (room: string) => `Invitación a la sala ${room}`,
+  message: (room: string, password: string, url: string) =>
+    `Únete a mi sala «${room}». Entra en ${url}, toca «Unirse a una sala» y escribe:\nNombre de la sala: ${room}\nContraseña: ${password}`,
+  copied: 'Invitación copiada: pégala en tu chat para compartirla.',
+  copyError: 'No se pudo copiar la invitación. Copia el nombre y la contraseña a mano.',
+} as const;

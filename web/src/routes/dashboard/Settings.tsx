@@ -198,7 +198,7 @@ interface DialogProps {
   onClose: () => void;
 }
 
-function AliasDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
+export function AliasDialog({ user, onClose }: DialogProps & { user: CurrentUser }) {
   const [alias, setAlias] = useState(user.alias ?? '');
   const [error, setError] = useState<string | null>(null);
   const change = useSettingsChange(onClose, setError);

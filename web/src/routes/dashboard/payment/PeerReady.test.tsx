@@ -8,6 +8,7 @@ import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Invoice } from '@vpn/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CONFIG } from '../../../config/runtime';
 import { fakeApi, samplePlans, sampleUser } from '../../../test/api';
 import type { Handler } from '../../../test/api';
 import { laptop, samplePeer } from '../../../test/peers';
@@ -72,6 +73,29 @@ describe('payment result: the peer ready to install', () => {
     expect(
       within(ready).getByRole('link', { name: /Instalar la app de WireGuard \(1\.0\.20\)/ }),
     ).toHaveAttribute('href', APP_URL);
+  });
+
+  it('on Android, the APK the panel serves, with its size (never Google Play)', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue('Mozilla/5.0 (Linux; Android 14; Pixel 8)');
+    try {
+      signedIn({
+        [INVOICE]: { body: invoice() },
+        'GET /api/client/accounts/peers': { body: [samplePeer()] },
+      });
+      renderApp(`/dashboard/payment?status=success&transaction_uuid=tx-1&remote_id=${REMOTE}`, {
+        config: {
+          ...DEFAULT_CONFIG,
+          android: { app_url: null, apk: { url: '/descargas/wireguard-android.apk', size: 11_500_000 } },
+        },
+      });
+      await userEvent.click(
+        await screen.findByRole('button', { name: 'Instalar movil en este dispositivo' }),
+      );
+      const link = await screen.findByRole('link', { name: /para Android \(APK, 11,5 MB\)/ });
+      expect(link).toHaveAttribute('href', '/descargas/wireguard-android.apk');
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('a renewal (add_plan) offers the same peer', async () => {

@@ -8,10 +8,29 @@ import { configFileName, fetchPeerConfig, saveTextFile } from '../../../api/peer
 import { clientVersionQuery, peersQuery } from '../../../api/queries';
 import { LoadingBlock } from '../../../components/LoadingScreen';
 import { ui } from '../../../components/ui';
+import { useRuntimeConfig } from '../../../config/runtime';
 import { es } from '../../../i18n/es';
 import { esPeerStatus } from '../../../i18n/es.peerStatus';
 import { ConfigQr } from '../peers/PeerQrDialog';
+import { formatDataSize } from '../../../lib/format';
 import { InstallButtons, expiryText } from '../peers/PeerStatus';
+
+/**
+ * The app to install on this device: on Android the APK the panel serves (with its size) or the
+ * operator's Android link (Ajustes → Enlaces para clientes; never Google Play, which Cuba cannot
+ * reach), else the client release the operator publishes.
+ */
+function useAppLink(): { href: string; label: string } | null {
+  const { android } = useRuntimeConfig();
+  const version = useQuery(clientVersionQuery());
+  if (/Android/i.test(navigator.userAgent)) {
+    if (android?.apk) return { href: android.apk.url, label: t.apk(formatDataSize(android.apk.size)) };
+    if (android?.app_url) return { href: android.app_url, label: t.app };
+  }
+  const url = version.data?.url;
+  if (!url) return null;
+  return { href: url, label: version.data?.version ? t.appVersion(version.data.version) : t.app };
+}
 
 const t = esPeerStatus.ready;
 
@@ -23,7 +42,7 @@ const t = esPeerStatus.ready;
  */
 export function PeerReady({ peerId }: { peerId: number }) {
   const peers = useQuery(peersQuery());
-  const version = useQuery(clientVersionQuery());
+  const app = useAppLink();
   const peer = peers.data?.find((p) => p.id === peerId);
   const [open, setOpen] = useState(false);
   // The list may predate the delivery (cached for 30 s): read it again once when the peer is missing.
@@ -65,14 +84,14 @@ export function PeerReady({ peerId }: { peerId: number }) {
       ) : (
         <div className="mt-4 space-y-4">
           <p className="text-sm text-slate-200">{t.steps}</p>
-          {version.data?.url && (
+          {app && (
             <a
-              href={version.data.url}
+              href={app.href}
               target="_blank"
               rel="noopener noreferrer"
               className={`${ui.buttonSecondary} w-full`}
             >
-              {version.data.version ? t.appVersion(version.data.version) : t.app}
+              {app.label}
               <ExternalLink className="size-4" aria-hidden="true" />
             </a>
           )}

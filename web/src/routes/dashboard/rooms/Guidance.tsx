@@ -1,10 +1,14 @@
 import { AtSign, MonitorSmartphone, ServerCog, Users } from 'lucide-react';
 import type { LucideIcon } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { Suspense, lazy, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { EmptyState } from '../../../components/EmptyState';
 import { ui } from '../../../components/ui';
 import { esRooms } from '../../../i18n/es.rooms';
+import { useCurrentUser } from '../DashboardLayout';
+
+/** Configuración's alias dialog, fetched when a customer sets the alias from here. */
+const AliasDialog = lazy(() => import('../Settings').then((m) => ({ default: m.AliasDialog })));
 
 const t = esRooms.guidance;
 
@@ -40,13 +44,24 @@ function GuidanceCard({
   );
 }
 
-/** No alias yet: rooms show members by alias, so the server refuses to create or join without one. */
+/**
+ * No alias yet: rooms show members by alias, so the server refuses to create or join without one.
+ * 'Configurar alias' opens Configuración's own alias dialog right here (issue 32): once saved, the
+ * customer is still in Salas, this card gone, instead of left on the settings page.
+ */
 export function AliasCard() {
+  const user = useCurrentUser();
+  const [open, setOpen] = useState(false);
   return (
     <GuidanceCard id="guide-alias" icon={AtSign} title={t.aliasTitle} text={t.aliasText}>
-      <Link to="/dashboard/settings" className={ui.buttonPrimary}>
+      <button type="button" className={ui.buttonPrimary} onClick={() => setOpen(true)}>
         {t.aliasCta}
-      </Link>
+      </button>
+      {open && (
+        <Suspense fallback={null}>
+          <AliasDialog user={user} onClose={() => setOpen(false)} />
+        </Suspense>
+      )}
     </GuidanceCard>
   );
 }

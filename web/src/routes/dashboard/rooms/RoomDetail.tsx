@@ -5,18 +5,20 @@ import {
   Eye,
   EyeOff,
   KeyRound,
+  Share2,
   LogOut,
   Plus,
   Trash2,
   UserMinus,
 } from 'lucide-react';
 import { useState } from 'react';
+import toast from 'react-hot-toast';
 import type { ReactNode } from 'react';
 import type { Room, RoomPeer, RoomRole } from '../../../api/rooms';
 import { CopyButton } from '../../../components/CopyButton';
 import { DataTable, type Column } from '../../../components/DataTable';
 import { ui } from '../../../components/ui';
-import { esRooms } from '../../../i18n/es.rooms';
+import { esRoomShare, esRooms } from '../../../i18n/es.rooms';
 import { formatDate } from '../../../lib/format';
 import { ProcessingIndicator, RoleBadge } from './RoomList';
 import { PlayGuide, RoomOnlyConfig } from './RoomPlay';
@@ -68,16 +70,21 @@ export function RoomDetail(props: RoomDetailProps) {
           <RoleBadge role={role} />
         </div>
         <dl className="mt-5 grid gap-4 text-sm sm:grid-cols-3">
-          <Info label={t.owner} icon={<Crown className="size-4" aria-hidden="true" />}>
+          {/* My role is the badge above: 'Administrador' once (issue 32), the owner named here. */}
+          <Info label={esRooms.list.owner} icon={<Crown className="size-4" aria-hidden="true" />}>
             {room.user}
           </Info>
           <Info label={t.created} icon={<CalendarDays className="size-4" aria-hidden="true" />}>
             {formatDate(room.created)}
           </Info>
-          <Info label={t.role}>{owner ? esRooms.roles.owner : esRooms.roles.guest}</Info>
         </dl>
         {owner && room.password !== null && (
-          <PasswordBlock password={room.password} busy={busy} onRegenerate={props.onRegeneratePassword} />
+          <PasswordBlock
+            room={room.name}
+            password={room.password}
+            busy={busy}
+            onRegenerate={props.onRegeneratePassword}
+          />
         )}
       </section>
 
@@ -131,11 +138,36 @@ function Info({ label, icon, children }: { label: string; icon?: ReactNode; chil
   );
 }
 
+/**
+ * 'Compartir invitación': the room's name and password (and where to join) in one message, through
+ * the phone's share sheet (Web Share API) where there is one, else copied whole to the clipboard.
+ */
+async function shareInvitation(room: string, password: string): Promise<void> {
+  const text = esRoomShare.message(room, password, `${window.location.origin}/dashboard/partys`);
+  if (typeof navigator.share === 'function') {
+    try {
+      await navigator.share({ title: esRoomShare.title(room), text });
+      return;
+    } catch (error) {
+      // The customer closed the share sheet: nothing to do.
+      if (error instanceof DOMException && error.name === 'AbortError') return;
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(text);
+    toast.success(esRoomShare.copied);
+  } catch {
+    toast.error(esRoomShare.copyError);
+  }
+}
+
 function PasswordBlock({
+  room,
   password,
   busy,
   onRegenerate,
 }: {
+  room: string;
   password: string;
   busy: boolean;
   onRegenerate: () => void;
@@ -184,6 +216,14 @@ function PasswordBlock({
           >
             <KeyRound className="size-4" aria-hidden="true" />
             {t.regenerate}
+          </button>
+          <button
+            type="button"
+            onClick={() => void shareInvitation(room, password)}
+            className={`${ui.buttonPrimary} px-3 py-1.5 text-sm`}
+          >
+            <Share2 className="size-4" aria-hidden="true" />
+            {esRoomShare.share}
           </button>
         </div>
       </div>

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Peer } from '@vpn/contracts';
 import type { Room, RoomLists } from '@vpn/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deferred, fakeApi, sampleUser } from '../../../test/api';
 import type { Handler, Reply } from '../../../test/api';
 import { captureDownloads, fetchedUrls, readBlob } from '../../../test/downloads';
@@ -194,12 +194,27 @@ describe('Salas: list', () => {
 });
 
 describe('Salas: guidance', () => {
-  it('asks for an alias first, linking to the account settings', async () => {
-    const { app } = await openRooms({ alias: null, lists: lists() });
+  it('asks for an alias first, sets it right here and stays in Salas (issue 32)', async () => {
+    const { app } = await openRooms({
+      alias: null,
+      lists: lists(),
+      routes: {
+        'PATCH /api/client/settings': {
+          body: { message: 'Alias configurado correctamente', user: { ...sampleUser, alias: 'Pepe' } },
+        },
+      },
+    });
     const guide = screen.getByRole('region', { name: 'Configura tu alias para usar las salas' });
     expect(screen.queryByRole('button', { name: 'Crear sala' })).not.toBeInTheDocument();
-    await userEvent.click(within(guide).getByRole('link', { name: 'Configurar alias' }));
-    await waitFor(() => expect(app.path()).toBe('/dashboard/settings'));
+    await userEvent.click(within(guide).getByRole('button', { name: 'Configurar alias' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Configurar alias' });
+    await userEvent.type(within(dialog).getByLabelText('Alias'), 'Pepe');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Guardar' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('region', { name: 'Configura tu alias para usar las salas' })).toBeNull(),
+    );
+    expect(app.path()).toBe('/dashboard/partys');
+    expect(await screen.findByRole('button', { name: 'Crear sala' })).toBeInTheDocument();
   });
 
   it('still lists the rooms under the alias card', async () => {
@@ -438,7 +453,11 @@ describe('Salas: detail as Administrador', () => {
     await openRoom('LAN Viernes');
     const info = screen.getByRole('region', { name: 'LAN Viernes' });
     expect(within(info).getByText('Fecha de creación').nextSibling).toHaveTextContent('5 de marzo de 2025');
-    expect(within(info).getByText('Administrador', { selector: 'dt' }).nextSibling).toHaveTextContent(ALIAS);
+    expect(within(info).getByText('Administrada por', { selector: 'dt' }).nextSibling).toHaveTextContent(
+      ALIAS,
+    );
+    // My role once, in the badge (it read 'Administrador' three times).
+    expect(within(info).getAllByText('Administrador')).toHaveLength(1);
     const headers = screen.getAllByRole('columnheader').map((h) => h.textContent);
     expect(headers).toEqual(['Peer', 'Propietario', 'IP privada', 'Acciones']);
     expect(within(peerRow('pc-pedro')).getAllByRole('cell')[0]).toHaveTextContent('pedro');
@@ -460,6 +479,26 @@ describe('Salas: detail as Administrador', () => {
     expect(output).toHaveTextContent('abcDEF2345');
     await userEvent.click(screen.getByRole('button', { name: 'Ocultar contraseña' }));
     expect(output).not.toHaveTextContent('abcDEF2345');
+  });
+
+  it("'Compartir invitación' puts the room's name and password in one message (share sheet, else copied)", async () => {
+    await openRooms({ lists: lists([withGuest()]) });
+    await openRoom('LAN Viernes');
+    const share = vi.fn(async (_data: ShareData) => undefined);
+    Object.defineProperty(navigator, 'share', { value: share, configurable: true });
+    await userEvent.click(screen.getByRole('button', { name: 'Compartir invitación' }));
+    await waitFor(() => expect(share).toHaveBeenCalledTimes(1));
+    const sent = share.mock.calls[0]![0].text!;
+    expect(sent).toContain('Nombre de la sala: LAN Viernes');
+    expect(sent).toContain('Contraseña: abcDEF2345');
+
+    // No share sheet (a computer): the same message, copied whole.
+    Object.defineProperty(navigator, 'share', { value: undefined, configurable: true });
+    const writeText = vi.fn(async (_text: string) => undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    await userEvent.click(screen.getByRole('button', { name: 'Compartir invitación' }));
+    await waitFor(() => expect(writeText).toHaveBeenCalledWith(sent));
+    expect(await screen.findByText(/Invitación copiada/)).toBeInTheDocument();
   });
 
   it('regenerates the password after confirming, shows the new one and toasts it', async () => {
@@ -640,7 +679,7 @@ describe('Salas: detail as Invitado', () => {
     expect(within(peerRow('tablet')).getByRole('button', { name: 'Sacar mi peer tablet de la sala' }));
     expect(within(peerRow('pc-pedro')).getByText('10.8.0.9')).toBeInTheDocument();
     const info = screen.getByRole('region', { name: 'Clan Norte' });
-    expect(within(info).getByText('Administrador', { selector: 'dt' }).nextSibling).toHaveTextContent(
+    expect(within(info).getByText('Administrada por', { selector: 'dt' }).nextSibling).toHaveTextContent(
       'pedro',
     );
   });
