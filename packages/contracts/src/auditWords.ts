@@ -74,6 +74,7 @@ export const AUDIT_SENTENCES: Record<string, (f: AuditFacts) => string> = {
   'settings.update': (f) => `${f.who} cambió los ajustes${with_(f.changes)}`,
   'settings.gateways': (f) => `${f.who} cambió las pasarelas de pago${with_(f.changes)}`,
   'settings.concurrent_use': (f) => `${f.who} cambió la política de uso simultáneo${with_(f.changes)}`,
+  'settings.links': (f) => `${f.who} cambió los enlaces del sitio${with_(f.changes)}`,
   'settings.telegram': (f) => `${f.who} cambió el bot de Telegram${with_(f.changes)}`,
   'bulk.extend': (f) =>
     `${f.who} amplió en ${f.days ?? 0} días el vencimiento de ${f.count ?? '0'} peers${f.target ? ` (${f.target})` : ''}`,
@@ -141,6 +142,7 @@ export const AUDIT_FIELDS: Record<string, string> = {
   allow_email: 'Correo electrónico',
   room_member_limit: 'Miembros por sala',
   support_url: 'Enlace de soporte',
+  android_app_url: 'Enlace de la app de Android',
   qvapay_credentials: 'Credenciales de QvaPay',
   remesita_credentials: 'Credenciales de Remesita',
   bot_token: 'Token del bot',

@@ -19,3 +19,4 @@ export * from './billing.ts';
 export * from './telegram.ts';
 export * from './concurrentUse.ts';
 export * from './auditWords.ts';
+export * from './bulk.ts';

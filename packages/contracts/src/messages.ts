@@ -75,6 +75,10 @@ export const msg = {
   peerExpired:
     'El peer {name} ha vencido y se ha deshabilitado. Renuévalo para volver a conectarte: no tendrás que importar nada de nuevo.',
   peerManagerDisabled: 'Un administrador deshabilitó este peer. Contacta con soporte para reactivarlo.',
+  /** Bulk actions (issue 34): one notice per customer, whatever the number of their peers. */
+  bulkExtended: 'Tu servicio se amplió {days} días para compensar una interrupción.',
+  bulkDisabled: 'Un administrador desactivó tus peers. Si no sabes por qué, contacta con soporte.',
+  bulkEnabled: 'Un administrador volvió a activar tus peers.',
   peerManagerDisabledPush:
     'Un administrador deshabilitó el peer {name}. Contacta con soporte para reactivarlo.',
   purchaseManagerDisabled: 'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
