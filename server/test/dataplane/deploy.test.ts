@@ -39,6 +39,7 @@ import { freePort } from '../serverProcess.ts';
 import {
   HttpsClient,
   ROOT,
+  accepts,
   Service,
   caddyRoot,
   curl,
@@ -660,8 +661,19 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
         .some((r) => r.i === holder),
     ).toBe(true);
     const stopAt = Date.now();
-    const stopping = instances[holder]!.stop();
-    await new Promise((r) => setTimeout(r, 300));
+    const closing = instances[holder]!;
+    const stopping = closing.stop();
+    // The slow requests are held open (half their body sent) until the instance has begun closing:
+    // it logged «cerrando» (main.ts, on SIGTERM) and its port refuses new connections (Fastify's
+    // close() shuts the listener first, then waits for the requests under way). Those it holds are
+    // in flight while it closes, however slowly this machine delivers the signal.
+    await closing.waitForLine(/"msg":"cerrando"/, 15_000);
+    await eventually(
+      async () => !(await accepts(ports.panel[holder]!)),
+      15_000,
+      'la instancia deja de aceptar conexiones',
+    );
+    const closingAt = closing.lines.findIndex((l) => l.includes('"msg":"cerrando"'));
     for (const s of slow) s.finish();
     await stopping;
     const stoppedAt = Date.now();
@@ -670,7 +682,26 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       expect(answer.status, answer.body).toBe(401);
       expect(JSON.parse(answer.body).message).toBe(msg.invalidRefresh);
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    // The closing instance itself answered at least one of them, after it began closing: the
+    // request was in flight there, not sent elsewhere.
+    const held = new Set(
+      closing
+        .records()
+        .filter((r) => r.req?.url === '/api/refresh-token')
+        .map((r) => r.reqId),
+    );
+    expect(held.size).toBeGreaterThan(0);
+    expect(
+      closing
+        .records(closingAt + 1)
+        .some((r) => r.msg === 'request completed' && held.has(r.reqId)),
+      'una petición lenta en curso respondida por la instancia que cierra',
+    ).toBe(true);
+    await eventually(
+      () => answered.filter((a) => a.start >= stoppedAt).length >= 4,
+      10_000,
+      'peticiones tras la parada',
+    );
     more = false;
     await Promise.all(clients);
     expect(answered.filter((a) => a.status !== 200)).toEqual([]);

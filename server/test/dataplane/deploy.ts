@@ -7,7 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { connect, type LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 
@@ -100,6 +100,13 @@ export function readUnit(file: string): Record<string, string> {
   return out;
 }
 
+/** A panel log record: Fastify's request log carries `req` (incoming) and `reqId` (both). */
+interface LogRecord {
+  msg?: string;
+  reqId?: string;
+  req?: { method: string; url: string; ip: string };
+}
+
 /** A child process whose output lines are kept (the journal of a unit). */
 export class Service {
   readonly lines: string[] = [];
@@ -132,12 +139,12 @@ export class Service {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** The structured log lines (pino JSON) the panel wrote. */
-  records(): { msg?: string; req?: { method: string; url: string; ip: string } }[] {
-    return this.lines.flatMap((l) => {
+  /** The structured log lines (pino JSON) the panel wrote, from line `from` on. */
+  records(from = 0): LogRecord[] {
+    return this.lines.slice(from).flatMap((l) => {
       if (!l.startsWith('{')) return [];
       try {
-        return [JSON.parse(l) as { msg?: string; req?: { method: string; url: string; ip: string } }];
+        return [JSON.parse(l) as LogRecord];
       } catch {
         return [];
       }
@@ -167,6 +174,18 @@ export class Service {
       this.child.kill('SIGTERM');
     });
   }
+}
+
+/** True when something accepts a TCP connection on 127.0.0.1:`port` (the connection is dropped at once). */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** The root certificate of Caddy's local CA under its data directory (XDG_DATA_HOME). */
