@@ -692,9 +692,7 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
     );
     expect(held.size).toBeGreaterThan(0);
     expect(
-      closing
-        .records(closingAt + 1)
-        .some((r) => r.msg === 'request completed' && held.has(r.reqId)),
+      closing.records(closingAt + 1).some((r) => r.msg === 'request completed' && held.has(r.reqId)),
       'una petición lenta en curso respondida por la instancia que cierra',
     ).toBe(true);
     await eventually(
