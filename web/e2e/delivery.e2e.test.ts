@@ -12,17 +12,25 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { measureJourneys } from '../scripts/budget';
-import { registerCustomer } from './api';
-import { launchChromium } from './browser';
+import { ManagerApi, registerCustomer } from './api';
+import { ADMIN_PASSWORD, launchChromium } from './browser';
 
 const baseUrl = inject('baseUrl');
 const distDir = inject('distDir');
 let browser: Browser;
+let manager: ManagerApi;
+let emailBefore: boolean;
 
 beforeAll(async () => {
   browser = await launchChromium();
+  // /password-recovery exists only while a channel can carry a reset link (issue 32): e-mail here
+  // (the test server has SMTP and PUBLIC_URL; the site's e-mail switch is off by default).
+  manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+  emailBefore = (await manager.request<{ allow_email: boolean }>('GET', '/api/admin/settings')).allow_email;
+  await manager.settings({ allow_email: true, allow_password_recovery: true });
 });
 afterAll(async () => {
+  await manager?.settings({ allow_email: emailBefore });
   await browser?.close();
 });
 

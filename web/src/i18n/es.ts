@@ -526,7 +526,7 @@ export const es = {
       subtitle: 'Guías rápidas y respuestas a las preguntas más frecuentes.',
       setupTitle: 'Configurar la VPN',
       setupIntro:
-        'Cada peer es un dispositivo. Todo lo necesario está en la sección Peers, en la tarjeta de cada peer: «Descargar» guarda su archivo de configuración (.conf); su menú de acciones (⋮) ofrece «Código QR» y «Script MikroTik»; y «Copiar», junto al mirror link, copia su mirror link.',
+        'Cada peer es un dispositivo. Todo lo necesario está en la sección Peers, en la tarjeta de cada peer: «Descargar» guarda su archivo de configuración (.conf); «Ver QR» muestra su código QR en pantalla; su menú de acciones (⋮) ofrece «Script MikroTik»; y «Copiar», en la línea «Mirror link», copia su mirror link.',
       androidAppsTitle: 'Instala WireGuard en Android',
       androidAppsText:
         'Google Play no suele abrir desde Cuba: instala la app oficial con uno de estos enlaces. Si el teléfono lo pide, permite instalar apps de esta fuente.',
@@ -540,7 +540,7 @@ export const es = {
           name: 'Android',
           steps: [
             'Instala la aplicación oficial WireGuard con uno de los enlaces de arriba (el APK o F-Droid; Google Play, si te abre).',
-            'Con el código QR: abre Peers en otro dispositivo (una computadora, por ejemplo), abre el menú de acciones (⋮) del peer y elige «Código QR». En la aplicación pulsa «+» → «Escanear desde código QR» y apunta la cámara a la pantalla.',
+            'Con el código QR: abre Peers en otro dispositivo (una computadora, por ejemplo) y toca «Ver QR» en la tarjeta del peer. En la aplicación pulsa «+» → «Escanear desde código QR» y apunta la cámara a la pantalla.',
             'Con el archivo: abre Peers en el propio teléfono y pulsa «Descargar». En la aplicación pulsa «+» → «Importar desde archivo» y elige el archivo .conf descargado.',
             'Activa el interruptor del túnel y acepta la solicitud de conexión VPN de Android.',
           ],
@@ -550,7 +550,7 @@ export const es = {
           name: 'iOS',
           steps: [
             'Instala la aplicación oficial WireGuard desde la App Store.',
-            'Con el código QR: abre Peers en otro dispositivo, abre el menú de acciones (⋮) del peer y elige «Código QR». En la aplicación pulsa «Añadir un túnel» → «Crear desde código QR» y escanéalo.',
+            'Con el código QR: abre Peers en otro dispositivo y toca «Ver QR» en la tarjeta del peer. En la aplicación pulsa «Añadir un túnel» → «Crear desde código QR» y escanéalo.',
             'Con el archivo: abre Peers en el iPhone o iPad y pulsa «Descargar». Abre el archivo .conf desde la app Archivos y compártelo con WireGuard, o en la aplicación elige «Añadir un túnel» → «Crear desde archivo o archivo comprimido».',
             'Permite que WireGuard añada la configuración VPN y activa el túnel.',
           ],
@@ -598,7 +598,7 @@ export const es = {
       ],
       mirrorTitle: 'El mirror link',
       mirrorText:
-        'El mirror link siempre entrega la configuración vigente del peer, también después de «Regenerar Peer» o «Cambiar Servidor»: nuestra app cliente lo usa para mantenerse al día sola, y en Linux puedes volver a descargarlo con curl. Cópialo con el botón «Copiar» que está junto al mirror link de cada peer. Quien lo tenga puede usar tu peer: si lo compartiste por error, usa «Regenerar Mirror Link».',
+        'El mirror link siempre entrega la configuración vigente del peer, también después de «Regenerar Peer» o «Cambiar Servidor»: nuestra app cliente lo usa para mantenerse al día sola, y en Linux puedes volver a descargarlo con curl. Cópialo con el botón «Copiar» de la línea «Mirror link» de cada peer. Quien lo tenga puede usar tu peer: si lo compartiste por error, usa «Regenerar Mirror Link».',
       downloadClient: 'Descargar cliente WireGuard',
       roomsTitle: 'Uso de las salas',
       roomsSteps: [
@@ -617,7 +617,7 @@ export const es = {
         },
         {
           q: '¿Cómo cambio de servidor?',
-          a: 'En la sección Peers, abre el menú de acciones del peer y elige «Cambiar Servidor», luego «Seleccionar» en el servidor que prefieras. Después descarga de nuevo la configuración con «Descargar» (o vuelve a escanear el «Código QR»); si usas el mirror link, se actualiza solo.',
+          a: 'En la sección Peers, abre el menú de acciones del peer y elige «Cambiar Servidor», luego «Seleccionar» en el servidor que prefieras. Después descarga de nuevo la configuración con «Descargar» (o vuelve a escanear su código con «Ver QR»); si usas el mirror link, se actualiza solo.',
         },
         {
           q: '¿Por qué mi peer no se comunica con los demás miembros de la sala?',

@@ -36,7 +36,7 @@ describe('help centre', () => {
 
     // Android by default: the QR code and the .conf, by the Peers page's own labels.
     let panel = screen.getByRole('tabpanel', { name: 'Android' });
-    expect(within(panel).getByText(/elige «Código QR»/)).toBeInTheDocument();
+    expect(within(panel).getByText(/toca «Ver QR» en la tarjeta del peer/)).toBeInTheDocument();
     expect(within(panel).getByText(/pulsa «Descargar»/)).toBeInTheDocument();
     // Apps a Cuban phone can install: F-Droid always (the APK and the operator's link when set).
     expect(within(panel).getByRole('link', { name: /WireGuard en F-Droid/ })).toHaveAttribute(
