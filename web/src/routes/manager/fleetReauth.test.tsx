@@ -223,6 +223,7 @@ describe(
         processing: null,
         created: '2025-03-05T10:00:00.000Z',
         concurrent_use: null,
+        speed: { down_mbit: null, up_mbit: null, reduced: null },
       };
       const detail = {
         ...peer,
