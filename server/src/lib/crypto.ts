@@ -26,13 +26,28 @@ const scryptRaw = promisify(scryptCb) as (
  * that has been failing in the `suspect` lane (passwordLane), so guesses queue behind real logins.
  */
 const scryptGate = new WorkGate(Math.max(1, Math.min(4, availableParallelism())), 200);
-const laneOf = new AsyncLocalStorage<Lane>();
+const passwordWork = new AsyncLocalStorage<{ lane: Lane; beforeCheck?: () => Promise<void> }>();
 
-/** Runs `work` with its password hashing in `lane`. */
-export const passwordLane = <T>(lane: Lane, work: () => Promise<T>): Promise<T> => laneOf.run(lane, work);
+/**
+ * Runs `work` with its password hashing in `lane`. `beforeCheck` runs once, when the first hash
+ * leaves the gate's queue, just before it starts (the login throttle claims a customer's address
+ * there, issue 31 §4); if it throws, no hash runs and `work` fails with its error.
+ */
+export const passwordLane = <T>(
+  lane: Lane,
+  work: () => Promise<T>,
+  beforeCheck?: () => Promise<void>,
+): Promise<T> => passwordWork.run({ lane, beforeCheck }, work);
 
-const scrypt: typeof scryptRaw = (password, salt, keylen, options) =>
-  scryptGate.run(() => scryptRaw(password, salt, keylen, options), laneOf.getStore() ?? 'normal');
+const scrypt: typeof scryptRaw = (password, salt, keylen, options) => {
+  const store = passwordWork.getStore();
+  return scryptGate.run(async () => {
+    const before = store?.beforeCheck;
+    if (store) store.beforeCheck = undefined;
+    await before?.();
+    return scryptRaw(password, salt, keylen, options);
+  }, store?.lane ?? 'normal');
+};
 
 /** Keys derived from SECRET_KEY, one per purpose, so no key is used for two things. */
 /** One key per purpose, each derived from SECRET_KEY with its own HKDF label. */

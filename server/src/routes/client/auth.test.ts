@@ -421,6 +421,54 @@ describe('POST /api/client/login', () => {
     },
   );
 
+  // Issue 31 §4: the address's failures were read before the password check and counted after it,
+  // so a burst sent at once had all ~200 passwords checked before any failure was counted.
+  it(
+    'a burst of 200 wrong passwords from one address (across usernames) gets at most 30 + 4 checked before the captcha',
+    { timeout: 600_000 },
+    async () => {
+      const limited = await createTestApp({
+        database: t.database,
+        rateLimits: { loginFailuresPerIp: { max: 30, windowSeconds: 30 * 86_400 } },
+      });
+      const hash = await hashPassword('la-buena');
+      await t.ctx.db
+        .insert(customers)
+        .values(Array.from({ length: 100 }, (_, i) => ({ username: `burst${i}`, passwordHash: hash })));
+      // Half existing usernames, half unknown ones: both are checked (a dummy hash for the unknown).
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          limited.app.inject({
+            method: 'POST',
+            url: '/api/client/login',
+            remoteAddress: '192.0.2.60',
+            payload: { username: i % 2 ? `burst${i >> 1}` : `nadie${i}`, password: 'mala' },
+          }),
+        ),
+      );
+      const codes = results.map((r) => r.statusCode);
+      // A 401 is a password checked and found wrong; the rest were asked for a captcha before any check.
+      const checked = codes.filter((c) => c === 401).length;
+      expect(checked).toBeGreaterThanOrEqual(30);
+      // At most the limit plus the hashes in flight at once (the scrypt gate runs at most 4).
+      expect(checked).toBeLessThanOrEqual(34);
+      const refused = results.filter((r) => r.statusCode !== 401);
+      expect(refused.map((r) => r.json<{ code: string }>().code)).toEqual(
+        refused.map(() => 'captcha_required'),
+      );
+      // A customer behind that address with the right password is asked for the captcha, not locked out.
+      const owner = await limited.app.inject({
+        method: 'POST',
+        url: '/api/client/login',
+        remoteAddress: '192.0.2.60',
+        payload: { username: 'burst0', password: 'la-buena' },
+      });
+      expect(owner.statusCode).toBe(429);
+      expect(owner.json<{ code: string }>().code).toBe('captcha_required');
+      await limited.app.close();
+    },
+  );
+
   it('counts registrations per address only after the captcha, its first gate', async () => {
     const limited = await createTestApp({
       database: t.database,

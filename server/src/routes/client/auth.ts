@@ -13,7 +13,6 @@ import { principalOf } from '../../plugins/auth.ts';
 import { authenticateCustomer, getCurrentUser, registerCustomer } from '../../services/identity/accounts.ts';
 import { consume } from '../../services/identity/rateLimit.ts';
 import { badRequest, HttpError } from '../../lib/errors.ts';
-import { passwordLane } from '../../lib/crypto.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -72,7 +71,7 @@ export const customerAuthRoutes =
           request.ip,
           username,
           captcha_token,
-          (lane) => passwordLane(lane, () => authenticateCustomer(ctx.db, username, password)),
+          () => authenticateCustomer(ctx.db, username, password),
           (e) => e instanceof HttpError && e.status === 401,
         );
         return ctx.sessions.issue({ realm: 'customer', id }, remember ?? false, {

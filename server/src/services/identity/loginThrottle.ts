@@ -1,6 +1,7 @@
 import { msg } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { HttpError } from '../../lib/errors.ts';
+import { passwordLane } from '../../lib/crypto.ts';
 import type { Lane } from '../../lib/workGate.ts';
 import { ALTCHA_MAX_FACTOR, type CaptchaService } from './captcha.ts';
 import {
@@ -36,6 +37,11 @@ export interface ThrottleRealm {
 export interface LoginClaim {
   /** The work gate's lane for the password check. */
   lane: Lane;
+  /**
+   * Run as the password check leaves the gate's queue (a customer's address is claimed then, so a
+   * burst from it gets at most its limit plus the hashes in flight checked before the captcha).
+   */
+  beforeCheck?: () => Promise<void>;
   /** A wrong password, an unknown user or a wrong code: the claim stays, as the failure. */
   failed(): Promise<void>;
   /** The right password: the account's failures are forgotten and the address's claim given back. */
@@ -48,7 +54,8 @@ export interface LoginClaim {
  * Login throttling that stops guessing without letting anyone lock an account out (issue 17, M1/M2):
  *  - every attempt is counted before its password is checked, and a success gives that count back
  *    (and forgets the account's failures): only failures stay counted, and concurrent attempts
- *    see each other;
+ *    see each other; a customer's address is counted when its password check leaves the hashing
+ *    queue (so a carrier-grade NAT's many sign-ins at once do not ask for a captcha, issue 31 §4);
  *  - per account, failures never lock and never delay everyone: past the limit the password is
  *    checked only with a solved captcha, whose work grows with how far past the limit the account
  *    (or the address) is — so the real owner, from an address that has not failed, still gets in;
@@ -108,9 +115,12 @@ export class LoginThrottle {
       await this.captcha.verify(captchaToken, ip, factor > 1 ? factor / 2 : 1);
     }
     const keys = { pair: this.pairKey(ip, username), account: this.accountKey(username), ip: this.ipKey(ip) };
-    // A customer's address may be a whole carrier-grade NAT: claims in flight for it would ask its
-    // customers for a captcha whenever many sign in at once, so only its failures count (after the
-    // fact). A manager's address is claimed like the account.
+    // A customer's address may be a whole carrier-grade NAT: claimed here, its sign-ins waiting in the
+    // hashing queue would ask its customers for a captcha whenever many sign in at once. It is claimed
+    // as its password check leaves that queue instead (`beforeCheck`): a burst of wrong passwords from
+    // it gets at most its limit plus the hashes in flight (the gate runs 4) checked before the captcha,
+    // and right passwords give their claims back as they go (issue 31 §4). A manager's address is
+    // claimed here like the account.
     const claimAddress = ipFull === 'wait';
     const lane = await this.db.transaction(async (tx) => {
       // Always this order (pair, account, address): two attempts never wait on each other crosswise.
@@ -129,40 +139,54 @@ export class LoginThrottle {
       for (const key of [pair, account, address]) if (key) await hitLocked(tx, key, now);
       return ipLevel > 0 || pair.level > 0 ? ('suspect' as const) : ('normal' as const);
     });
+    let addressClaimed = claimAddress;
+    const beforeCheck = async () => {
+      if (addressClaimed) return;
+      const at = Date.now();
+      await this.db.transaction(async (tx) => {
+        const address = await lockKey(tx, keys.ip, perIp, at);
+        if (address.level >= perIp.max && !captchaToken)
+          throw tooMany(msg.loginCaptchaRequired, 'captcha_required', 1);
+        await hitLocked(tx, address, at);
+      });
+      addressClaimed = true;
+    };
     return {
       lane,
+      beforeCheck,
       failed: async () => {
-        if (!claimAddress) await hit(this.db, keys.ip, perIp);
+        // No check ran (nothing to claim before it): counted after the fact.
+        if (!addressClaimed) await hit(this.db, keys.ip, perIp);
       },
       succeeded: async () => {
         await clear(this.db, keys.account);
         await clear(this.db, keys.pair);
-        if (claimAddress) await giveBack(this.db, keys.ip, perIp);
+        if (addressClaimed) await giveBack(this.db, keys.ip, perIp);
       },
       release: async () => {
         await giveBack(this.db, keys.pair, perAccount);
         await giveBack(this.db, keys.account, perAccount);
-        if (claimAddress) await giveBack(this.db, keys.ip, perIp);
+        if (addressClaimed) await giveBack(this.db, keys.ip, perIp);
       },
     };
   }
 
   /**
    * One sign-in attempt under the limits: admitted (and counted) first, then `check` runs in its
-   * lane; an error `isFailure` calls a failure keeps the count, a success forgets the account's
+   * lane (its password hashing, through lib/crypto.ts's gate, claims the address as it starts); an error `isFailure` calls a failure keeps the count, a success forgets the account's
    * failures, anything else (a question, a disabled account, a busy server) gives the count back.
    */
   async attempt<T>(
     ip: string,
     username: string,
     captchaToken: string | undefined,
-    check: (lane: Lane) => Promise<T>,
+    check: () => Promise<T>,
     isFailure: (error: unknown) => boolean,
   ): Promise<T> {
     const claim = await this.admit(ip, username, captchaToken);
     let result: T;
     try {
-      result = await check(claim.lane);
+      result = await passwordLane(claim.lane, check, claim.beforeCheck);
     } catch (error) {
       await (isFailure(error) ? claim.failed() : claim.release());
       throw error;

@@ -2,14 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { msg, TOTP_REQUIRED, type CurrentManager } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { managers } from '../../db/schema.ts';
-import {
-  getDummyHash,
-  hashPassword,
-  needsRehash,
-  passwordLane,
-  randomToken,
-  verifyPassword,
-} from '../../lib/crypto.ts';
+import { getDummyHash, hashPassword, needsRehash, randomToken, verifyPassword } from '../../lib/crypto.ts';
 import { forbidden, HttpError, notFound, unauthorized } from '../../lib/errors.ts';
 import type { LoginThrottle } from './loginThrottle.ts';
 
@@ -69,7 +62,7 @@ export async function throttledManagerLogin<T>(
     ip,
     username,
     captchaToken,
-    (lane) => passwordLane(lane, attempt),
+    attempt,
     (error) => error instanceof HttpError && error.status === 401 && error.code !== TOTP_REQUIRED,
   );
 }
