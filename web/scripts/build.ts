@@ -4,11 +4,14 @@
  * 1. the client (Vite, `vite.config.ts`): hashed chunks per route, precompressed `.br`/`.gz` twins;
  * 2. the SSR bundle of the same app (`OUT/ssr/render.js`, self-contained: the control plane loads it
  *    from wherever the build is);
- * 3. the pre-render of the public pages (`scripts/prerender.ts`).
+ * 3. the pre-render of the public pages (`scripts/prerender.ts`), and the static page Caddy serves
+ *    while no panel answers (`scripts/maintenancePage.ts`).
  */
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'vite';
 import { checkBudget } from './budget';
+import { maintenancePage } from './maintenancePage';
 import { prerender } from './prerender';
 
 const root = resolve(import.meta.dirname, '..');
@@ -41,6 +44,7 @@ const { pages, files } = await prerender(outDir);
 console.log(
   `pre-render: ${pages} páginas públicas, ${files} variantes distintas en ${Math.round(performance.now() - started)} ms`,
 );
+writeFileSync(resolve(outDir, 'maintenance.html'), maintenancePage());
 
 // The size budget (web/size-budget.ts): a build that passes it fails.
 const failures = checkBudget(outDir);

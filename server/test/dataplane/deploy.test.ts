@@ -592,6 +592,64 @@ describe.skipIf(skip !== null)(`deployment behind Caddy${skip ? ` (omitido: ${sk
       expect(proxied[h], h).toBe(direct[h]);
   });
 
+  it("with no instance answering, Caddy serves the build's maintenance page: 503, Retry-After, no cache", async () => {
+    // With the panels up, / through Caddy is the panel's own page.
+    const resolve = `${site}:127.0.0.1`;
+    const up = curl(['-D', '-', `${base}/`], ca, resolve).out;
+    expect(up).toMatch(/^HTTP\/\S+ 200/);
+    expect(up).not.toContain('Servicio en Mantenimiento');
+
+    // Every instance down: a second Caddy from the same installed Caddyfile (the test's edits, the
+    // install path moved to this checkout), whose only upstream has nothing listening.
+    const p = { http: await freePort(), https: await freePort(), dead: await freePort() };
+    const downSite = `${NAME}:${p.https}`;
+    let text = readFileSync(join(tmp, 'conf-caddy/Caddyfile'), 'utf8');
+    const edits: [string, string][] = [
+      [`http_port ${ports.http}\n`, `http_port ${p.http}\n`],
+      [`https_port ${ports.https}\n`, `https_port ${p.https}\n`],
+      [`\n${site} {\n`, `\n${downSite} {\n`],
+      [ports.panel.map((port) => `127.0.0.1:${port}`).join(' '), `127.0.0.1:${p.dead}`],
+      ['root * /opt/vpn-panel/web/dist', `root * ${ROOT}/web/dist`],
+    ];
+    for (const [from, to] of edits) {
+      expect(text, `el Caddyfile ya no tiene «${from.trim()}»`).toContain(from);
+      text = text.replace(from, to);
+    }
+    const dir = join(tmp, 'caddy-down');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'Caddyfile'), text);
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: dir };
+    const down = new Service('caddy', ['run', '--config', join(dir, 'Caddyfile')], { cwd: dir, env });
+    try {
+      const downCa = caddyRoot(env.XDG_DATA_HOME);
+      await eventually(() => existsSync(downCa), 30_000, 'CA local del segundo Caddy');
+      let answer = { status: -1, out: '' };
+      const started = Date.now();
+      await eventually(
+        () =>
+          (answer = curl(['-D', '-', `https://${downSite}/`], downCa, `${downSite}:127.0.0.1`)).status === 0,
+        40_000,
+        'respuesta del segundo Caddy',
+      );
+      const waited = Date.now() - started;
+      const blank = /\r?\n\r?\n/.exec(answer.out);
+      const head = answer.out.slice(0, blank?.index);
+      const body = blank ? answer.out.slice(blank.index + blank[0].length) : '';
+      expect(head).toMatch(/^HTTP\/\S+ 503/);
+      expect(head).toMatch(/^retry-after: \d+\r?$/im);
+      expect(head).toMatch(/^cache-control: no-store\r?$/im);
+      expect(head).toMatch(/^content-type: text\/html/im);
+      expect(body).toBe(readFileSync(join(ROOT, 'web/dist/maintenance.html'), 'utf8'));
+      expect(body).toContain('<title>Servicio en Mantenimiento</title>');
+      expect(body).toContain('<a href="/">Volver al inicio</a>');
+      expect(body).not.toMatch(/<script|<link|src=/i);
+      // Caddy first waits for an instance to come back (lb_try_duration 10s), then gives up.
+      expect(waited).toBeGreaterThanOrEqual(9_000);
+    } finally {
+      await down.stop();
+    }
+  });
+
   it("the guide's monitoring and backup commands work as written", () => {
     expect(runDocCommand('curl -fsS https://panel.midominio.com/healthz', moves, curlEnv)).toBe(
       '{"ok":true}',
