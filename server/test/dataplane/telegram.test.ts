@@ -120,7 +120,7 @@ describe.skipIf(skip !== null)(`Telegram on the data plane${skip ? ` (omitido: $
     await say(CUSTOMER_CHAT, '/renovar');
     await press(CUSTOMER_CHAT, `ren:${plan.id}`);
     const [payment] = await press(CUSTOMER_CHAT, `ren:${plan.id}:${peerId}`);
-    const url = /Pague aquí: (\S+)/.exec(payment!.text!)![1]!;
+    const url = /Paga aquí: (\S+)/.exec(payment!.text!)![1]!;
     const before = (await t.ctx.db.select().from(peers).where(eq(peers.id, peerId)))[0]!.expiresAt!;
     const pay = await fetch(`${base}${url.replace(/^https?:\/\/[^/]+/, '')}/pay`, {
       method: 'POST',
