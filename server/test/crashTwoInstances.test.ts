@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/client.ts';
 import { customers, invoices, peers, planHistory, plans } from '../src/db/schema.ts';
 import { createTestDatabase, testHash } from './helpers.ts';
+import { ProtocolAgent } from './protocolAgent.ts';
 import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
 
 const CUSTOMERS = 24;
@@ -22,8 +23,10 @@ const PASSWORD = 'clave-de-cliente-1';
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with kill -9', () => {
   let database: (Database & { url?: string }) | undefined;
   const children: ChildProcess[] = [];
+  let agent: ProtocolAgent | undefined;
   const dirs: string[] = [];
   afterAll(async () => {
+    await agent?.close();
     for (const c of children) c.kill('SIGKILL');
     await database?.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -96,6 +99,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
       confirmed,
     );
     expect(server.status).toBe(201);
+    // New peers are sold only where an agent answers (issue 32): a stand-in agent on the instance
+    // that is not killed keeps the server online and acknowledges the deliveries.
+    agent = await ProtocolAgent.connect(
+      bases[1]!,
+      ((await server.json()) as { agent_token: string }).agent_token,
+    );
 
     // Every customer opens an invoice for a new peer, half through each instance.
     const open: { customerId: number; invoice: string }[] = [];

@@ -12,6 +12,7 @@ import {
   concurrentMsg,
   customersMsg,
   fleetMsg,
+  linksMsg,
   msg,
   msgManagers,
 } from '@vpn/contracts';
@@ -208,6 +209,7 @@ const CATALOGUES: Record<string, Record<string, unknown>> = {
   agentMsg,
   concurrentMsg,
   telegramMsg,
+  linksMsg,
 };
 const HOLE = '\u0000';
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

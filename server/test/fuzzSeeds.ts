@@ -95,6 +95,9 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
     maintenance: false,
     allow_registration: true,
     allow_password_recovery: true,
+    // Recovery answers only while a channel can carry the link (issue 32): e-mail, which the fuzz
+    // app has (a local SMTP stand-in).
+    allow_email: true,
     allow_partys: true,
     // Generated requests may have switched a real gateway on: invoices go to the sandbox again.
     allow_payments_qvapay: false,
@@ -298,12 +301,16 @@ export const SEEDS: Record<string, Seed> = {
       .where(eq(customers.id, c.id));
     return { who: 'customer', method: 'DELETE', url: '/api/client/settings', token: c.access };
   },
-  'PUT /api/client/invoices': async (f) => ({
-    who: 'customer',
-    method: 'PUT',
-    url: '/api/client/invoices',
-    payload: { operation: 'new_peer', peer: `Nuevo ${n()}`, plan: f.planId },
-  }),
+  'PUT /api/client/invoices': async (f) => {
+    // New peers are sold only where an agent answers (issue 32): one seen a moment ago.
+    await f.t.ctx.db.update(servers).set({ lastSeenAt: new Date() }).where(eq(servers.id, f.serverId));
+    return {
+      who: 'customer',
+      method: 'PUT',
+      url: '/api/client/invoices',
+      payload: { operation: 'new_peer', peer: `Nuevo ${n()}`, plan: f.planId },
+    };
+  },
   'GET /api/client/invoices/{id}': get('customer', (f) => `/api/client/invoices/${f.invoiceId}`),
   'GET /api/client/payments': get('customer', '/api/client/payments'),
   'GET /api/client/network/partys': get('customer', '/api/client/network/partys'),
@@ -693,6 +700,12 @@ export const SEEDS: Record<string, Seed> = {
     method: 'PATCH',
     url: '/api/admin/settings',
     payload: { show_landing: true },
+  }),
+  'PATCH /api/admin/settings/links': async () => ({
+    who: 'operations',
+    method: 'PATCH',
+    url: '/api/admin/settings/links',
+    payload: { support_url: 'https://t.me/soporte_vpn' },
   }),
   'GET /api/admin/settings/concurrent-use': get('operations', '/api/admin/settings/concurrent-use'),
   'PATCH /api/admin/settings/concurrent-use': async () => ({

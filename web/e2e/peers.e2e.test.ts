@@ -198,7 +198,7 @@ describe('Peers page (desktop)', () => {
     const history = await dialog.getByRole('table').getByRole('row').allTextContents();
     expect(history).toHaveLength(2);
     expect(history[1]).toMatch(
-      new RegExp(`^${movil.plans_history[0]!.plan_name}\\$\\d+\\.\\d{2} USD\\d{1,2} de`),
+      new RegExp(`^${movil.plans_history[0]!.plan_name}\\d+,\\d{2}\u00a0US\\$\\d{1,2} de`),
     );
     await page.context().close();
   });
@@ -221,7 +221,7 @@ describe('Peers page (desktop)', () => {
 
     await page
       .getByText(
-        /está desconectado: el cambio del peer movil se aplicará en cuanto vuelva a estar en línea\./,
+        /(?:está desconectado|están desconectados): el cambio del peer movil se aplicará en cuanto vuelvan? a estar en línea\./,
       )
       .waitFor();
     const row = rowOf(page, 'movil');

@@ -99,7 +99,7 @@ describe('Purchase (sandbox gateway)', () => {
     const text = await details.textContent();
     expect(text).toContain(plan.name);
     expect(text).toContain('tablet');
-    expect(text).toContain(`$${plan.price.toFixed(2)} USD`);
+    expect(text).toContain(`${plan.price.toFixed(2).replace('.', ',')}\u00a0US$`);
     expect(text).toContain(result.searchParams.get('transaction_uuid')!);
     await gateway.getByText('Plan acreditado: ya puedes usarlo desde la sección Peers.').waitFor();
 
