@@ -235,7 +235,9 @@ describe('Salas', () => {
     );
     expect(guestView.guest_partys).toEqual([]);
 
-    // The owner deletes the room.
+    // The owner deletes the room, once the removal's refetches (the room, the free peers) have
+    // landed: a full CI run clicked while they re-rendered the room and the dialog never showed.
+    await ownerPage.waitForLoadState('networkidle');
     await ownerPage.getByRole('button', { name: 'Eliminar sala' }).click();
     const confirmDelete = ownerPage.getByRole('alertdialog', { name: 'Eliminar sala' });
     await confirmDelete.getByRole('button', { name: 'Eliminar sala' }).click();
