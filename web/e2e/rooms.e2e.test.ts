@@ -238,7 +238,9 @@ describe('Salas', () => {
     // The owner deletes the room, once the removal's refetches (the room, the free peers) have
     // landed: a full CI run clicked while they re-rendered the room and the dialog never showed.
     await ownerPage.waitForLoadState('networkidle');
-    await ownerPage.getByRole('button', { name: 'Eliminar sala' }).click();
+    // By keyboard: in a full run the removal's toasts (bottom right from 1024 px) lay over the button.
+    await ownerPage.getByRole('button', { name: 'Eliminar sala' }).focus();
+    await ownerPage.keyboard.press('Enter');
     const confirmDelete = ownerPage.getByRole('alertdialog', { name: 'Eliminar sala' });
     await confirmDelete.getByRole('button', { name: 'Eliminar sala' }).click();
     await ownerPage.getByText('Party eliminada').waitFor();
