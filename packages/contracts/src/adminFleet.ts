@@ -199,6 +199,11 @@ export const MetricsSeries = z.object({
       id: z.number().int(),
       name: z.string(),
       agent_online: z.boolean(),
+      /**
+       * Since when its agent has been away (issue 34: the charts shade that outage up to now); null
+       * while online or never connected. Absent from answers before it existed.
+       */
+      offline_since: z.string().nullable().optional(),
       peers: z.number().int(),
       online_peers: z.number().int(),
       rx_bytes: z.array(z.number()),

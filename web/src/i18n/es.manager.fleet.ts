@@ -175,6 +175,16 @@ export const esFleet = {
     usd: (v: number) => usd.format(v),
     number: (v: number) => number.format(v),
     bytes: formatBytes,
+    /** The legend's first entry: the day under the pointer. */
+    day_: 'Día',
+    /** Under a chart: the servers whose agent is away now, shaded in red from when. */
+    outage: (list: { name: string; since: string }[]) =>
+      `Sin conexión (sombreado en rojo): ${list
+        .map(
+          (o) =>
+            `${o.name} desde el ${new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(new Date(o.since))} UTC`,
+        )
+        .join('; ')}`,
     /** "2026-01-10" → "10 ene" */
     day: (iso: string) =>
       new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { customers, invoices, peers, servers } from '../../db/schema.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { ONLINE_WINDOW } from './serverView.ts';
+import { offlineSince } from './nodeHealth.ts';
 import { AGENT_OFFLINE_AFTER_MS, agentOnline, peerCountOfServer } from './servers.ts';
 
 export const MAX_RANGE_DAYS = 366;
@@ -74,7 +75,7 @@ type DayRow = {
  * - active peers at the end of each day: peers whose validity covered it, from creation (+1) and
  *   expiry (−1) events summed up to that day. It follows plan periods, not the manual on/off
  *   switch, which keeps no history;
- * - per server: peers now, peers online now (a handshake within 3 minutes, from agents' reports)
+ * - per server: its agent's outage now (offline_since), peers now, peers online now (a handshake within 3 minutes, from agents' reports)
  *   and daily traffic (rx/tx) from server_usage_hourly.
  */
 export async function metricsSeries(
@@ -163,6 +164,7 @@ export async function metricsSeries(
         id: server.id,
         name: server.name,
         agent_online: agentOnline(server),
+        offline_since: offlineSince(server),
         peers,
         online_peers: onlineBy.get(server.id) ?? 0,
         rx_bytes: rx,

@@ -3,11 +3,11 @@
  * 12 min" when away), handshakes in the last 3 minutes, throughput in and out, peers, load, CPU and
  * memory, as the agent reports them with its stats. `admin_server_health` pushes update the cached
  * server lists and details in place (no re-read every 10 s per server); `admin_server` (an agent came
- * or went) re-reads them. Used by Servidores and Resumen.
+ * or went) re-reads them, once per burst (useCoalescedInvalidate). Used by Servidores and Resumen.
  */
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { AlertTriangle } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { NodeHealth, Paged } from '@vpn/contracts';
 import { allServersQuery, fleetKeys } from '../../api/adminFleet';
@@ -45,15 +45,49 @@ function applyHealth(queryClient: QueryClient, serverId: number, health: NodeHea
   );
 }
 
+/** A burst of pushes within this long is one re-read (issue 33: 100 agents reconnecting after a
+ * panel restart pushed 100 `admin_server`, and each open console recounted peers per server 100
+ * times); the red state still shows well within the 10 s issue 34 asks. */
+export const PUSH_COALESCE_MS = 1500;
+
+/**
+ * A function that re-reads `keys` after a push, at most once per `ms`: the first call arms one
+ * re-read `ms` later, and calls until then join it. A fetch already under way is not cancelled.
+ */
+export function useCoalescedInvalidate(
+  keys: readonly (readonly unknown[])[],
+  ms = PUSH_COALESCE_MS,
+): () => void {
+  const queryClient = useQueryClient();
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const latest = useRef(keys);
+  latest.current = keys;
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  return useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      for (const queryKey of latest.current)
+        void queryClient.invalidateQueries({ queryKey }, { cancelRefetch: false });
+    }, ms);
+  }, [queryClient, ms]);
+}
+
 /**
  * Keeps the fleet's cached servers live while mounted: health in place, and a re-read when an agent
- * connects or leaves (the red state must show within seconds without a reload).
+ * connects or leaves (the red state must show within seconds without a reload), one per burst.
  */
 export function useFleetLive(): void {
   const queryClient = useQueryClient();
+  const reread = useCoalescedInvalidate([fleetKeys.servers]);
   useAdminPush((m) => {
     if (m.type === 'admin_server_health') applyHealth(queryClient, m.server_id, m.health);
-    else if (m.type === 'admin_server') void queryClient.invalidateQueries({ queryKey: fleetKeys.servers });
+    else if (m.type === 'admin_server') reread();
   });
 }
 

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
 import { adminKeys, metricsQuery } from '../../api/admin';
@@ -11,7 +11,7 @@ import { ui } from '../../components/ui';
 import { esManager } from '../../i18n/es.manager';
 import { esFleet } from '../../i18n/es.manager.fleet';
 import { useCan, useCurrentManager } from './ManagerLayout';
-import { FleetHealth } from './NodeHealth';
+import { FleetHealth, useCoalescedInvalidate } from './NodeHealth';
 import { ManagerPageHeader, QueryView } from './shared';
 
 // The charting library is a separate chunk, fetched only when Resumen is shown.
@@ -42,7 +42,6 @@ export function rangeOf(days: number, now = new Date()): { from: string; to: str
 export function ManagerOverview() {
   const manager = useCurrentManager();
   const canReadServers = useCan('servers.read');
-  const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const range: Range = (RANGES as readonly string[]).includes(params.get('range') ?? '')
     ? (params.get('range') as Range)
@@ -51,10 +50,11 @@ export function ManagerOverview() {
   const metrics = useQuery(metricsQuery());
   const series = useQuery(seriesQuery(from, to));
 
-  // A server's agent came or went: the cards and the per-server figures follow.
+  // A server's agent came or went: the cards and the per-server figures follow, once per burst of
+  // pushes (each re-read counts peers per server; issue 33).
+  const reread = useCoalescedInvalidate([adminKeys.metrics]);
   useAdminPush((m) => {
-    if (m.type !== 'admin_server') return;
-    void queryClient.invalidateQueries({ queryKey: adminKeys.metrics });
+    if (m.type === 'admin_server') reread();
   });
 
   return (

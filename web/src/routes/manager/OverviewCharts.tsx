@@ -15,6 +15,43 @@ const t = esFleet.charts;
 const HEIGHT = 220;
 const AXIS = { stroke: '#94a3b8', grid: { stroke: '#1e293b' }, ticks: { stroke: '#334155' } };
 const COLORS = ['#34d399', '#38bdf8', '#f472b6', '#fbbf24', '#a78bfa', '#fb7185'];
+const DAY_S = 86_400;
+/** Whole days between the x axis' ticks (uPlot picks the first that leaves room for the labels). */
+const DAY_INCRS = [1, 2, 3, 7, 14, 30, 61, 91, 182, 365].map((d) => d * DAY_S);
+
+/** What a chart's values are: sums of money, counts (whole numbers) or bytes (KB/MB/GB axis). */
+export type ValueKind = 'usd' | 'count' | 'bytes';
+
+/**
+ * The y axis from 0: its top and the step between ticks, at most 5 steps. Counts step by whole
+ * numbers (1, 2, 5, 10…), bytes by 1, 2 or 5 × a power of ten of their unit (200 B, 1 KB, 2 MB…)
+ * so no two ticks read alike ("1 B, 1 B, 0 B" were fractions of a byte, rounded).
+ */
+export function yScale(kind: ValueKind, max: number): { top: number; step: number } {
+  const high = Math.max(0, max);
+  const unit =
+    kind === 'bytes' ? 1024 ** Math.max(0, Math.floor(Math.log(Math.max(high, 1)) / Math.log(1024))) : 1;
+  const steps: number[] = [];
+  for (let p = kind === 'usd' ? -2 : 0; p <= 15; p++)
+    for (const m of [1, 2, 5]) steps.push(m * 10 ** p * unit);
+  const step = steps.find((s) => Math.ceil(high / s) <= 5) ?? steps[steps.length - 1]!;
+  const top = Math.max(step, Math.ceil(high / step) * step);
+  return { top, step };
+}
+
+/** The ticks of `yScale`: 0, step, 2·step… top. */
+export function ySplits(kind: ValueKind, max: number): number[] {
+  const { top, step } = yScale(kind, max);
+  const out: number[] = [];
+  for (let i = 0; i * step <= top + step / 1e6; i++) out.push(Math.round(i * step * 100) / 100);
+  return out;
+}
+
+/** A server whose agent is away now, from when (an ISO time), for the charts' shading. */
+export interface Outage {
+  name: string;
+  since: string;
+}
 
 interface Line {
   label: string;
@@ -22,40 +59,88 @@ interface Line {
   color: string;
 }
 
+/** A uPlot plugin that shades each outage (from its start to now) in red behind the lines. */
+function outagePlugin(outages: Outage[]): uPlot.Plugin {
+  return {
+    hooks: {
+      drawAxes: (u: uPlot) => {
+        const { ctx, bbox } = u;
+        const [xMin, xMax] = [u.scales.x?.min ?? 0, u.scales.x?.max ?? 0];
+        const now = Date.now() / 1000;
+        for (const o of outages) {
+          const from = Math.max(xMin, Date.parse(o.since) / 1000);
+          const to = Math.min(xMax, now);
+          if (from > xMax) continue;
+          const left = u.valToPos(from, 'x', true);
+          // An outage that began after the last day's point still shows, at the right edge.
+          const right = Math.max(u.valToPos(Math.max(to, from), 'x', true), left + 6 * devicePixel());
+          ctx.save();
+          ctx.fillStyle = 'rgba(239, 68, 68, 0.18)';
+          ctx.fillRect(Math.min(left, bbox.left + bbox.width - 6), bbox.top, right - left, bbox.height);
+          ctx.restore();
+        }
+      },
+    },
+  };
+}
+
+function devicePixel(): number {
+  return typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1;
+}
+
 function Chart({
   title,
   days,
   lines,
+  kind,
   format,
   bars = false,
+  outages = [],
 }: {
   title: string;
   days: string[];
   lines: Line[];
+  kind: ValueKind;
   format: (v: number) => string;
   bars?: boolean;
+  outages?: Outage[];
 }) {
   const box = useRef<HTMLDivElement>(null);
   // Rebuilt only when the numbers change (the props' arrays are new on every render).
-  const signature = JSON.stringify([days, lines, bars]);
+  const signature = JSON.stringify([days, lines, bars, kind, outages]);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const max = Math.max(0, ...lines.flatMap((l) => l.values));
     const opts: uPlot.Options = {
       width: el.clientWidth || 600,
       height: HEIGHT,
-      legend: { show: lines.length > 1 },
+      // The legend follows the pointer: the day and each line's value, in Spanish.
+      legend: { show: true },
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), Math.max(1, max)] } },
+      scales: {
+        x: { time: true },
+        y: { range: () => [0, yScale(kind, max).top] },
+      },
       axes: [
         {
           ...AXIS,
+          incrs: DAY_INCRS,
           values: (_u, splits) => splits.map((s) => t.day(new Date(s * 1000).toISOString().slice(0, 10))),
         },
-        { ...AXIS, size: 70, values: (_u, splits) => splits.map(format) },
+        {
+          ...AXIS,
+          size: 70,
+          splits: () => ySplits(kind, max),
+          values: (_u, splits) => splits.map(format),
+        },
       ],
       series: [
-        {},
+        {
+          label: t.day_,
+          value: (_u: uPlot, v: number | null) =>
+            v === null ? '—' : t.day(new Date(v * 1000).toISOString().slice(0, 10)),
+        },
         ...lines.map((l) => ({
           label: l.label,
           stroke: l.color,
@@ -67,6 +152,7 @@ function Chart({
             : {}),
         })),
       ],
+      plugins: outages.length ? [outagePlugin(outages)] : [],
     };
     const data: uPlot.AlignedData = [
       days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
@@ -83,13 +169,19 @@ function Chart({
       resize?.disconnect();
       chart.destroy();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- `signature` stands for days, lines and bars
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `signature` stands for days, lines, bars, kind and outages
   }, [signature, format]);
 
   return (
     <figure className={`${ui.card} p-5`}>
       <figcaption className="mb-3 font-semibold text-white">{title}</figcaption>
       <div ref={box} aria-hidden="true" className="w-full" />
+      {outages.length > 0 && (
+        <p className="mt-2 flex items-center gap-2 text-xs text-red-200">
+          <span aria-hidden="true" className="inline-block h-3 w-4 rounded-sm bg-red-500/40" />
+          {t.outage(outages.map((o) => ({ name: o.name, since: o.since })))}
+        </p>
+      )}
       <table className="sr-only">
         <caption>{title}</caption>
         <thead>
@@ -164,6 +256,12 @@ function ServersOnline({ servers }: { servers: MetricsSeries['servers'] }) {
 }
 
 export default function OverviewCharts({ data }: { data: MetricsSeries }) {
+  // An outage on the overview: each server whose agent is away now, shaded from when it left
+  // wherever it falls within the period (on the peers' and the traffic's charts).
+  const last = Date.parse(`${data.days[data.days.length - 1] ?? data.to}T00:00:00Z`) + 86_400_000;
+  const outages: Outage[] = data.servers
+    .filter((s) => !s.agent_online && s.offline_since && Date.parse(s.offline_since) < last)
+    .map((s) => ({ name: s.name, since: s.offline_since! }));
   const traffic = data.servers.map((s, i) => ({
     label: s.name,
     values: s.rx_bytes.map((rx, d) => rx + (s.tx_bytes[d] ?? 0)),
@@ -176,6 +274,7 @@ export default function OverviewCharts({ data }: { data: MetricsSeries }) {
           title={t.revenue}
           days={data.days}
           lines={[{ label: t.revenue, values: data.revenue_usd, color: COLORS[0]! }]}
+          kind="usd"
           format={t.usd}
           bars
         />
@@ -184,6 +283,7 @@ export default function OverviewCharts({ data }: { data: MetricsSeries }) {
         title={t.customers}
         days={data.days}
         lines={[{ label: t.customers, values: data.new_customers, color: COLORS[1]! }]}
+        kind="count"
         format={t.number}
         bars
       />
@@ -191,10 +291,21 @@ export default function OverviewCharts({ data }: { data: MetricsSeries }) {
         title={t.activePeers}
         days={data.days}
         lines={[{ label: t.activePeers, values: data.active_peers, color: COLORS[2]! }]}
+        kind="count"
         format={t.number}
+        outages={outages}
       />
       <ServersOnline servers={data.servers} />
-      {traffic.length > 0 && <Chart title={t.traffic} days={data.days} lines={traffic} format={t.bytes} />}
+      {traffic.length > 0 && (
+        <Chart
+          title={t.traffic}
+          days={data.days}
+          lines={traffic}
+          kind="bytes"
+          format={t.bytes}
+          outages={outages}
+        />
+      )}
     </div>
   );
 }

@@ -26,7 +26,7 @@ import { useCan } from './ManagerLayout';
 import { EditServerDialog, InstallCommandDialog, NewServerDialog } from './ServerDialogs';
 import type { ShownInstall } from './ServerDialogs';
 import { OutdatedBadge, ServerDetail } from './ServerDetail';
-import { AgentState, EnabledState, HealthFigures, useFleetLive } from './NodeHealth';
+import { AgentState, EnabledState, HealthFigures, useCoalescedInvalidate, useFleetLive } from './NodeHealth';
 import { esHealth } from '../../i18n/es.manager.health';
 import { ListView, ManagerPageHeader, StateBadge } from './shared';
 
@@ -72,6 +72,7 @@ export function ManagerServers() {
   const refresh = () => void queryClient.invalidateQueries({ queryKey: fleetKeys.servers });
 
   useFleetLive();
+  const reread = useCoalescedInvalidate([fleetKeys.servers]);
   useAdminPush((m) => {
     if (m.type === 'admin_drain') {
       // The bar moves with the push itself; the re-read brings counts and status.
@@ -93,7 +94,7 @@ export function ManagerServers() {
             }
           : old,
       );
-      refresh();
+      reread();
     }
   });
 
