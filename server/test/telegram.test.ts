@@ -302,7 +302,7 @@ describe('Telegram bot', () => {
   it("/renovar: plan and peer by buttons, the dashboard's payment link, and the credit told", async () => {
     const [plans] = await say(CHAT, '/renovar');
     expect(plans!.replyMarkup?.inline_keyboard?.flat()).toEqual([
-      { text: 'Mensual (3.00 USD)', callback_data: `ren:${plan.id}` },
+      { text: 'Mensual (3,00\u00a0US$)', callback_data: `ren:${plan.id}` },
     ]);
     const [peersMenu] = await press(CHAT, `ren:${plan.id}`);
     expect(peersMenu!.replyMarkup?.inline_keyboard?.flat()).toEqual([
@@ -328,7 +328,7 @@ describe('Telegram bot', () => {
     const sent = fake.sent.length;
     await t.ctx.telegram.notifier.tick();
     const [paid] = await fake.waitFor(CHAT, 1, sent);
-    expect(paid!.text).toBe('Pago acreditado: 3.00 USD, plan «Mensual» para «Casa». ¡Gracias!');
+    expect(paid!.text).toBe('Pago acreditado: 3,00\u00a0US$, plan «Mensual» para «Casa». ¡Gracias!');
     await t.ctx.telegram.notifier.tick();
     expect(fake.sent.length).toBe(sent + 1);
   });
@@ -457,7 +457,7 @@ describe('Telegram bot', () => {
     await linkChat(o.session, 8002, '/api/admin/me/telegram/link', o.confirmed);
     const [full] = await say(8002, '/estado');
     expect(full!.text).toBe(
-      'Estado del servicio\nServidores en línea: 0 de 1\nPeers activos: 2\nPagos de hoy: 1 (3.00 USD)',
+      'Estado del servicio\nServidores en línea: 0 de 1\nPeers activos: 2\nPagos de hoy: 1 (3,00\u00a0US$)',
     );
     // A customer's chat cannot ask it.
     const [refused] = await say(CHAT, '/estado');

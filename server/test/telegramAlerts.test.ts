@@ -285,7 +285,7 @@ describe('Telegram alerts and notices', () => {
     await t.ctx.telegram.notifier.tick();
     await t.ctx.telegram.notifier.tick();
     expect(told(chat).slice(before)).toEqual([
-      'Pago acreditado: 3.00 USD, plan «Datos» para «Casa». ¡Gracias!',
+      'Pago acreditado: 3,00\u00a0US$, plan «Datos» para «Casa». ¡Gracias!',
     ]);
     // A switch already on and sent again (true → true) silences nothing.
     const later = new Date(Date.now() + 1000);

@@ -133,7 +133,7 @@ describe('password recovery by e-mail', () => {
     await page.getByText('Las contraseñas no coinciden.').waitFor();
     await page.getByLabel('Confirmar nueva contraseña').fill('clave-nueva-22');
     await page.getByRole('button', { name: 'Restablecer contraseña' }).click();
-    await page.getByText('Contraseña restablecida. Ya puede iniciar sesión.').waitFor();
+    await page.getByText('Contraseña restablecida. Ya puedes iniciar sesión.').waitFor();
     await page.getByRole('link', { name: 'Ir a iniciar sesión' }).click();
     await page.waitForURL('**/login');
 
@@ -239,10 +239,10 @@ describe('account settings dialogs', () => {
     const first = `${username}@primero.example.com`;
     await add.getByLabel('Nuevo email').fill(first);
     await add.getByRole('button', { name: 'Guardar' }).click();
-    await add.getByRole('alert').getByText('Indique su contraseña actual para cambiar el email').waitFor();
+    await add.getByRole('alert').getByText('Indica tu contraseña actual para cambiar el email').waitFor();
     await add.getByLabel('Contraseña actual').fill(password);
     await add.getByRole('button', { name: 'Guardar' }).click();
-    await page.getByText('Email modificado correctamente. Le enviamos un enlace para verificarlo.').waitFor();
+    await page.getByText('Email modificado correctamente. Te enviamos un enlace para verificarlo.').waitFor();
     await row(page, 'Email').getByText('Sin verificar').waitFor();
 
     await page.getByRole('button', { name: 'Cambiar email' }).click();

@@ -85,9 +85,9 @@ describe('Clientes', () => {
 
     const stranger = await newPage();
     await customerLogin(stranger, username);
-    await stranger.getByRole('alert').filter({ hasText: 'Su cuenta está deshabilitada' }).waitFor();
+    await stranger.getByRole('alert').filter({ hasText: 'Tu cuenta está deshabilitada' }).waitFor();
     expect(await stranger.getByRole('alert').first().textContent()).toContain(
-      'Su cuenta está deshabilitada. Contacte con soporte.',
+      'Tu cuenta está deshabilitada. Contacta con soporte.',
     );
     expect(new URL(stranger.url()).pathname).toBe('/login');
   });

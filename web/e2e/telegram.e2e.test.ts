@@ -135,11 +135,11 @@ describe('Telegram in Ajustes (customer)', () => {
     await page.goto('/dashboard/settings');
 
     const card = page.getByRole('region', { name: 'Telegram' });
-    await card.getByText('Vincule su Telegram para recibir avisos').waitFor();
+    await card.getByText('Vincula tu Telegram para recibir avisos').waitFor();
     const code = await openedLink(page, card.getByRole('button', { name: 'Vincular Telegram' }));
     // Until the chat is linked the page says what to do, with the same link to open again.
     const note = card.getByRole('status');
-    await note.getByText('pulse «Iniciar» en el chat del bot').waitFor();
+    await note.getByText('pulsa «Iniciar» en el chat del bot').waitFor();
     expect(await note.getByRole('link', { name: 'Abrir Telegram' }).getAttribute('href')).toBe(
       `https://t.me/${BOT}?start=${code}`,
     );
@@ -148,7 +148,7 @@ describe('Telegram in Ajustes (customer)', () => {
     const CHAT = 610_001;
     expect(await say(CHAT, `/start ${code}`)).toContain(`vinculado a la cuenta «${username}»`);
     await card.getByRole('button', { name: 'Ya lo vinculé' }).click();
-    await card.getByText('Su cuenta está vinculada a un chat de Telegram.').waitFor();
+    await card.getByText('Tu cuenta está vinculada a un chat de Telegram.').waitFor();
     const payments = card.getByRole('checkbox', { name: 'Pagos acreditados' });
     const switches = [
       'Vencimientos (72 h y 24 h antes)',
@@ -164,7 +164,7 @@ describe('Telegram in Ajustes (customer)', () => {
     await page.getByText('Avisos guardados.').waitFor();
     expect(await payments.isChecked()).toBe(false);
     await page.reload();
-    await card.getByText('Su cuenta está vinculada a un chat de Telegram.').waitFor();
+    await card.getByText('Tu cuenta está vinculada a un chat de Telegram.').waitFor();
     for (const name of switches)
       expect(await card.getByRole('checkbox', { name }).isChecked(), name).toBe(name !== 'Pagos acreditados');
 

@@ -30,7 +30,7 @@ export const catalogMsg = {
   planExhaustedAction: 'Al agotar los datos, el plan debe cortar (cut) o reducir la velocidad (reduce)',
   planHasInvoices:
     'No se puede eliminar un plan con facturas: ocúltelo para que deje de ofrecerse y se conserve el historial.',
-  planNotOnSale: 'Este plan ya no está a la venta. Por favor, elija otro plan.',
+  planNotOnSale: 'Este plan ya no está a la venta. Por favor, elige otro plan.',
   peerStateInvalid: 'El estado debe ser active, disabled, expiring o concurrent_use',
   peerServerFilter: 'El servidor debe ser un número',
   peerPatchEmpty: 'Indique active, expires_at o una operación (grant, change_server)',

@@ -150,7 +150,7 @@ export type InvoicePatch = z.infer<typeof InvoicePatch>;
 /** Spanish answers of this slice (kept here, not in messages.ts, which every slice edits). */
 export const customersMsg = {
   /** What a disabled customer reads when they try to sign in. */
-  loginDisabled: 'Su cuenta está deshabilitada. Contacte con soporte.',
+  loginDisabled: 'Tu cuenta está deshabilitada. Contacta con soporte.',
   customerDisabled: 'Cliente deshabilitado: sus sesiones se cerraron y sus peers salieron de los servidores',
   customerEnabled: 'Cliente habilitado: sus peers activos vuelven a sus servidores',
   customerAlreadyDisabled: 'El cliente ya está deshabilitado',

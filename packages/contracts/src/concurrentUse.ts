@@ -11,7 +11,7 @@ export const concurrentMsg = {
     `El peer ${name} parece estar en uso en más de un dispositivo a la vez. Eso vuelve inestables ambas conexiones: cada dispositivo necesita su propio peer.`,
   /** The `info` push when the policy regenerated the keys. */
   regenerated: (name: string) =>
-    `El peer ${name} se usaba en más de un dispositivo a la vez y sus claves se regeneraron: importe la configuración nueva desde su enlace espejo (o descárguela de nuevo). Cada dispositivo necesita su propio peer.`,
+    `El peer ${name} se usaba en más de un dispositivo a la vez y sus claves se regeneraron: importa la configuración nueva desde su enlace espejo (o descárgala de nuevo). Cada dispositivo necesita su propio peer.`,
   policyAction: 'La política debe ser notify o regenerate',
   policyAfter: 'El número de detecciones debe ser un entero entre 1 y 100',
   policyEmpty: 'Indique la política o el número de detecciones',

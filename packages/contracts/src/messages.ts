@@ -9,9 +9,20 @@ export function listOf(items: string[]): string {
     : `${items.slice(0, -1).join(', ')} y ${items[items.length - 1]}`;
 }
 
+const usd = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' });
+
+/**
+ * The one price format of the site, the console and the Telegram bot (issue 32): es-ES writes an
+ * amount in dollars "3,00 US$" (decimal comma, the currency after the number, no grouping below
+ * 10 000). Prices are in USD (spec). 3 → "3,00 US$"; "1234.5" → "1234,50 US$".
+ */
+export function formatUsd(amount: number | string): string {
+  return usd.format(Number(amount));
+}
+
 export const msg = {
   captchaRequired: 'Por favor, complete el captcha',
-  captchaInvalid: 'La verificación humana no es válida. Por favor, inténtelo de nuevo.',
+  captchaInvalid: 'La verificación humana no es válida. Por favor, inténtalo de nuevo.',
   credentialsRequired: 'El usuario y contraseña son obligatorios',
   passwordsMismatch: 'Las contraseñas no coinciden',
   usernameTaken: 'El nombre de usuario ya está en uso',
@@ -25,21 +36,21 @@ export const msg = {
   registered: 'Usuario registrado correctamente',
   invalidCredentials: 'Usuario o contraseña incorrectos',
   accountDisabled: 'La cuenta está deshabilitada',
-  tooManyAttempts: 'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
-  loginCaptchaRequired: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+  tooManyAttempts: 'Demasiados intentos. Por favor, espera un momento e inténtalo de nuevo.',
+  loginCaptchaRequired: 'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
   loginSlowDown: (seconds: number) =>
-    `Demasiados intentos fallidos con este usuario desde su conexión. Espere ${seconds} s e inténtelo de nuevo.`,
+    `Demasiados intentos fallidos con este usuario desde tu conexión. Espera ${seconds} s e inténtalo de nuevo.`,
   loginCaptchaHarder:
-    'Siguen llegando intentos fallidos para este usuario: complete de nuevo el captcha (ahora tarda algo más).',
-  recoveryCaptchaRequired: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
-  passwordCheckBusy: 'El servidor está ocupado comprobando contraseñas. Inténtelo de nuevo en unos segundos.',
-  invalidRefresh: 'La sesión ha expirado. Por favor, inicie sesión de nuevo.',
-  unauthorized: 'No autorizado. Por favor, inicie sesión.',
-  forbidden: 'No tiene permiso para realizar esta acción',
+    'Siguen llegando intentos fallidos para este usuario: completa de nuevo el captcha (ahora tarda algo más).',
+  recoveryCaptchaRequired: 'Demasiadas solicitudes para este usuario. Completa el captcha para continuar.',
+  passwordCheckBusy: 'El servidor está ocupado comprobando contraseñas. Inténtalo de nuevo en unos segundos.',
+  invalidRefresh: 'La sesión ha expirado. Por favor, inicia sesión de nuevo.',
+  unauthorized: 'No autorizado. Por favor, inicia sesión.',
+  forbidden: 'No tienes permiso para realizar esta acción',
   roleForbidden: 'Su rol ({role}) no tiene permiso para realizar esta acción',
   diskFull:
-    'El servidor no tiene espacio en disco para guardar cambios: no se ha modificado nada. Inténtelo de nuevo más tarde.',
-  maintenance: 'El servicio está en mantenimiento. Por favor, intente más tarde.',
+    'El servidor no tiene espacio en disco para guardar cambios: no se ha modificado nada. Inténtalo de nuevo más tarde.',
+  maintenance: 'El servicio está en mantenimiento. Por favor, inténtalo más tarde.',
   notFound: 'Recurso no encontrado',
   invalidCharacters: 'La solicitud contiene caracteres no válidos',
   invalidRequest: 'La solicitud no es válida',
@@ -81,7 +92,7 @@ export const msg = {
   bulkEnabled: 'Un administrador volvió a activar tus peers.',
   peerManagerDisabledPush:
     'Un administrador deshabilitó el peer {name}. Contacta con soporte para reactivarlo.',
-  purchaseManagerDisabled: 'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
+  purchaseManagerDisabled: 'Un administrador deshabilitó este peer: contacta con soporte antes de renovarlo',
   peerDataNotice:
     'El peer {name} ha usado el 80 % de los datos de su plan. Añade un plan para ampliarlos antes de que se agoten.',
   peerDataExhausted:
@@ -103,13 +114,13 @@ export const msg = {
   emailBlank: 'El email no puede estar en blanco',
   emailSame: 'El nuevo email no puede ser igual q el anterior',
   emailDisabled: 'El uso de email no está habilitado',
-  emailChanged: 'Email modificado correctamente. Le enviamos un enlace para verificarlo.',
+  emailChanged: 'Email modificado correctamente. Te enviamos un enlace para verificarlo.',
   emailDeleted: 'Email eliminado correctamente',
   noEmail: 'La cuenta no tiene email',
   passwordsBlank: 'Las contraseñas no pueden estar en blanco.',
   passwordSame: 'La nueva contraseña no puede ser igual a la anterior.',
   passwordWrong: 'La contraseña actual no es correcta',
-  emailPasswordRequired: 'Indique su contraseña actual para cambiar el email',
+  emailPasswordRequired: 'Indica tu contraseña actual para cambiar el email',
   passwordChanged: 'Contraseña modificada correctamente',
   aliasBlank: 'El alias no puede estar en blanco',
   aliasFormat:
@@ -122,7 +133,7 @@ export const msg = {
   recoverySent:
     'Si la cuenta tiene un email verificado o un chat de Telegram vinculado, recibirás allí un enlace para restablecer la contraseña.',
   resetInvalid: 'El enlace no es válido o ha caducado',
-  resetDone: 'Contraseña restablecida. Ya puede iniciar sesión.',
+  resetDone: 'Contraseña restablecida. Ya puedes iniciar sesión.',
   emailVerified: 'Email verificado correctamente',
   roomLimit: 'No se pueden crear más de 5 salas',
   roomNameRequired: 'Por favor, ingrese un nombre para la sala',
@@ -132,11 +143,11 @@ export const msg = {
   roomPeerRequired: 'Por favor, selecciona un peer para añadir',
   roomNotFound: 'Sala no encontrada',
   roomJoinFailed: 'Nombre de sala o contraseña incorrectos',
-  roomAliasRequired: 'Configure un alias en su cuenta antes de usar las salas',
+  roomAliasRequired: 'Configura un alias en tu cuenta antes de usar las salas',
   roomPeerBusy: 'El peer ya está en una sala',
   roomFull: (max: number) =>
     `La sala está llena: admite hasta ${max} peers. Pídele al administrador de la sala que libere un lugar.`,
-  roomPeerServer: 'El servidor del peer no permite salas. Cámbielo a uno que las permita.',
+  roomPeerServer: 'El servidor del peer no permite salas. Cámbialo a uno que las permita.',
   roomPeerNotMember: 'El peer no está en esta sala',
   roomOwnerOnly: 'Solo el administrador de la sala puede hacer esto',
   roomCreated: 'Sala creada correctamente',
@@ -147,23 +158,23 @@ export const msg = {
   roomDeleted: 'Party eliminada',
   roomPasswordRegenerated: 'Contraseña regenerada correctamente',
   purchasePeerRequired: 'Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer',
-  purchaseManualPeer: 'Este peer se gestiona con pago manual: contacte con soporte para renovarlo',
+  purchaseManualPeer: 'Este peer se gestiona con pago manual: contacta con soporte para renovarlo',
   noGateway: 'No hay pasarelas de pago disponibles en este momento',
-  gatewayFailed: 'La pasarela de pago no respondió. Por favor, intente de nuevo más tarde.',
+  gatewayFailed: 'La pasarela de pago no respondió. Por favor, inténtalo de nuevo más tarde.',
   invoiceNotFound: 'Factura no encontrada',
   // A payment the gateway reported but that does not settle this invoice: nothing is credited.
   paymentNotThisInvoice:
-    'El pago no corresponde a esta factura, así que no se ha acreditado nada. Si pagó, contacte con soporte indicando el número de factura.',
+    'El pago no corresponde a esta factura, así que no se ha acreditado nada. Si pagaste, contacta con soporte indicando el número de factura.',
   paymentAmountLow:
-    'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+    'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacta con soporte indicando el número de factura.',
   paymentAmountUnknown:
-    'La pasarela no informó un importe válido para este pago, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+    'La pasarela no informó un importe válido para este pago, así que no se ha acreditado nada. Contacta con soporte indicando el número de factura.',
   paymentCurrency:
-    'La pasarela informó el pago en otra moneda que la de la factura (USD), así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.',
+    'La pasarela informó el pago en otra moneda que la de la factura (USD), así que no se ha acreditado nada. Contacta con soporte indicando el número de factura.',
   paymentUnverifiable:
-    'No pudimos comprobar el pago con la pasarela en este momento. No se ha acreditado nada todavía: si pagó, se acreditará en cuanto la pasarela lo confirme.',
+    'No pudimos comprobar el pago con la pasarela en este momento. No se ha acreditado nada todavía: si pagaste, se acreditará en cuanto la pasarela lo confirme.',
   paymentNotFound: 'No hay ninguna factura pendiente con ese pago.',
-  gatewayUnavailable: 'La pasarela de pago elegida no está disponible. Elija otra.',
+  gatewayUnavailable: 'La pasarela de pago elegida no está disponible. Elige otra.',
 } as const;
 
 /** Fills a message's `{placeholders}` ('Peer {name} regenerado…'); a missing value becomes ''. */

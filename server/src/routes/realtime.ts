@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { WebSocketServer } from 'ws';
-import { AGENT_MAX_MESSAGE_BYTES, type PushMessage } from '@vpn/contracts';
+import { AGENT_MAX_MESSAGE_BYTES, msg, type PushMessage } from '@vpn/contracts';
 import type { AppContext } from '../context.ts';
 import { bearerToken } from '../plugins/auth.ts';
 import { findServerByAgentToken, type ServerRow } from '../services/fleet/servers.ts';
@@ -50,7 +50,7 @@ export const realtimeRoutes =
         }
         const send = (m: PushMessage) => socket.send(JSON.stringify(m));
         if (!principal || !ctx.sockets.add(principal, socket, token, checkedAt)) {
-          send({ type: 'auth', status: 'error', message: 'No autorizado. Por favor, inicie sesión.' });
+          send({ type: 'auth', status: 'error', message: msg.unauthorized });
           socket.close(4401, 'unauthorized');
           return;
         }

@@ -55,7 +55,7 @@ export const esPayments = {
     canceledText: 'El pago fue cancelado. No se ha realizado ningún cargo.',
     refunded: 'Pago reembolsado',
     refundedText:
-      'Este pago se reembolsó: el importe se te devolvió y el periodo que compró se retiró del peer. Si no lo esperabas, contacta con soporte.',
+      'Este pago se reembolsó: el importe se te devolvió y el periodo que compraste se retiró del peer. Si no lo esperabas, contacta con soporte.',
     unknown: 'Estado del pago desconocido',
     unknownText:
       'No pudimos determinar el estado del pago. Revisa tus peers en unos minutos o contacta con soporte.',

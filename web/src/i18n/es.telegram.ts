@@ -3,13 +3,13 @@ export const esTelegram = {
   customer: {
     title: 'Telegram',
     hintOff:
-      'Vincule su Telegram para recibir avisos (vencimientos, datos, pagos) y pedir su configuración con /config.',
-    hintOn: 'Su cuenta está vinculada a un chat de Telegram.',
+      'Vincula tu Telegram para recibir avisos (vencimientos, datos, pagos) y pedir tu configuración con /config.',
+    hintOn: 'Tu cuenta está vinculada a un chat de Telegram.',
     unavailable: 'Telegram no está disponible en este panel.',
     link: 'Vincular Telegram',
     unlink: 'Desvincular',
     opened:
-      'Se abrió Telegram: pulse «Iniciar» en el chat del bot. El enlace vale 10 minutos y sirve una sola vez.',
+      'Se abrió Telegram: pulsa «Iniciar» en el chat del bot. El enlace vale 10 minutos y sirve una sola vez.',
     openAgain: 'Abrir Telegram',
     refresh: 'Ya lo vinculé',
     unlinked: 'Telegram desvinculado.',

@@ -71,7 +71,7 @@ describe('POST /api/admin/login', () => {
     const asked = await adminLogin({ username: 'ASEDIADA', password: m.password }, '203.0.113.5');
     expect(asked.statusCode).toBe(429);
     expect(asked.json()).toEqual({
-      message: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+      message: 'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
       code: 'captcha_required',
     });
     // More guesses, captcha-solved, from yet more addresses: they still fail and the count goes on.
@@ -123,7 +123,7 @@ describe('POST /api/admin/login', () => {
     expect(waits.statusCode).toBe(429);
     expect(Number(waits.headers['retry-after'])).toBeGreaterThan(0);
     expect(waits.json().message).toBe(
-      'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+      'Demasiados intentos. Por favor, espera un momento e inténtalo de nuevo.',
     );
     const token = await solveCaptcha(t, '', '192.0.2.66');
     const still = await adminLogin(

@@ -206,7 +206,7 @@ describe('PATCH /api/admin/customers/{id} {disabled}', () => {
       payload: { username: c.username, password: c.password },
     });
     expect(relogin.statusCode).toBe(403);
-    expect(relogin.json().message).toBe('Su cuenta está deshabilitada. Contacte con soporte.');
+    expect(relogin.json().message).toBe('Tu cuenta está deshabilitada. Contacta con soporte.');
     const withAccess = await get('/api/client/accounts/peers', session.access);
     expect(withAccess.statusCode).toBe(401);
     const withRefresh = await t.app.inject({

@@ -312,7 +312,7 @@ describe('PATCH /api/admin/peers/{id}', () => {
     const refused = await pay.put(access, { operation: 'add_plan', peer: peer.id, plan: planId });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().message).toBe(
-      'Un administrador deshabilitó este peer: contacte con soporte antes de renovarlo',
+      'Un administrador deshabilitó este peer: contacta con soporte antes de renovarlo',
     );
     const after = await t.ctx.db.select().from(invoices).where(eq(invoices.customerId, customer.id));
     expect(after).toHaveLength(before.length);

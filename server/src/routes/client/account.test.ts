@@ -133,7 +133,7 @@ describe('PATCH /api/client/settings: email', () => {
     const res = await patchSettings(c.access, { email: 'nuevo@nauta.cu', password: c.password });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe(
-      'Email modificado correctamente. Le enviamos un enlace para verificarlo.',
+      'Email modificado correctamente. Te enviamos un enlace para verificarlo.',
     );
     expect(res.json().user).toMatchObject({ email: 'nuevo@nauta.cu', email_verified: false });
     const mail = await smtp.waitFor('nuevo@nauta.cu');
@@ -164,7 +164,7 @@ describe('PATCH /api/client/settings: email', () => {
       ],
       [{ email: 'no-es-email', password: c.password }, 400, 'El email no es válido'],
       [{ email: 'ocupado@nauta.cu', password: c.password }, 409, 'El email ya está en uso'],
-      [{ email: 'otro@nauta.cu', password: '' }, 400, 'Indique su contraseña actual para cambiar el email'],
+      [{ email: 'otro@nauta.cu', password: '' }, 400, 'Indica tu contraseña actual para cambiar el email'],
       [{ email: 'otro@nauta.cu', password: 'no-es-la-mia' }, 400, 'La contraseña actual no es correcta'],
     ];
     for (const [payload, status, message] of cases) {
@@ -335,7 +335,7 @@ describe('password recovery', () => {
       url: '/api/client/reset-password',
       payload: { token, password: 'recuperada-123' },
     });
-    expect(reset.json().message).toBe('Contraseña restablecida. Ya puede iniciar sesión.');
+    expect(reset.json().message).toBe('Contraseña restablecida. Ya puedes iniciar sesión.');
     expect(
       (await t.app.inject({ method: 'POST', url: '/api/refresh-token', payload: { refresh: c.refresh } }))
         .statusCode,
@@ -451,7 +451,7 @@ describe('password recovery', () => {
     const asked = await send();
     expect(asked.statusCode).toBe(429);
     expect(asked.json()).toEqual({
-      message: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
+      message: 'Demasiadas solicitudes para este usuario. Completa el captcha para continuar.',
       code: 'captcha_required',
     });
     // The five requests' mails have all arrived before counting.

@@ -76,7 +76,7 @@ describe('PUT /api/client/register', () => {
     for (const token of ['no-es-base64-json', Buffer.from('{"number":1}').toString('base64')]) {
       const res = await register({ username: 'robot', password: 'clave-segura-1', captcha_token: token });
       expect(res.statusCode).toBe(400);
-      expect(res.json().message).toBe('La verificación humana no es válida. Por favor, inténtelo de nuevo.');
+      expect(res.json().message).toBe('La verificación humana no es válida. Por favor, inténtalo de nuevo.');
     }
     const solved = await solveCaptcha(t);
     expect(
@@ -236,7 +236,7 @@ describe('POST /api/client/login', () => {
       payload: { username: 'baja', password: c.password },
     });
     expect(res.statusCode).toBe(403);
-    expect(res.json().message).toBe('Su cuenta está deshabilitada. Contacte con soporte.');
+    expect(res.json().message).toBe('Tu cuenta está deshabilitada. Contacta con soporte.');
   });
 
   it('slows the address that keeps failing for an account, captcha or not; past the limit asks for a captcha, never locks', async () => {
@@ -266,7 +266,7 @@ describe('POST /api/client/login', () => {
     expect(slowed.statusCode).toBe(429);
     expect(slowed.json()).toMatchObject({ code: 'login_delay' });
     expect(slowed.json().message).toMatch(
-      /^Demasiados intentos fallidos con este usuario desde su conexión\. Espere \d+ s/,
+      /^Demasiados intentos fallidos con este usuario desde tu conexión\. Espera \d+ s/,
     );
     expect(Number(slowed.headers['retry-after'])).toBeGreaterThan(0);
     // A solved captcha does not skip the delay (it used to skip every limit).
@@ -280,7 +280,7 @@ describe('POST /api/client/login', () => {
     const blocked = await attempt(c.password, '198.51.100.4');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json()).toEqual({
-      message: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+      message: 'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
       code: 'captcha_required',
     });
     const solved = await solveCaptcha(limited, 'username=objetivo', '198.51.100.4');
@@ -350,7 +350,7 @@ describe('POST /api/client/login', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.json().code).toBe('captcha_required');
     expect(refused.json().message).toBe(
-      'Siguen llegando intentos fallidos para este usuario: complete de nuevo el captcha (ahora tarda algo más).',
+      'Siguen llegando intentos fallidos para este usuario: completa de nuevo el captcha (ahora tarda algo más).',
     );
     await limited.app.close();
   });
@@ -503,7 +503,7 @@ describe('GET /api/client/verify-token', () => {
     ]) {
       const res = await t.app.inject({ method: 'GET', url: '/api/client/verify-token', headers });
       expect(res.statusCode).toBe(401);
-      expect(res.json().message).toBe('No autorizado. Por favor, inicie sesión.');
+      expect(res.json().message).toBe('No autorizado. Por favor, inicia sesión.');
     }
   });
 

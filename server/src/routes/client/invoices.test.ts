@@ -168,7 +168,7 @@ describe('invoices per customer', () => {
       expect(burst.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
       const refused = burst.find((r) => r.statusCode === 429)!;
       expect(refused.json().message).toBe(
-        'Demasiados intentos. Por favor, espere un momento e intente de nuevo.',
+        'Demasiados intentos. Por favor, espera un momento e inténtalo de nuevo.',
       );
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       const rows = await limited.ctx.db.select().from(invoices).where(eq(invoices.customerId, c.id));
@@ -243,7 +243,7 @@ describe('purchase rules', () => {
     });
     const res = await put(c.access, { operation: 'add_plan', peer: manual.json().id, plan: planId });
     expect(res.json().message).toBe(
-      'Este peer se gestiona con pago manual: contacte con soporte para renovarlo',
+      'Este peer se gestiona con pago manual: contacta con soporte para renovarlo',
     );
     const other = await buyer();
     expect(

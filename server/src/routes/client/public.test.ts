@@ -66,7 +66,7 @@ describe('maintenance', () => {
     ] as const) {
       const res = await t.app.inject({ method, url, payload: method === 'GET' ? undefined : {} });
       expect(res.statusCode, url).toBe(503);
-      expect(res.json().message).toBe('El servicio está en mantenimiento. Por favor, intente más tarde.');
+      expect(res.json().message).toBe('El servicio está en mantenimiento. Por favor, inténtalo más tarde.');
     }
   });
 

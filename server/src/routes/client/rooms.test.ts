@@ -187,7 +187,7 @@ describe('rooms', () => {
       (
         await api('POST', '/api/client/network/partys', noAlias.access, { name: 'X', peer: noAlias.peer.id })
       ).json().message,
-    ).toBe('Configure un alias en su cuenta antes de usar las salas');
+    ).toBe('Configura un alias en tu cuenta antes de usar las salas');
     const owner = await member('Pedro', rooms1.id);
     expect(
       (
@@ -214,7 +214,7 @@ describe('rooms', () => {
           peer: wrongServer.peer.id,
         })
       ).json().message,
-    ).toBe('El servidor del peer no permite salas. Cámbielo a uno que las permita.');
+    ).toBe('El servidor del peer no permite salas. Cámbialo a uno que las permita.');
 
     // Five owned rooms at most, each needs a free peer.
     for (let i = 0; i < 5; i++) {
@@ -244,7 +244,7 @@ describe('rooms', () => {
       password: 'incorrecta',
       peer: noAlias.peer.id,
     });
-    expect(again.json().message).toBe('Configure un alias en su cuenta antes de usar las salas');
+    expect(again.json().message).toBe('Configura un alias en tu cuenta antes de usar las salas');
     const intruder = await member('Intruso', rooms1.id);
     const wrong = await api('PATCH', '/api/client/network/partys', intruder.access, {
       operation: 'join',

@@ -46,7 +46,7 @@ describe('POST /api/refresh-token', () => {
     // A thief replays the old token: refused, and the legitimate newest token dies with it.
     const replay = await refresh(first.refresh);
     expect(replay.statusCode).toBe(401);
-    expect(replay.json().message).toBe('La sesión ha expirado. Por favor, inicie sesión de nuevo.');
+    expect(replay.json().message).toBe('La sesión ha expirado. Por favor, inicia sesión de nuevo.');
     expect((await refresh(third.refresh)).statusCode).toBe(401);
   });
 
@@ -108,7 +108,7 @@ describe('POST /api/refresh-token', () => {
     for (const token of ['desconocido', '', undefined]) {
       const res = await refresh(token);
       expect(res.statusCode).toBe(401);
-      expect(res.json().message).toBe('La sesión ha expirado. Por favor, inicie sesión de nuevo.');
+      expect(res.json().message).toBe('La sesión ha expirado. Por favor, inicia sesión de nuevo.');
     }
     expect((await refresh(12345)).statusCode).toBe(400);
   });

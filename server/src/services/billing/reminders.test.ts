@@ -94,7 +94,7 @@ describe('renewal reminders', () => {
     await bothRun(expiresAt - 70 * HOUR);
     const first = mailsTo('ana@example.com');
     expect(first).toHaveLength(1);
-    expect(first[0]!.text).toContain('Su peer «Teléfono» de Nube Segura vence en menos de 3 días');
+    expect(first[0]!.text).toContain('Tu peer «Teléfono» de Nube Segura vence en menos de 3 días');
     expect(first[0]!.text).toContain('Renovar: https://panel.example/dashboard/home');
     expect(first[0]!.text).toContain('— Nube Segura');
     expect(first[0]!.raw).toMatch(/^Subject: .*vence/m);

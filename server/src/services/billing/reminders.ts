@@ -28,11 +28,11 @@ export function reminderMail(
   return composeMail(
     company,
     to,
-    `Su peer ${peer.name} vence ${when}`,
+    `Tu peer ${peer.name} vence ${when}`,
     [
       'Hola:',
-      `Su peer «${peer.name}» de ${company} vence ${when}: el ${dateFormat.format(peer.expiresAt)} (hora de Cuba).`,
-      'Renuévelo desde su panel antes de esa fecha para no quedarse sin conexión. Al renovarlo no tiene que importar nada de nuevo: su configuración y su enlace espejo siguen siendo los mismos.',
+      `Tu peer «${peer.name}» de ${company} vence ${when}: el ${dateFormat.format(peer.expiresAt)} (hora de Cuba).`,
+      'Renuévalo desde tu panel antes de esa fecha para no quedarte sin conexión. Al renovarlo no tienes que importar nada de nuevo: su configuración y su enlace espejo siguen siendo los mismos.',
     ],
     { label: 'Renovar', url },
   );

@@ -148,10 +148,10 @@ export class AccountService {
       composeMail(
         this.deps.companyName,
         email,
-        'Verifique su email',
+        'Verifica tu email',
         [
           'Hola:',
-          `Confirme que este email (${email}) es suyo para poder recuperar su contraseña si la olvida.`,
+          `Confirma que este email (${email}) es tuyo para poder recuperar tu contraseña si la olvidas.`,
           'El enlace vale 48 horas.',
         ],
         {

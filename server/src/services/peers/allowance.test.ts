@@ -119,7 +119,7 @@ describe('data allowance', () => {
     await bothEnforce();
     const mails = smtp.mails.filter((m) => m.to.includes('eva@example.com'));
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.text).toContain('Su peer «Teléfono» de Nube Segura ha usado 0,9 MB de los 1 MB');
+    expect(mails[0]!.text).toContain('Tu peer «Teléfono» de Nube Segura ha usado 0,9 MB de los 1 MB');
     expect(mails[0]!.text).toContain('Añadir plan: https://panel.example/dashboard/home');
     await push.waitFor('info', (m) => String(m.message).includes('ha usado el 80 % de los datos'));
     expect((await myPeer(access, peer.id)).data).toEqual({ used: 850_000, allowance: MB });

@@ -41,13 +41,13 @@ export function allowanceMail(
   return composeMail(
     company,
     to,
-    `Su peer ${peer.name} ha usado el 80 % de sus datos`,
+    `Tu peer ${peer.name} ha usado el 80 % de sus datos`,
     [
       'Hola:',
-      `Su peer «${peer.name}» de ${company} ha usado ${formatBytes(peer.used)} de los ${formatBytes(peer.allowance)} de datos de su plan.`,
+      `Tu peer «${peer.name}» de ${company} ha usado ${formatBytes(peer.used)} de los ${formatBytes(peer.allowance)} de datos de su plan.`,
       peer.reduce
-        ? `Cuando se agoten, seguirá conectado a velocidad reducida (${peer.speed}) hasta que añada un plan. Puede hacerlo desde su panel: no tendrá que importar nada de nuevo.`
-        : 'Cuando se agoten, el peer se deshabilitará hasta que añada un plan. Puede hacerlo desde su panel: no tendrá que importar nada de nuevo.',
+        ? `Cuando se agoten, seguirá conectado a velocidad reducida (${peer.speed}) hasta que añadas un plan. Puedes hacerlo desde tu panel: no tendrás que importar nada de nuevo.`
+        : 'Cuando se agoten, el peer se deshabilitará hasta que añadas un plan. Puedes hacerlo desde tu panel: no tendrás que importar nada de nuevo.',
     ],
     { label: 'Añadir plan', url },
   );

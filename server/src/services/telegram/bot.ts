@@ -312,7 +312,7 @@ export function buildBot(token: string, apiRoot: string, deps: BotDeps, botInfo?
       .orderBy(asc(plans.sortOrder), asc(plans.id));
     if (rows.length === 0) return void (await ctx.reply(t.renewNoPlans));
     const keyboard = new InlineKeyboard();
-    for (const p of rows) keyboard.text(`${p.name} (${p.price} USD)`, `ren:${p.id}`).row();
+    for (const p of rows) keyboard.text(t.renewPlanButton(p.name, p.price), `ren:${p.id}`).row();
     await ctx.reply(t.renewPlan, { reply_markup: keyboard });
   };
   bot.command('renovar', offerPlans);

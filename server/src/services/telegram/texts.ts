@@ -1,4 +1,5 @@
 /** Every text the bot writes (Spanish, plain text: no parse_mode, so nothing needs escaping). */
+import { formatUsd } from '@vpn/contracts';
 
 /** Dates in chats: the customers' time (Cuba), said so, as in the reminder mails. */
 const dateFormat = new Intl.DateTimeFormat('es-ES', {
@@ -50,6 +51,8 @@ export const t = {
     `Configuración de «${name}»: impórtala en la app WireGuard (o escanea el QR). No la compartas: quien la tenga usa tu conexión.`,
   qrCaption: (name: string) => `QR de «${name}» para la app WireGuard del móvil.`,
   renewPlan: 'Elige el plan:',
+  /** A plan's button under «Elige el plan:», price in the one format: 'Mensual (3,00 US$)'. */
+  renewPlanButton: (name: string, price: number | string) => `${name} (${formatUsd(price)})`,
   renewPeer: (plan: string) => `Plan «${plan}». Elige el peer que quieres renovar:`,
   renewNoPlans: 'No hay planes a la venta ahora mismo.',
   renewNoPeers: 'No tienes peers que se puedan renovar desde aquí. Usa el panel.',
@@ -80,7 +83,7 @@ export const t = {
       'Estado del servicio',
       `Servidores en línea: ${s.online} de ${s.total}`,
       `Peers activos: ${s.peers}`,
-      ...(s.paid ? [`Pagos de hoy: ${s.paid.count} (${s.paid.amount} USD)`] : []),
+      ...(s.paid ? [`Pagos de hoy: ${s.paid.count} (${formatUsd(s.paid.amount)})`] : []),
     ].join('\n'),
   // Notifications (customers)
   reminder: (name: string, hours: number, expires: Date) =>
@@ -97,7 +100,7 @@ export const t = {
   graceReduced: (name: string, speed: string, until: Date) =>
     `El plan de tu peer «${name}» venció: sigue conectado a velocidad reducida (${speed}) hasta el ${formatDate(until)}, y después se deshabilitará. Renuévalo con /renovar para recuperar su velocidad al instante.`,
   paid: (plan: string, target: string, amount: string) =>
-    `Pago acreditado: ${amount} USD, plan «${plan}» para «${target}». ¡Gracias!`,
+    `Pago acreditado: ${formatUsd(amount)}, plan «${plan}» para «${target}». ¡Gracias!`,
   announcement: (company: string, text: string) => `${company}: ${text}`,
   recovery: (company: string, username: string, url: string) =>
     `${company}: alguien (esperamos que tú) pidió restablecer la contraseña de la cuenta «${username}».\n\nElige una contraseña nueva aquí: ${url}\n\nEl enlace vale 1 hora y sirve una sola vez. Si no lo pediste, ignora este mensaje: tu contraseña no cambia.`,

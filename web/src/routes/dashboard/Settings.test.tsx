@@ -123,7 +123,7 @@ describe('email dialog', () => {
     await userEvent.type(within(dialog).getByLabelText('Nuevo email'), 'otra@example.com');
     await save(dialog);
     expect(within(dialog).getByRole('alert')).toHaveTextContent(
-      'Indique su contraseña actual para cambiar el email',
+      'Indica tu contraseña actual para cambiar el email',
     );
     expect(api.callsTo('PATCH /api/client/settings')).toHaveLength(0);
   });
@@ -140,7 +140,7 @@ describe('email dialog', () => {
   });
 
   it('changes the email: toast, new address shown unverified', async () => {
-    const message = 'Email modificado correctamente. Le enviamos un enlace para verificarlo.';
+    const message = 'Email modificado correctamente. Te enviamos un enlace para verificarlo.';
     const { api } = await openSettings(
       { ...sampleUser, email_verified: true },
       {

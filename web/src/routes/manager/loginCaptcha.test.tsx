@@ -15,7 +15,7 @@ vi.mock('altcha', () => ({}));
 const captchaRequired = {
   status: 429,
   body: {
-    message: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+    message: 'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
     code: 'captcha_required',
   },
 };
@@ -38,7 +38,7 @@ describe('manager sign-in past the failure limit', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
     await userEvent.type(await screen.findByLabelText('Código de verificación'), '123456');
     await userEvent.click(screen.getByRole('button', { name: 'Verificar' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Complete el captcha para iniciar sesión.');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Completa el captcha para iniciar sesión.');
     const widget = await screen.findByTestId('captcha');
     expect(widget.getAttribute('challengeurl')).toBe('/api/client/captcha?username=admin&realm=manager');
     act(() => {
@@ -64,7 +64,7 @@ describe('manager sign-in past the failure limit', () => {
         status: 429,
         body: {
           message:
-            'Demasiados intentos fallidos con este usuario desde su conexión. Espere 8 s e inténtelo de nuevo.',
+            'Demasiados intentos fallidos con este usuario desde tu conexión. Espera 8 s e inténtalo de nuevo.',
           code: 'login_delay',
         },
       },
@@ -73,7 +73,7 @@ describe('manager sign-in past the failure limit', () => {
     await userEvent.type(await screen.findByLabelText('Usuario'), 'admin');
     await userEvent.type(screen.getByLabelText('Contraseña'), 'clave-mala');
     await userEvent.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Espere 8 s');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Espera 8 s');
     expect(screen.queryByTestId('captcha')).not.toBeInTheDocument();
   });
 });

@@ -24,7 +24,7 @@ describe('/login', () => {
           ? {
               status: 429,
               body: {
-                message: 'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+                message: 'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
                 code: 'captcha_required',
               },
             }
@@ -36,7 +36,7 @@ describe('/login', () => {
     expect(screen.queryByTestId('captcha')).not.toBeInTheDocument();
     await fillAndSubmit();
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      'Demasiados intentos fallidos. Complete el captcha para iniciar sesión.',
+      'Demasiados intentos fallidos. Completa el captcha para iniciar sesión.',
     );
     const widget = await screen.findByTestId('captcha');
     // The challenge names the account: its work grows with that account's failures.

@@ -61,7 +61,7 @@ describe('password recovery', () => {
     fakeApi({
       'POST /api/client/password-recovery': {
         status: 429,
-        body: { message: 'Demasiados intentos. Por favor, espere un momento e intente de nuevo.' },
+        body: { message: 'Demasiados intentos. Por favor, espera un momento e inténtalo de nuevo.' },
       },
     });
     renderApp('/password-recovery');
@@ -79,7 +79,7 @@ describe('password recovery', () => {
           ? {
               status: 429,
               body: {
-                message: 'Demasiadas solicitudes para este usuario. Complete el captcha para continuar.',
+                message: 'Demasiadas solicitudes para este usuario. Completa el captcha para continuar.',
                 code: 'captcha_required',
               },
             }
@@ -88,7 +88,7 @@ describe('password recovery', () => {
     renderApp('/password-recovery');
     await userEvent.type(await screen.findByLabelText('Usuario'), 'juan');
     await userEvent.click(screen.getByRole('button', { name: 'Enviar' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Complete el captcha para continuar.');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Completa el captcha para continuar.');
     const widget = await screen.findByTestId('captcha');
     act(() => {
       widget.dispatchEvent(
@@ -116,7 +116,7 @@ describe('reset password (/reset-password#token=…)', () => {
   it('takes the token out of the address bar, validates, posts it with the new password and links to login', async () => {
     const api = fakeApi({
       'POST /api/client/reset-password': {
-        body: { message: 'Contraseña restablecida. Ya puede iniciar sesión.' },
+        body: { message: 'Contraseña restablecida. Ya puedes iniciar sesión.' },
       },
     });
     const app = renderApp('/reset-password#token=tok-123');
@@ -137,7 +137,7 @@ describe('reset password (/reset-password#token=…)', () => {
     await userEvent.type(screen.getByLabelText('Confirmar nueva contraseña'), 'nueva-clave-1');
     await userEvent.click(submit);
     expect(await screen.findByRole('heading', { name: 'Contraseña restablecida' })).toBeInTheDocument();
-    expect(screen.getByText('Contraseña restablecida. Ya puede iniciar sesión.')).toBeInTheDocument();
+    expect(screen.getByText('Contraseña restablecida. Ya puedes iniciar sesión.')).toBeInTheDocument();
     expect(api.callsTo('POST /api/client/reset-password').map((c) => c.body)).toEqual([
       { token: 'tok-123', password: 'nueva-clave-1' },
     ]);

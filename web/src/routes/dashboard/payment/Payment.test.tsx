@@ -88,7 +88,7 @@ describe('Payment result page', () => {
     expect(await screen.findByRole('heading', { name: 'Pago reembolsado' })).toBeInTheDocument();
     expect(
       screen.getByText(
-        'Este pago se reembolsó: el importe se te devolvió y el periodo que compró se retiró del peer. Si no lo esperabas, contacta con soporte.',
+        'Este pago se reembolsó: el importe se te devolvió y el periodo que compraste se retiró del peer. Si no lo esperabas, contacta con soporte.',
       ),
     ).toBeInTheDocument();
     expect(await screen.findByText('Trimestral')).toBeInTheDocument();
@@ -176,7 +176,7 @@ describe('Payment result page', () => {
 
   it('a payment the server refused: shows its Spanish reason instead of "Confirmando…"', async () => {
     const reason =
-      'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacte con soporte indicando el número de factura.';
+      'El importe pagado es menor que el de la factura, así que no se ha acreditado nada. Contacta con soporte indicando el número de factura.';
     openPayment(`status=success&transaction_uuid=tx-42&remote_id=${REMOTE}`, {
       body: invoice({ status: 'pending', paid: null, delivered: false, message: reason }),
     });

@@ -597,7 +597,7 @@ describe('Salas: detail as Administrador', () => {
       routes: {
         'PATCH /api/client/network/partys/21': {
           status: 400,
-          body: { message: 'El servidor del peer no permite salas. Cámbielo a uno que las permita.' },
+          body: { message: 'El servidor del peer no permite salas. Cámbialo a uno que las permita.' },
         },
       },
     });
@@ -606,7 +606,7 @@ describe('Salas: detail as Administrador', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Añadir peer' });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Añadir' }));
     expect(
-      await toast('El servidor del peer no permite salas. Cámbielo a uno que las permita.'),
+      await toast('El servidor del peer no permite salas. Cámbialo a uno que las permita.'),
     ).toBeInTheDocument();
   });
 
