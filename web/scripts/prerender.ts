@@ -28,6 +28,7 @@ const SETTING_FIELDS = [
   'allow_password_recovery',
   'allow_email',
   'allow_payments_qvapay',
+  'allow_payments_remesita',
 ] as const satisfies readonly (keyof PublicSettings)[];
 const KEY_FIELDS = [...SETTING_FIELDS, 'support', 'turnstile'];
 

@@ -9,6 +9,8 @@ export const PublicSettings = z.object({
   show_landing: z.boolean(),
   allow_payments_qvapay: z.boolean(),
   allow_email: z.boolean(),
+  /** Issue 32: the landing and /plans name the payment methods the operator enabled. */
+  allow_payments_remesita: z.boolean(),
 });
 export type PublicSettings = z.infer<typeof PublicSettings>;
 
@@ -41,7 +43,6 @@ export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 /** Settings that are not public: payments gateways, rooms. Stored as key/value rows. */
 export const SiteSettings = PublicSettings.extend({
   allow_partys: z.boolean(),
-  allow_payments_remesita: z.boolean(),
   /**
    * Game discovery across rooms (issue 25): broadcasts and multicast of a room member are relayed
    * to its room mates. Off: no server relays, whatever its own switch says.

@@ -1,8 +1,22 @@
 import { Wallet } from 'lucide-react';
+import type { PublicSettings } from '@vpn/contracts';
 import { es } from '../i18n/es';
 
-/** Payment-gateway banner (shown only when allow_payments_qvapay is on). */
-export function GatewayBanner() {
+/** The payment methods the operator enabled, by name (issue 32: the landing and /plans name them). */
+export function paymentMethods(
+  settings: Pick<PublicSettings, 'allow_payments_qvapay' | 'allow_payments_remesita'>,
+): string[] {
+  const names: string[] = [];
+  if (settings.allow_payments_qvapay) names.push(es.plans.methods.qvapay);
+  if (settings.allow_payments_remesita) names.push(es.plans.methods.remesita);
+  return names;
+}
+
+/**
+ * Payment-gateway banner of the public /plans (the spec: shown only when allow_payments_qvapay is
+ * on), naming every method enabled.
+ */
+export function GatewayBanner({ methods }: { methods: string[] }) {
   return (
     <aside
       aria-label={es.plans.gatewayTitle}
@@ -13,7 +27,7 @@ export function GatewayBanner() {
       </span>
       <div>
         <h2 className="font-semibold text-white">{es.plans.gatewayTitle}</h2>
-        <p className="mt-1 text-sm text-slate-300">{es.plans.gatewayText}</p>
+        <p className="mt-1 text-sm text-slate-300">{es.plans.gatewayText(methods)}</p>
       </div>
     </aside>
   );

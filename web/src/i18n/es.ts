@@ -4,7 +4,7 @@
  * server and the SPA must agree on live in `@vpn/contracts` (`msg`) and are re-exported here.
  * Over 400 lines by design: it is every customer-facing text (the console's are in es.manager*.ts).
  */
-import { msg } from '@vpn/contracts/messages';
+import { listOf, msg } from '@vpn/contracts/messages';
 import { formatUsd } from '../lib/money';
 
 /** Spanish plural helper: `plural(2, 'mes', 'meses')` → '2 meses'. */
@@ -94,8 +94,11 @@ export const es = {
       },
     },
     paymentsTitle: 'Pagos pensados para Cuba',
-    paymentsText:
-      'Sin tarjetas internacionales: paga tu plan con métodos de pago adaptados a Cuba y a quienes te ayudan desde el exterior.',
+    /** The methods the operator enabled, named (issue 32); none enabled: the general promise. */
+    paymentsText: (methods: string[]) =>
+      methods.length > 0
+        ? `Sin tarjetas internacionales: paga tu plan con ${listOf(methods)}, pensados para Cuba y para quienes te ayudan desde el exterior.`
+        : 'Sin tarjetas internacionales: paga tu plan con métodos de pago adaptados a Cuba y a quienes te ayudan desde el exterior.',
     plansTitle: 'Planes flexibles',
     plansText:
       'Elige la duración que mejor se adapte a ti y renueva cuando lo necesites. Cada plan activa un peer: un dispositivo conectado a la vez.',
@@ -131,8 +134,10 @@ export const es = {
     registerCta: 'Registrarse',
     registerPrompt: '¿Aún no tienes cuenta? Regístrate para adquirir un plan.',
     gatewayTitle: 'Paga con QvaPay',
-    gatewayText:
-      'Aceptamos pagos a través de la pasarela QvaPay: rápido, seguro y sin necesidad de tarjetas internacionales.',
+    gatewayText: (methods: string[]) =>
+      `Aceptamos pagos con ${listOf(methods)}: rápido, seguro y sin necesidad de tarjetas internacionales.`,
+    /** The payment methods' names, as their own brands write them. */
+    methods: { qvapay: 'QvaPay', remesita: 'Remesita' },
     price: (price: number) => formatUsd(price),
     lessThanADay: 'Menos de 1 día',
     noPlansDashboard: 'No hay planes disponibles en este momento.',

@@ -36,6 +36,7 @@ export const defaultSettings: PublicSettings = {
   allow_password_recovery: true,
   show_landing: true,
   allow_payments_qvapay: false,
+  allow_payments_remesita: false,
   allow_email: true,
 };
 

@@ -18,7 +18,7 @@ beforeEach(async () => {
 });
 
 describe('GET /api/client', () => {
-  it('answers the six public settings without a token', async () => {
+  it('answers the seven public settings without a token', async () => {
     await setSettings(t, { allow_email: true, show_landing: false });
     const res = await t.app.inject({ method: 'GET', url: '/api/client' });
     expect(res.statusCode).toBe(200);
@@ -30,6 +30,7 @@ describe('GET /api/client', () => {
       show_landing: false,
       allow_payments_qvapay: false,
       allow_email: true,
+      allow_payments_remesita: false,
     });
     await setSettings(t, { allow_email: false, show_landing: true });
   });

@@ -64,6 +64,7 @@ export function toPublicSettings(s: SiteSettings): PublicSettings {
     show_landing: s.show_landing,
     allow_payments_qvapay: s.allow_payments_qvapay,
     allow_email: s.allow_email,
+    allow_payments_remesita: s.allow_payments_remesita,
   };
 }
 

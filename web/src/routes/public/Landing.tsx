@@ -12,6 +12,7 @@ import {
 } from 'lucide-react';
 import { Link } from 'react-router';
 import { PublicShell } from '../../components/PublicLayoutShell';
+import { paymentMethods } from '../../components/GatewayBanner';
 import { ui } from '../../components/ui';
 import { useDocumentTitle } from '../../lib/title';
 import { es } from '../../i18n/es';
@@ -94,7 +95,7 @@ export function Landing() {
             </span>
             <div>
               <h3 className="text-lg font-semibold text-white">{t.paymentsTitle}</h3>
-              <p className="mt-1 text-slate-300">{t.paymentsText}</p>
+              <p className="mt-1 text-slate-300">{t.paymentsText(paymentMethods(settings))}</p>
             </div>
           </div>
         </div>

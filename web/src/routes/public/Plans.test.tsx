@@ -102,7 +102,22 @@ describe('/plans', () => {
 
     api.on('GET /api/client', { body: { ...defaultSettings, allow_payments_qvapay: true } });
     renderApp('/plans');
-    expect(await screen.findByRole('complementary', { name: 'Paga con QvaPay' })).toBeInTheDocument();
+    expect(await screen.findByRole('complementary', { name: 'Paga con QvaPay' })).toHaveTextContent(
+      'Aceptamos pagos con QvaPay:',
+    );
+  });
+
+  it('names Remesita in the banner too when the operator enabled it (issue 32)', async () => {
+    fakeApi({
+      'GET /api/client': {
+        body: { ...defaultSettings, allow_payments_qvapay: true, allow_payments_remesita: true },
+      },
+      'GET /api/client/plans': { body: samplePlans },
+    });
+    renderApp('/plans');
+    expect(await screen.findByRole('complementary', { name: 'Paga con QvaPay' })).toHaveTextContent(
+      'Aceptamos pagos con QvaPay y Remesita:',
+    );
   });
 
   it('offers the register button only when registration is allowed', async () => {

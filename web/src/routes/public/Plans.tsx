@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { plansQuery } from '../../api/queries';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorPanel } from '../../components/ErrorPanel';
-import { GatewayBanner } from '../../components/GatewayBanner';
+import { GatewayBanner, paymentMethods } from '../../components/GatewayBanner';
 import { LoadingBlock } from '../../components/LoadingScreen';
 import { PlanCard, PlanGrid } from '../../components/PlanCard';
 import { PublicShell } from '../../components/PublicLayoutShell';
@@ -38,7 +38,7 @@ export function Plans() {
 
         {settings.allow_payments_qvapay && (
           <div className="mt-8">
-            <GatewayBanner />
+            <GatewayBanner methods={paymentMethods(settings)} />
           </div>
         )}
 

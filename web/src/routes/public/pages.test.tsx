@@ -30,6 +30,27 @@ describe('landing', () => {
     }
   });
 
+  it('names the payment methods the operator enabled (issue 32), and none when none is', async () => {
+    const api = fakeApi();
+    const none = renderApp('/');
+    const card = async () =>
+      (await screen.findByRole('heading', { name: 'Pagos pensados para Cuba' })).parentElement!;
+    expect(await card()).not.toHaveTextContent(/QvaPay|Remesita/);
+    none.unmount();
+
+    api.on('GET /api/client', {
+      body: { ...defaultSettings, allow_payments_qvapay: true, allow_payments_remesita: true },
+    });
+    const both = renderApp('/');
+    expect(await card()).toHaveTextContent('paga tu plan con QvaPay y Remesita');
+    both.unmount();
+
+    api.on('GET /api/client', { body: { ...defaultSettings, allow_payments_remesita: true } });
+    renderApp('/');
+    expect(await card()).toHaveTextContent('paga tu plan con Remesita,');
+    expect(await card()).not.toHaveTextContent('QvaPay');
+  });
+
   it('offers no register link when registration is off', async () => {
     fakeApi({ 'GET /api/client': { body: { ...defaultSettings, allow_registration: false } } });
     renderApp('/');
