@@ -253,6 +253,7 @@ export class AgentConnection extends EventEmitter {
             node_version: process.versions.node,
             upgrade: true,
             stats_wait: true,
+            room_deltas: true,
             ...(h.rolled_back ? { rolled_back: h.rolled_back } : {}),
           }),
         (err: unknown) => {

@@ -8,7 +8,8 @@
  * nothing else; peer-to-peer traffic is dropped unless the (source, destination) address pair is in
  * `room_pairs` (`room_pairs6` for IPv6, unused so far). The pairs come with every snapshot (the
  * control plane lists both directions) and are rendered into the script, so they change in the same
- * atomic replacement as the rest of the table. That covers mesh links too: traffic between a local
+ * atomic replacement as the rest of the table; a room change in a delta only adds and deletes its
+ * own pairs' elements (renderRoomPairChanges, issue 33). That covers mesh links too: traffic between a local
  * peer and a room mate on another server also enters and leaves through the tunnel interface.
  *
  * Beyond rooms, the tunnel never reaches the VPN server's own surroundings: destinations in the
@@ -191,6 +192,29 @@ ${
     : ''
 }}
 ${more}`;
+}
+
+/**
+ * A room change as the table's own change (issue 33): the pairs' elements deleted and added in one
+ * `nft -f -` transaction, nothing else touched (a table rewrite renders every pair of every room).
+ * The caller passes only pairs it knows to be in the set (`remove`) and not in it (`add`): nft
+ * refuses to delete an element that is missing, and the caller then rewrites the table instead.
+ * Empty string when there is nothing to change.
+ */
+export function renderRoomPairChanges(
+  iface: string,
+  add: readonly RoomPair[],
+  remove: readonly RoomPair[],
+): string {
+  const table = firewallTable(iface);
+  let out = '';
+  for (const [verb, pairs] of [
+    ['delete', remove],
+    ['add', add],
+  ] as const)
+    for (let i = 0; i < pairs.length; i += PAIR_CHUNK)
+      out += `${verb} element inet ${table} room_pairs {\n${renderElements(pairs.slice(i, i + PAIR_CHUNK), '  ')}\n}\n`;
+  return out;
 }
 
 /** Applies the table atomically (script on stdin). */

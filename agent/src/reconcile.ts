@@ -25,10 +25,16 @@ import { ForeignLinkError, type Backend, type BackendKind } from './backend.ts';
 import { parseCidr } from './cidr.ts';
 import { PeerDiffer, diffToOps, isEmptyDiff, toPeerState, upsertOp, type PeerState } from './diff.ts';
 import { dnsResolver, resolveEndpoint, type HostResolver, type ResolvedEndpoint } from './endpoint.ts';
-import { applyFirewall, defaultUplink, normalizeRoomPairs, type RoomPair } from './firewall.ts';
+import {
+  applyFirewall,
+  defaultUplink,
+  normalizeRoomPairs,
+  renderRoomPairChanges,
+  type RoomPair,
+} from './firewall.ts';
 import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
 import { PeerShaping } from './shaping/peerShaping.ts';
-import { desiredRelay, type RelaySpec } from './relay/relay.ts';
+import { desiredRelay, normalizeRelayRooms, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
@@ -125,8 +131,11 @@ interface Desired {
   mtu: number;
   nat: boolean;
   peers: Map<string, PeerState>;
-  /** Rooms: validated `source . destination` pairs for the firewall (kept across deltas). */
-  roomPairs: RoomPair[];
+  /**
+   * Rooms: validated `source . destination` pairs for the firewall, by `a . b` (kept across deltas,
+   * changed by their room fields: issue 33).
+   */
+  roomPairs: Map<string, RoomPair>;
   /** Discovery relay (issue 25), null when off; kept across deltas. */
   relay: RelaySpec | null;
 }
@@ -146,6 +155,8 @@ export function retireOp(publicKey: string): UapiPeerOp {
     allowedIps: [],
   };
 }
+
+const pairKey = ([a, b]: RoomPair) => `${a} . ${b}`;
 
 const sleep = (ms: number, ...signals: AbortSignal[]) =>
   new Promise<void>((resolve) => {
@@ -287,7 +298,7 @@ export class Reconciler {
       mtu: s.interface.mtu,
       nat: s.interface.nat,
       peers,
-      roomPairs: rooms.pairs,
+      roomPairs: new Map(rooms.pairs.map((p) => [pairKey(p), p])),
       relay: desiredRelay(s, this.opts.interfaceName ?? s.interface.name, this.opts.log),
     };
     return this.enqueue(async () => {
@@ -335,9 +346,13 @@ export class Reconciler {
         ops.push(upsertOp(state));
       }
       desired.revision = Math.max(desired.revision, d.revision);
+      const rooms = this.roomChange(desired, d);
       const generation = this.generation;
       try {
-        await this.opts.backend.driver().set({ peers: ops });
+        if (ops.length > 0) await this.opts.backend.driver().set({ peers: ops });
+        // A room's pairs as the table's own change: only those elements, never a table rewrite.
+        const script = rooms.firewall ? renderRoomPairChanges(desired.name, rooms.add, rooms.remove) : '';
+        if (script) await this.opts.backend.runner.run('nft', ['-f', '-'], { input: script });
       } catch (err) {
         this.opts.log.warn('no se pudo aplicar el delta directamente: se repara la interfaz completa', {
           revision: d.revision,
@@ -345,6 +360,8 @@ export class Reconciler {
         });
         return this.convergeWithRetry(generation);
       }
+      // The relay writes only the rooms that changed (relay/relay.ts), never the pass's failure.
+      if (rooms.relay && rooms.firewall) await this.relayKeeper().apply(desired.relay);
       // Only these peers' speeds (issue 35), after them and never their failure.
       await this.shaping?.delta(desired.name, gone, states, () => desired.peers.values());
       this.markApplied(desired.revision);
@@ -356,6 +373,51 @@ export class Reconciler {
         device: false,
       };
     });
+  }
+
+  /**
+   * A delta's room fields (issue 33) applied to the desired state: the pairs that really change
+   * (an added pair already there, or a removed one not there, is no change), and whether the
+   * relay's rooms changed. Invalid addresses are left out, like a snapshot's.
+   */
+  private roomChange(
+    desired: Desired,
+    d: ServerDelta,
+  ): { add: RoomPair[]; remove: RoomPair[]; relay: boolean; firewall: boolean } {
+    const firewall = this.opts.firewall ?? true;
+    const added = normalizeRoomPairs(d.room_pairs_add ?? []);
+    const removed = normalizeRoomPairs(d.room_pairs_remove ?? []);
+    const invalid = added.invalid.length + removed.invalid.length;
+    if (invalid > 0)
+      this.opts.log.warn('pares de sala con direcciones no válidas: se ignoran', {
+        revision: d.revision,
+        count: invalid,
+      });
+    const remove: RoomPair[] = [];
+    for (const p of removed.pairs) if (desired.roomPairs.delete(pairKey(p))) remove.push(p);
+    const add: RoomPair[] = [];
+    for (const p of added.pairs) {
+      const key = pairKey(p);
+      if (desired.roomPairs.has(key)) continue;
+      desired.roomPairs.set(key, p);
+      add.push(p);
+    }
+    let relay = false;
+    const gone = new Set(d.relay_rooms_remove ?? []);
+    const { rooms: changed, invalid: badRooms } = normalizeRelayRooms(d.relay_rooms ?? []);
+    if (badRooms > 0)
+      this.opts.log.warn('salas del relé con datos no válidos: se ignoran', {
+        revision: d.revision,
+        count: badRooms,
+      });
+    if (desired.relay && (gone.size > 0 || changed.length > 0)) {
+      const byId = new Map(desired.relay.rooms.map((r) => [r.id, r]));
+      for (const id of gone) byId.delete(id);
+      for (const r of changed) byId.set(r.id, r);
+      desired.relay = { ...desired.relay, rooms: [...byId.values()].sort((a, b) => a.id - b.id) };
+      relay = true;
+    }
+    return { add, remove, relay, firewall };
   }
 
   /** Re-reads the live interface and fixes any drift (queued; no-op before the first snapshot). */
@@ -632,7 +694,7 @@ export class Reconciler {
         uplink: this.uplink,
         pool: own?.network ?? d.address,
         nat: d.nat,
-        roomPairs: d.roomPairs,
+        roomPairs: [...d.roomPairs.values()],
         address: own?.address,
         hostTcpPorts: this.opts.hostTcpPorts,
       });

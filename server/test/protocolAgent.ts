@@ -4,10 +4,14 @@
  * interface; the real agent is tested on real wireguard-go in agent/ and in the data-plane tests.
  */
 import WebSocket from 'ws';
-import { AGENT_PROTOCOL_VERSION, ServerToAgent, type AgentPeer } from '@vpn/contracts';
+import { AGENT_PROTOCOL_VERSION, ServerToAgent, type AgentPeer, type AgentRelayRoom } from '@vpn/contracts';
 
 export class ProtocolAgent {
   readonly peers = new Map<string, AgentPeer>();
+  /** Room pairs as `source>destination`, from snapshots and (hello `room_deltas`) deltas. */
+  readonly roomPairs = new Set<string>();
+  /** The relay's rooms by id, likewise. */
+  readonly relayRooms = new Map<number, AgentRelayRoom>();
   readonly received: ServerToAgent[] = [];
   revision = 0;
   autoAck = true;
@@ -71,6 +75,10 @@ export class ProtocolAgent {
         if (msg.type === 'snapshot') {
           this.peers.clear();
           for (const p of msg.peers) this.peers.set(p.public_key, p);
+          this.roomPairs.clear();
+          for (const [a, b] of msg.room_pairs ?? []) this.roomPairs.add(`${a}>${b}`);
+          this.relayRooms.clear();
+          for (const r of msg.relay?.rooms ?? []) this.relayRooms.set(r.id, r);
           this.revision = msg.revision;
           parts = msg.parts ?? 1;
           if (parts > 1) return;
@@ -82,6 +90,10 @@ export class ProtocolAgent {
         } else if (msg.type === 'delta') {
           for (const k of msg.remove) this.peers.delete(k);
           for (const p of msg.upsert) this.peers.set(p.public_key, p);
+          for (const [a, b] of msg.room_pairs_remove ?? []) this.roomPairs.delete(`${a}>${b}`);
+          for (const [a, b] of msg.room_pairs_add ?? []) this.roomPairs.add(`${a}>${b}`);
+          for (const id of msg.relay_rooms_remove ?? []) this.relayRooms.delete(id);
+          for (const r of msg.relay_rooms ?? []) this.relayRooms.set(r.id, r);
           this.revision = msg.revision;
         } else return;
         if (this.autoAck) this.ack();

@@ -76,6 +76,12 @@ export const AgentHello = z.object({
    * Absent (older agents): the control plane merges their reports itself, never queues them unbounded.
    */
   stats_wait: z.boolean().optional(),
+  /**
+   * The agent applies a room change as a delta (`room_pairs_add`/`room_pairs_remove`,
+   * `relay_rooms`/`relay_rooms_remove`, mesh links among `upsert`/`remove`) with incremental nft
+   * changes (issue 33). Absent (older agents): every room change reaches them as a full snapshot.
+   */
+  room_deltas: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -344,6 +350,18 @@ export const ServerDelta = z.object({
   upsert: z.array(AgentPeer),
   /** Public keys to remove. */
   remove: z.array(Key),
+  /**
+   * Room changes (issue 33), only to agents whose hello said `room_deltas`: the (source,
+   * destination) pairs to allow and to stop allowing, disjoint (the changes' net effect, in order).
+   * Mesh links whose addresses changed come among `upsert` (with `endpoint`, their whole address
+   * list) and links no longer needed among `remove`.
+   */
+  room_pairs_add: z.array(z.tuple([Ipv4, Ipv4])).optional(),
+  room_pairs_remove: z.array(z.tuple([Ipv4, Ipv4])).optional(),
+  /** Rooms whose relay entry changed, each whole (only while the relay is enabled). */
+  relay_rooms: z.array(AgentRelayRoom).optional(),
+  /** Rooms with no member left on this server: their relay entries go. */
+  relay_rooms_remove: z.array(z.number().int().min(0)).optional(),
 });
 export type ServerDelta = z.infer<typeof ServerDelta>;
 

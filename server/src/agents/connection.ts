@@ -104,6 +104,8 @@ export class AgentConnection {
   private statusTimer: NodeJS.Timeout | undefined;
   /** The agent's hello said it assembles snapshots sent in parts. */
   private snapshotParts = false;
+  /** The agent's hello said it applies room changes as deltas (issue 33). */
+  private roomDeltas = false;
   /** The agent's hello said it understands `upgrade`; null before the hello. */
   private canUpgrade: boolean | null = null;
   private agentVersion = '';
@@ -236,7 +238,13 @@ export class AgentConnection {
   sync(): void {
     this.enqueue(async () => {
       if (this.sent < 0 || this.closed) return;
-      const delta = await buildDelta(this.deps.db, this.server.id, this.sent, this.deps.encryptionKey);
+      const delta = await buildDelta(
+        this.deps.db,
+        this.server.id,
+        this.sent,
+        this.deps.encryptionKey,
+        this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
+      );
       if (delta === null) return;
       if (delta === 'resync') return this.sendSnapshot();
       this.send(delta);
@@ -362,6 +370,7 @@ export class AgentConnection {
           });
         }
         this.snapshotParts = parsed.snapshot_parts === true;
+        this.roomDeltas = parsed.room_deltas === true;
         this.holdsStats = parsed.stats_wait === true;
         this.canUpgrade = parsed.upgrade === true;
         this.agentVersion = parsed.agent_version;

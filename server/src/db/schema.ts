@@ -6,6 +6,16 @@
  */
 import { sql } from 'drizzle-orm';
 import type { AgentNodeHealth } from '@vpn/contracts';
+/** A room change recorded for one server (services/fleet/roomDelta.ts builds and reads it). */
+export interface RoomChangeRecord {
+  /** Pairs allowed from now on, and no longer allowed: `[source, destination]`. */
+  add: [string, string][];
+  remove: [string, string][];
+  /** Rooms whose relay entry on this server is to be re-sent (or removed when none is left). */
+  rooms: number[];
+  /** Other servers whose mesh link from this one is to be re-sent (or removed when unused). */
+  mesh: number[];
+}
 import {
   bigint,
   bigserial,
@@ -207,8 +217,13 @@ export const serverChanges = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
-    /** Rooms changed: the agent gets a full snapshot (room pairs and mesh links are recomputed). */
+    /** Everything changed (site switches, server settings): the agent gets a full snapshot. */
     full: boolean('full').notNull().default(false),
+    /**
+     * A room change as a delta (issue 33, services/fleet/roomDelta.ts): the pairs it added and removed
+     * on this server, the rooms and mesh links it touched. Agents without `room_deltas` get a snapshot.
+     */
+    rooms: jsonb('rooms').$type<RoomChangeRecord>(),
     createdAt: created(),
   },
   (t) => [primaryKey({ columns: [t.serverId, t.revision] })],

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { and, asc, eq, gt, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import {
   RELAY_DEFAULTS,
@@ -10,12 +9,16 @@ import {
 } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import type { Bus } from '../../realtime/bus.ts';
-import { customers, peers, serverChanges, servers } from '../../db/schema.ts';
+import { customers, peers, serverChanges, servers, type RoomChangeRecord } from '../../db/schema.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { getSiteSettings } from '../site/settings.ts';
 import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
 import { agentSpeed, withinData, withinGrace } from './peerSpeed.ts';
 import type { ServerRow } from './servers.ts';
+import { meshPeer, relayRooms, roomLinks } from './roomLinks.ts';
+import { buildRoomDelta } from './roomDelta.ts';
+
+export { meshPresharedKey, roomLinks } from './roomLinks.ts';
 
 /**
  * Desired state, not commands (architecture decision 3): a request changes rows and records here,
@@ -26,8 +29,13 @@ export interface Change {
   serverId: number;
   upsertPeerIds?: number[];
   removeKeys?: string[];
-  /** Rooms changed on this server: send a full snapshot (room pairs and mesh links recomputed). */
+  /** Everything changed (site switches, server settings, a room member's move): a full snapshot. */
   full?: boolean;
+  /**
+   * A room change on this server (issue 33, roomLinks.ts's roomChanges): a delta to agents whose
+   * hello said `room_deltas`, a full snapshot to older ones.
+   */
+  rooms?: RoomChangeRecord;
 }
 
 export interface Revision {
@@ -68,6 +76,7 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
       upsertPeerIds: change.upsertPeerIds ?? [],
       removeKeys: change.removeKeys ?? [],
       full: change.full ?? false,
+      rooms: change.rooms ?? null,
     });
     out.push({ serverId: change.serverId, revision: row.revision });
   }
@@ -164,13 +173,6 @@ export async function buildSnapshot(
   };
 }
 
-/** The preshared key of the mesh link between two servers: the same on both sides, never stored. */
-export function meshPresharedKey(meshKey: Buffer, a: number, b: number): string {
-  return createHmac('sha256', meshKey)
-    .update(`mesh:${Math.min(a, b)}:${Math.max(a, b)}`)
-    .digest('base64');
-}
-
 /**
  * Rooms as one server must enforce them: every (local member, room mate) address pair in both
  * directions, and one mesh link per other server that hosts mates of local members, carrying
@@ -199,79 +201,21 @@ export async function roomsForServer(
         .from(servers)
         .where(inArray(servers.id, [...remote.keys()]))
     : [];
-  const mesh = others.map((o) => ({
-    public_key: o.publicKey,
-    preshared_key: meshPresharedKey(meshKey, server.id, o.id),
-    allowed_ips: [...remote.get(o.id)!].sort(),
-    endpoint: o.host.includes(':') ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`,
-    persistent_keepalive: 25,
-  }));
-  const host = (a: string) => a.replace(/\/\d+$/, '');
-  const relay = new Map<number, AgentRelayRoom>();
-  for (const m of [...members].sort((a, b) => a.id - b.id)) {
-    const room = relay.get(m.roomId!) ?? { id: m.roomId!, local: [], remote: [] };
-    (m.serverId === server.id ? room.local : room.remote).push(host(m.address));
-    relay.set(m.roomId!, room);
-  }
-  return { pairs, mesh, relay: [...relay.values()].sort((a, b) => a.id - b.id) };
-}
-
-interface RoomMember {
-  id: number;
-  roomId: number | null;
-  address: string;
-  serverId: number;
-}
-
-/**
- * The room pairs one server enforces and the addresses each other server must carry for it, from
- * every member of the rooms that have a member here. Grouped by room first: the work is the sum of
- * each room's members × its local members, not every local member × every member of every room
- * (1.38 s at 16,000 × 16,000 before, issue 33; guard in fleet/scale.test.ts).
- */
-export function roomLinks(
-  serverId: number,
-  members: Iterable<RoomMember>,
-): { pairs: [string, string][]; remote: Map<number, Set<string>> } {
-  const byRoom = new Map<number, RoomMember[]>();
-  for (const m of members) {
-    if (m.roomId === null) continue;
-    const list = byRoom.get(m.roomId);
-    if (list) list.push(m);
-    else byRoom.set(m.roomId, [m]);
-  }
-  const host = (a: string) => a.replace(/\/\d+$/, '');
-  const pairs = new Map<string, [string, string]>();
-  const remote = new Map<number, Set<string>>();
-  for (const room of byRoom.values()) {
-    for (const l of room) {
-      if (l.serverId !== serverId) continue;
-      const a = host(l.address);
-      for (const m of room) {
-        if (m.id === l.id) continue;
-        const b = host(m.address);
-        pairs.set(`${a}>${b}`, [a, b]);
-        pairs.set(`${b}>${a}`, [b, a]);
-        if (m.serverId !== serverId) {
-          const set = remote.get(m.serverId) ?? new Set<string>();
-          set.add(`${b}/32`);
-          remote.set(m.serverId, set);
-        }
-      }
-    }
-  }
-  return { pairs: [...pairs.values()], remote };
+  const mesh = others.map((o) => meshPeer(meshKey, server.id, o, remote.get(o.id)!));
+  return { pairs, mesh, relay: relayRooms(server.id, members) };
 }
 
 /**
  * One delta that brings an agent from `after` to the newest recorded revision, or 'resync' when the
- * log no longer reaches back that far (send a snapshot), or null when there is nothing new.
+ * log no longer reaches back that far (send a snapshot), or null when there is nothing new. A room
+ * change is part of the delta when `rooms` is given (the agent said `room_deltas`), else a resync.
  */
 export async function buildDelta(
   db: Db,
   serverId: number,
   after: number,
   key: Buffer,
+  rooms?: { meshKey: Buffer },
 ): Promise<ServerDelta | 'resync' | null> {
   const changes = await db
     .select()
@@ -279,7 +223,8 @@ export async function buildDelta(
     .where(and(eq(serverChanges.serverId, serverId), gt(serverChanges.revision, after)))
     .orderBy(asc(serverChanges.revision));
   if (changes.length === 0) return null;
-  if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full)) return 'resync';
+  if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full || (c.rooms && !rooms)))
+    return 'resync';
   const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
   const live = ids.length
     ? await db
@@ -288,6 +233,9 @@ export async function buildDelta(
         .where(and(inArray(peers.id, ids), liveOnServer(serverId)))
     : [];
   const upsert = live.map((p) => toAgentPeer(key, p));
+  const records = changes.flatMap((c) => (c.rooms ? [c.rooms] : []));
+  const room = rooms && records.length ? await buildRoomDelta(db, serverId, records, rooms.meshKey) : null;
+  if (room) upsert.push(...room.meshUpsert);
   const kept = new Set(upsert.map((p) => p.public_key));
   // A peer named for upsert that is no longer live here (disabled, expired, moved) is removed by key.
   const stale = ids.length
@@ -297,9 +245,20 @@ export async function buildDelta(
         .where(and(inArray(peers.id, ids), sql`not (${liveOnServer(serverId)})`))
     : [];
   const remove = [
-    ...new Set([...changes.flatMap((c) => c.removeKeys), ...stale.map((s) => s.publicKey)]),
+    ...new Set([
+      ...changes.flatMap((c) => c.removeKeys),
+      ...stale.map((s) => s.publicKey),
+      ...(room?.meshRemove ?? []),
+    ]),
   ].filter((k) => !kept.has(k));
-  return { type: 'delta', revision: changes.at(-1)!.revision, upsert, remove };
+  const delta: ServerDelta = { type: 'delta', revision: changes.at(-1)!.revision, upsert, remove };
+  if (room) {
+    delta.room_pairs_add = room.pairsAdd;
+    delta.room_pairs_remove = room.pairsRemove;
+    delta.relay_rooms = room.relayRooms;
+    delta.relay_rooms_remove = room.relayRemove;
+  }
+  return delta;
 }
 
 /** Forgets log entries the agent has acknowledged (they are in every later snapshot). */

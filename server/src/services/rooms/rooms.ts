@@ -7,6 +7,7 @@ import { decrypt, encrypt, randomToken } from '../../lib/crypto.ts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
+import { roomChanges, type RoomMember } from '../fleet/roomLinks.ts';
 import type { PeerService } from '../peers/peers.ts';
 import { agentOnline } from '../fleet/servers.ts';
 import { getSiteSettings } from '../site/settings.ts';
@@ -26,9 +27,11 @@ function newRoomPassword(): string {
 }
 
 /**
- * Rooms (Salas): customers link peers on a private network. Every membership change records a
- * full resync for each server that hosts a member, before and after, so the room pairs and mesh
- * links are recomputed; the room shows "processing" until those agents ack.
+ * Rooms (Salas): customers link peers on a private network. Every membership change records, for
+ * each server that hosts a member before or after, what it changes there (the pairs added and
+ * removed, the room's relay entry, the mesh links touched: fleet/roomLinks.ts's roomChanges), sent
+ * to agents as a delta of that room only (issue 33; a full snapshot to agents too old for it); the
+ * room shows "processing" until those agents ack.
  *
  * Over 400 lines on purpose: every room operation (create, join, add or remove a peer, new password,
  * delete, a manager's delete, settling) goes through that one resync-and-wait flow, kept in one class.
@@ -300,11 +303,14 @@ export class RoomService {
     const guests = [...new Set(members.map((m) => m.customerId).filter((c) => c !== customerId))];
     const revisions = await this.db.transaction(async (tx) => {
       await inTx?.(tx);
+      // Locked like a membership change, so the members read here are the ones removed.
+      await tx.select({ id: rooms.id }).from(rooms).where(eq(rooms.id, room.id)).for('update');
+      const before = await this.members(tx, room.id);
       await tx.update(peers).set({ roomId: null }).where(eq(peers.roomId, room.id));
       await tx.delete(rooms).where(eq(rooms.id, room.id));
       return recordChanges(
         tx,
-        [...new Set(members.map((m) => m.serverId))].map((serverId) => ({ serverId, full: true })),
+        [...roomChanges(room.id, before, [])].map(([serverId, rooms]) => ({ serverId, rooms })),
       );
     });
     await this.publish(revisions);
@@ -332,16 +338,15 @@ export class RoomService {
     const limit = add.length ? (await getSiteSettings(this.db)).room_member_limit : Infinity;
     const { room, revisions } = await this.db.transaction(async (tx) => {
       let room: RoomRow;
-      let before: { serverId: number }[] = [];
+      let before: RoomMember[] = [];
       if (typeof target === 'function') room = await target(tx);
       else {
         // Locked: concurrent changes to one room queue, so each resyncs every member's server.
         const [locked] = await tx.select().from(rooms).where(eq(rooms.id, target.id)).for('update');
         if (!locked) throw notFound(msg.roomNotFound);
         room = locked;
-        before = await tx.select({ serverId: peers.serverId }).from(peers).where(eq(peers.roomId, room.id));
+        before = await this.members(tx, room.id);
       }
-      const serverIds = [...new Set([...before.map((b) => b.serverId), ...touched.map((t) => t.serverId)])];
       if (add.length) {
         // The member cap (issue 31), counted under the room's lock: concurrent joins queue there and
         // each counts the others'. A room already over a lowered cap keeps its members.
@@ -366,9 +371,11 @@ export class RoomService {
           .delete(roomMembers)
           .where(and(eq(roomMembers.roomId, room.id), inArray(roomMembers.peerId, remove)));
       }
+      // Every server hosting a member before or after gets this room's change as a delta.
+      const after = await this.members(tx, room.id);
       const revisions = await recordChanges(
         tx,
-        serverIds.map((serverId) => ({ serverId, full: true })),
+        [...roomChanges(room.id, before, after)].map(([serverId, rooms]) => ({ serverId, rooms })),
       );
       return { room, revisions };
     });
@@ -378,6 +385,13 @@ export class RoomService {
       await this.push(t.customerId, { type: 'updated_peer', peer: await this.deps.peers.presentOne(t.id) });
     await this.settle();
     return room;
+  }
+
+  private members(db: Db, roomId: number): Promise<RoomMember[]> {
+    return db
+      .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
+      .from(peers)
+      .where(eq(peers.roomId, roomId));
   }
 
   private async markProcessing(roomId: number, revisions: Revision[]): Promise<void> {

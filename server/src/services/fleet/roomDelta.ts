@@ -1,0 +1,89 @@
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { AgentPeer, AgentRelayRoom } from '@vpn/contracts';
+import type { Db } from '../../db/client.ts';
+import { peers, servers, type RoomChangeRecord } from '../../db/schema.ts';
+import { getSiteSettings } from '../site/settings.ts';
+import { meshPeer, relayRooms } from './roomLinks.ts';
+
+/** The room part of a delta (contracts: ServerDelta's room fields), mesh links apart. */
+export interface RoomDelta {
+  pairsAdd: [string, string][];
+  pairsRemove: [string, string][];
+  relayRooms: AgentRelayRoom[];
+  relayRemove: number[];
+  meshUpsert: AgentPeer[];
+  meshRemove: string[];
+}
+
+/**
+ * Room changes recorded for one server (oldest first) as one delta (issue 33). Pairs are the
+ * records' net effect in order (a later record wins over an earlier one for the same pair); the
+ * touched rooms' relay entries and the touched mesh links are read as they are now, whole: each is
+ * a function of the current members, so sending today's is exact and idempotent. Reads only the
+ * touched rooms' members and the peers of the touched mesh links' servers that share a room with
+ * this one, never the server's other rooms.
+ */
+export async function buildRoomDelta(
+  db: Db,
+  serverId: number,
+  records: readonly RoomChangeRecord[],
+  meshKey: Buffer,
+): Promise<RoomDelta> {
+  const pairs = new Map<string, { pair: [string, string]; add: boolean }>();
+  for (const r of records) {
+    for (const pair of r.remove) pairs.set(`${pair[0]}>${pair[1]}`, { pair, add: false });
+    for (const pair of r.add) pairs.set(`${pair[0]}>${pair[1]}`, { pair, add: true });
+  }
+  const out: RoomDelta = {
+    pairsAdd: [],
+    pairsRemove: [],
+    relayRooms: [],
+    relayRemove: [],
+    meshUpsert: [],
+    meshRemove: [],
+  };
+  for (const { pair, add } of pairs.values()) (add ? out.pairsAdd : out.pairsRemove).push(pair);
+  const roomIds = [...new Set(records.flatMap((r) => r.rooms))].sort((a, b) => a - b);
+  const meshIds = [...new Set(records.flatMap((r) => r.mesh))].filter((o) => o !== serverId);
+  const [server] = await db
+    .select({ allowDiscovery: servers.allowDiscovery })
+    .from(servers)
+    .where(eq(servers.id, serverId));
+  // The relay's rooms only while it is on (a switch records a full change: a snapshot).
+  if (roomIds.length && server?.allowDiscovery && (await getSiteSettings(db)).allow_discovery) {
+    const members = await db
+      .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
+      .from(peers)
+      .where(inArray(peers.roomId, roomIds));
+    out.relayRooms = relayRooms(serverId, members);
+    const kept = new Set(out.relayRooms.map((r) => r.id));
+    out.relayRemove = roomIds.filter((id) => !kept.has(id));
+  }
+  if (meshIds.length) {
+    const others = await db.select().from(servers).where(inArray(servers.id, meshIds));
+    for (const o of others) {
+      // The mates on `o` of this server's room members: peers there whose room has a member here.
+      const rows = await db
+        .select({ address: peers.address })
+        .from(peers)
+        .where(
+          and(
+            eq(peers.serverId, o.id),
+            isNotNull(peers.roomId),
+            sql`exists (select 1 from ${peers} l where l.room_id = ${peers.roomId} and l.server_id = ${serverId})`,
+          ),
+        );
+      if (rows.length === 0) out.meshRemove.push(o.publicKey);
+      else
+        out.meshUpsert.push(
+          meshPeer(
+            meshKey,
+            serverId,
+            o,
+            rows.map((r) => `${r.address.replace(/\/\d+$/, '')}/32`),
+          ),
+        );
+    }
+  }
+  return out;
+}
