@@ -125,7 +125,14 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
     rateLimits: opts.rateLimits,
   });
   const { agentRelease } = createFleet({ agentFile: opts.agentFile });
-  const { peers, allowances, concurrentUse } = createPeers({ config, db, bus, keys, mailer, log });
+  const { peers, allowances, concurrentUse, mailNotices } = createPeers({
+    config,
+    db,
+    bus,
+    keys,
+    mailer,
+    log,
+  });
   const { rooms } = createRooms({ db, bus, keys, peers });
   const billing = createBilling({ config, db, bus, keys, mailer, peers, log });
   const { telegram } = createTelegram({
@@ -184,6 +191,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
           invoices: ctx.invoices,
           reminders: ctx.reminders,
           allowances: ctx.allowances,
+          notices: mailNotices,
           concurrentUse,
           log: app.log,
           telemetry,

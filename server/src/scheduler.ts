@@ -28,6 +28,8 @@ export function startScheduler(
     invoices: InvoiceService;
     reminders: ReminderService;
     allowances: AllowanceService;
+    /** Mails the notices owed after bulk actions (services/peers/notices.ts), a batch per tick. */
+    notices?: () => Promise<unknown>;
     /** Concurrent-use flags without a report for 24 h are cleared (issue 19). */
     concurrentUse?: Pick<ConcurrentUseService, 'clearStale'>;
     log: FastifyBaseLogger;
@@ -57,6 +59,8 @@ export function startScheduler(
       // Invoices are claimed (SKIP LOCKED), so this step may run on several instances at once.
       await deps.invoices.deliverPending();
       await step('reminders', () => deps.reminders.sendDue());
+      // Claimed with SKIP LOCKED: an instance that also runs it never mails a notice twice.
+      if (deps.notices) await deps.notices();
       if (deps.concurrentUse) await step('concurrent-use', () => deps.concurrentUse!.clearStale());
       if (ticks++ % 240 === 0) {
         const hourly = lease * 240;

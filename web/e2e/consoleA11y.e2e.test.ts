@@ -35,6 +35,7 @@ const PAGES: [string, string, string][] = [
   ['Resumen', '/manager/dashboard', 'Estado de los nodos'],
   ['Clientes', '/manager/dashboard/customers', 'Clientes'],
   ['Peers', '/manager/dashboard/peers', 'Peers'],
+  ['Acciones masivas', '/manager/dashboard/peers/bulk', 'Acciones masivas'],
   ['Servidores', '/manager/dashboard/servers', 'Servidores'],
   ['Planes', '/manager/dashboard/plans', 'Planes'],
   ['Facturas', '/manager/dashboard/invoices', 'Facturas'],

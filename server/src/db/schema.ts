@@ -782,3 +782,20 @@ export const telegramBroadcasts = pgTable('telegram_broadcasts', {
   createdAt: created(),
   doneAt: timestamp('done_at', { withTimezone: true }),
 });
+
+/**
+ * A notice owed to one customer after a bulk action (0027, issue 34): one row per customer and
+ * action, however many of their peers it changed. Mailed by the scheduler (`mailed_at`: sent, or
+ * nothing to send), sent to a linked Telegram chat by the lease holder (`telegram_at`).
+ */
+export const customerNotices = pgTable('customer_notices', {
+  id: serial('id').primaryKey(),
+  customerId: integer('customer_id')
+    .notNull()
+    .references(() => customers.id, { onDelete: 'cascade' }),
+  subject: text('subject').notNull(),
+  message: text('message').notNull(),
+  createdAt: created(),
+  mailedAt: timestamp('mailed_at', { withTimezone: true }),
+  telegramAt: timestamp('telegram_at', { withTimezone: true }),
+});

@@ -5,7 +5,7 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { AdminPeer, AdminPeerDetail, AdminPlan, Paged, Peer } from '@vpn/contracts';
 import { listSearch } from './adminList';
-import type { AdminRoom, AdminRoomDetail } from '@vpn/contracts';
+import type { AdminRoom, AdminRoomDetail, BulkPeersAnswer, BulkPeersBody } from '@vpn/contracts';
 import { authRequest } from './session';
 
 export type { AdminPeer, AdminPeerDetail, AdminPlan } from '@vpn/contracts';
@@ -87,3 +87,12 @@ export const patchPeer = (id: number, body: PeerPatch) =>
 
 export const createManualPeer = (body: { username: string; plan: number; name: string; server?: number }) =>
   authRequest<Peer>('manager', '/api/admin/peers', { method: 'POST', body });
+
+/**
+ * Bulk actions on peers by filter (issue 34): `preview` counts what would change; otherwise it
+ * changes them (403 `reauth_required` over 100 peers or for a move: the console's confirmation
+ * dialog asks for the password and the call goes again).
+ */
+export function bulkPeers(body: BulkPeersBody): Promise<BulkPeersAnswer> {
+  return authRequest<BulkPeersAnswer>('manager', '/api/admin/peers/bulk', { method: 'POST', body });
+}

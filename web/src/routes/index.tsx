@@ -135,6 +135,10 @@ export const routes: RouteObject[] = [
                 lazy: guarded(() => import('./manager/catalog/Peers'), 'ManagerPeers', 'peers.read'),
               },
               {
+                path: 'peers/bulk',
+                lazy: guarded(() => import('./manager/catalog/BulkPeers'), 'ManagerBulkPeers', 'peers.write'),
+              },
+              {
                 path: 'plans',
                 lazy: guarded(() => import('./manager/catalog/Plans'), 'ManagerPlans', 'plans.read'),
               },

@@ -2,7 +2,8 @@
  * Bulk actions on peers by filter (issue 34): extend expiry by N days (an outage's compensation),
  * disable, enable, or move to another server every peer of a server, a plan or a state. Each is a
  * fixed number of statements whatever the count (10,000 peers: one UPDATE, not 10,000), one audit
- * entry with its count, and one notice per customer, not per peer.
+ * entry with its count, and one notice per customer, not per peer: the dashboard's push at once,
+ * and an e-mail and a Telegram message where the customer has them (notices.ts).
  *
  * A bulk extend changes expiry only: the agents get nothing, except for the peers that were off
  * because they had expired and are back within their period (switched on again, their servers'
@@ -24,7 +25,57 @@ import { badRequest, notFound } from '../../lib/errors.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import type { ServerRow } from '../fleet/servers.ts';
 import { writeAudit, type Actor } from '../site/audit.ts';
+import { recordNotices, type Notice } from './notices.ts';
 import type { PeerService } from './peers.ts';
+
+/** "tu peer" / "tus 3 peers". */
+const yours = (n: number) => (n === 1 ? 'tu peer' : `tus ${n.toLocaleString('es-ES')} peers`);
+
+/**
+ * The notice each affected customer gets, once (tú; by e-mail and Telegram where linked, see
+ * notices.ts), naming how many of their peers changed.
+ */
+export function noticeOf(
+  body: Pick<BulkPeersBody, 'operation' | 'days'>,
+  peerCount: number,
+  target?: string,
+): Omit<Notice, 'customerId'> {
+  const days = body.days ?? 0;
+  const them = yours(peerCount);
+  switch (body.operation) {
+    case 'extend':
+      return {
+        subject: `Ampliamos tu servicio ${days} ${days === 1 ? 'día' : 'días'}`,
+        message: `Ampliamos en ${days} ${days === 1 ? 'día' : 'días'} el vencimiento de ${them} para compensar una interrupción. No tienes que hacer nada.`,
+      };
+    case 'disable':
+      return {
+        subject: peerCount === 1 ? 'Desactivamos tu peer' : 'Desactivamos tus peers',
+        message: `Un administrador desactivó ${them}. Si no sabes por qué, contacta con soporte.`,
+      };
+    case 'enable':
+      return {
+        subject: peerCount === 1 ? 'Tu peer vuelve a estar activo' : 'Tus peers vuelven a estar activos',
+        message: `Un administrador volvió a activar ${them}. Ya puedes conectarte.`,
+      };
+    case 'move':
+      return {
+        subject: `Cambiamos de servidor ${them}`,
+        message: `Movimos ${them} al servidor ${target ?? ''}. Si usas el archivo .conf o el código QR, descárgalo de nuevo desde tu panel; el enlace espejo ya tiene la configuración nueva.`,
+      };
+  }
+}
+
+/** One notice per customer of `customerIds` (one entry per changed peer). */
+function noticesOf(
+  body: Pick<BulkPeersBody, 'operation' | 'days'>,
+  customerIds: number[],
+  target?: string,
+): Notice[] {
+  const counts = new Map<number, number>();
+  for (const id of customerIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts].map(([customerId, n]) => ({ customerId, ...noticeOf(body, n, target) }));
+}
 
 /** Peers moved per transaction (as a drain does). */
 const MOVE_BATCH = 1000;
@@ -144,6 +195,13 @@ export class BulkPeers {
       );
       const customers = [...new Set(rows.map((r) => r.customer_id))];
       const agentChanges = rows.filter((r) => r.woke).length;
+      await recordNotices(
+        tx,
+        noticesOf(
+          body,
+          rows.map((r) => r.customer_id),
+        ),
+      );
       await writeAudit(tx, actor, {
         action: `bulk.${body.operation}`,
         targetType: 'bulk',
@@ -190,7 +248,10 @@ export class BulkPeers {
           ...(await this.deps.peers.moveMany(from, ids.slice(i, i + MOVE_BATCH), target as ServerRow)),
         );
     const movedSet = new Set(moved);
-    const customers = [...new Set(rows.filter((r) => movedSet.has(r.id)).map((r) => r.customerId))];
+    const movedOwners = rows.filter((r) => movedSet.has(r.id)).map((r) => r.customerId);
+    const customers = [...new Set(movedOwners)];
+    const notices = noticesOf(body, movedOwners, target.name);
+    await recordNotices(db, notices);
     await writeAudit(db, actor, {
       action: 'bulk.move',
       targetType: 'bulk',
@@ -204,7 +265,9 @@ export class BulkPeers {
         skipped: rows.length - moved.length,
       },
     });
-    // moveMany tells each owner (updated_peer, success) as a customer's own move does.
+    // moveMany tells each owner's open pages of each peer (updated_peer, success) as a customer's
+    // own move does; the notice says it once per customer.
+    for (const n of notices) await this.deps.peers.push(n.customerId, { type: 'info', message: n.message });
     return { count: moved.length, customers: customers.length, agent_changes: moved.length, reauth: true };
   }
 

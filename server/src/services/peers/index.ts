@@ -6,6 +6,7 @@ import type { Bus } from '../../realtime/bus.ts';
 import type { Mailer } from '../site/mailer.ts';
 import { AllowanceService } from './allowance.ts';
 import { ConcurrentUseService } from './concurrentUse.ts';
+import { mailNotices } from './notices.ts';
 import { PeerService } from './peers.ts';
 
 /** The peers domain's entry point: peers, data allowances and concurrent use. */
@@ -24,6 +25,8 @@ export interface Peers {
   allowances: AllowanceService;
   /** Peers in use on more than one device (issue 19). */
   concurrentUse: ConcurrentUseService;
+  /** Mails a batch of the notices owed after bulk actions (run by the scheduler). */
+  mailNotices: () => Promise<number>;
 }
 
 export function createPeers(deps: PeersDeps): Peers {
@@ -33,5 +36,6 @@ export function createPeers(deps: PeersDeps): Peers {
     peers,
     allowances: new AllowanceService({ db, mailer, companyName: config.companyName, log, peers }),
     concurrentUse: new ConcurrentUseService({ db, bus, peers, log }),
+    mailNotices: () => mailNotices({ db, mailer, companyName: config.companyName }),
   };
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, isNotNull, isNull, sql, type Column, type SQ
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import {
+  customerNotices,
   customers,
   invoices,
   managers,
@@ -14,6 +15,7 @@ import {
 } from '../../db/schema.ts';
 import { can, concurrentMsg, type Permission } from '@vpn/contracts';
 import { formatBytes } from '../peers/allowance.ts';
+import { NOTICE_GIVE_UP_MS } from '../peers/notices.ts';
 import { formatKbit, graceEnd } from '../fleet/peerSpeed.ts';
 import { agentOnline } from '../fleet/servers.ts';
 import { customerLinkValid, managerLinkValid, type TelegramStore } from './store.ts';
@@ -69,6 +71,7 @@ export class TelegramNotifier {
     await this.sendDue('payments', now);
     await this.sendDue('concurrent', now);
     await this.broadcasts();
+    await this.customerNotices();
     await this.agentAlerts(now);
     await this.deliveryAlerts(now);
     await this.paymentNoticeAlerts(now);
@@ -297,6 +300,43 @@ export class TelegramNotifier {
         .set({ doneAt: sql`now()` })
         .where(eq(telegramBroadcasts.id, b.id));
     }
+  }
+
+  /**
+   * Notices owed after a bulk action (issue 34, services/peers/notices.ts): one per customer, to
+   * each chat they linked; a notice of a customer with no chat is done. A send that failed waits for
+   * the next tick (for a day); each goes once (its claim in telegram_sent).
+   */
+  private async customerNotices(): Promise<void> {
+    const rows = await this.deps.db
+      .select({
+        id: customerNotices.id,
+        message: customerNotices.message,
+        createdAt: customerNotices.createdAt,
+        chatId: telegramLinks.chatId,
+      })
+      .from(customerNotices)
+      .innerJoin(customers, eq(customers.id, customerNotices.customerId))
+      .leftJoin(telegramLinks, and(customerChat, customerLinkValid))
+      .where(isNull(customerNotices.telegramAt))
+      .orderBy(asc(customerNotices.id))
+      .limit(100);
+    const waiting = new Set<number>();
+    for (const r of rows) {
+      if (r.chatId === null) continue;
+      const outcome = await this.deliver(
+        `notice:${r.id}:${r.chatId}`,
+        r.chatId,
+        t.announcement(this.deps.companyName, r.message),
+      );
+      if (outcome === 'failed' && Date.now() - r.createdAt.getTime() < NOTICE_GIVE_UP_MS) waiting.add(r.id);
+    }
+    const done = [...new Set(rows.map((r) => r.id))].filter((id) => !waiting.has(id));
+    if (done.length)
+      await this.deps.db
+        .update(customerNotices)
+        .set({ telegramAt: sql`now()` })
+        .where(inArray(customerNotices.id, done));
   }
 
   /**

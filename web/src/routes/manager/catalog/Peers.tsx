@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Plus } from 'lucide-react';
+import { Layers, Plus } from 'lucide-react';
+import { Link } from 'react-router';
 import { useState } from 'react';
 import { PEER_STATES } from '@vpn/contracts';
 import { allServersQuery } from '../../../api/adminFleet';
@@ -10,6 +11,7 @@ import { esCatalog } from '../../../i18n/es.manager.catalog';
 import { formatDate } from '../../../lib/format';
 import { formatKbit, speedLabel } from '../../../lib/speed';
 import { es } from '../../../i18n/es';
+import { esBulk } from '../../../i18n/es.manager.bulk';
 import { useCan } from '../ManagerLayout';
 import { ListView, ManagerPageHeader } from '../shared';
 import { ManualPeerDialog } from './ManualPeerDialog';
@@ -83,10 +85,16 @@ export function ManagerPeers() {
     <section>
       <ManagerPageHeader title={t.title} subtitle={t.subtitle}>
         {canWrite && (
-          <button type="button" className={ui.buttonPrimary} onClick={() => setCreating(true)}>
-            <Plus className="size-4" aria-hidden="true" />
-            {t.create}
-          </button>
+          <div className="flex flex-wrap gap-3">
+            <Link to="/manager/dashboard/peers/bulk" className={ui.buttonSecondary}>
+              <Layers className="size-4" aria-hidden="true" />
+              {esBulk.open}
+            </Link>
+            <button type="button" className={ui.buttonPrimary} onClick={() => setCreating(true)}>
+              <Plus className="size-4" aria-hidden="true" />
+              {t.create}
+            </button>
+          </div>
         )}
       </ManagerPageHeader>
       <div className="mb-4 flex flex-col gap-3 lg:flex-row lg:items-center">
