@@ -12,15 +12,29 @@
  * build), `BENCH_SERVER_DIR` (another checkout's server, to measure a "before"), `CHROMIUM_PATH`,
  * `BENCH_PAGES` (comma-separated paths instead of the four public pages), `BENCH_TRACE=1` (every
  * request of every load with its start and end, cache hits included: what a slow load waits for).
+ *
+ * Issue 32 added two parts (`BENCH_PARTS`, comma-separated, default all: `journey`, `throttled`,
+ * `lighthouse`):
+ * - `journey`: a first-time customer on the same throttled phone, from the landing page to the QR of
+ *   the peer just bought in the sandbox gateway (`journeyPart`): the taps from the payment's result
+ *   to the QR (goal ≤ 2) and the seconds from the landing page to the QR (goal ≤ 60 s);
+ * - `lighthouse`: Lighthouse's Performance (mobile preset) on the public pages and, logged in, on
+ *   `/dashboard/home` and `/dashboard/peers` (`lighthouse.ts`; `BENCH_LIGHTHOUSE_DIR` keeps the
+ *   reports), each at least 90; and the public pages' cold bytes and LCP at most 5 % over
+ *   `bench/baseline.json`.
+ * A goal not reached prints a `MISSED` line, and the exit code is 1.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { registerCustomer } from '../e2e/api';
+import { ManagerApi, connectAgent, registerCustomer } from '../e2e/api';
+import type { AgentHandle } from '../e2e/api';
 import { launchChromium } from '../e2e/browser';
+import { runLighthouse } from './lighthouse';
+import type { LighthouseResult } from './lighthouse';
 
 const webDir = resolve(import.meta.dirname, '..');
 const serverDir = resolve(process.env.BENCH_SERVER_DIR ?? join(webDir, '../server'));
@@ -49,6 +63,22 @@ const PAGES = process.env.BENCH_PAGES?.split(',') ?? ['/', '/plans', '/login', '
 /** BENCH_TRACE=1 prints every request of every load with its times (what a slow load waits for). */
 const TRACE = process.env.BENCH_TRACE === '1';
 const FLOOR = '/bench-floor.html';
+/** Which parts run (comma-separated): `throttled` (the tables), `lighthouse`, `journey`. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throttled,lighthouse,journey').split(','));
+/** Lighthouse's Performance every page must reach (issue 32). */
+const LIGHTHOUSE_MIN = 90;
+const LIGHTHOUSE_PAGES = [...PAGES, '/dashboard/home', '/dashboard/peers'];
+/**
+ * The public pages' cold bytes and LCP may grow at most 5 % over the recorded baseline (issue 32;
+ * `bench/baseline.json`, from docs/performance.md). Bytes are exact from run to run; LCP moves with
+ * the machine's load, so it is compared as a ratio to the 1 KiB floor page's LCP of the same run
+ * (and of the baseline's run).
+ */
+const MAX_GROWTH = 0.05;
+const BASELINE = JSON.parse(readFileSync(join(import.meta.dirname, 'baseline.json'), 'utf8')) as {
+  floorLcpSeconds: number;
+  pages: Record<string, { bytesKiB: number; lcpSeconds: number }>;
+};
 
 interface Sample {
   idleMs: number;
@@ -86,6 +116,7 @@ function freePort(): Promise<number> {
   });
 }
 
+const ADMIN_PASSWORD = 'clave-de-gestor-bench';
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 let serverLog = '';
@@ -98,9 +129,11 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     DATA_DIR: dataDir,
     DATABASE_URL: '',
     WEB_DIST: dist,
-    ADMIN_PASSWORD: 'clave-de-gestor-bench',
+    ADMIN_PASSWORD,
     LOG_LEVEL: 'warn',
     SEED_DEMO: 'true',
+    // The journey pays through the built-in sandbox gateway.
+    PAYMENTS_SANDBOX: 'true',
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -304,13 +337,154 @@ function row(name: string, cache: string, s: Sample, floor: Sample) {
   );
 }
 
-let browser: Browser | undefined;
-try {
-  await waitForHealth();
-  const username = `bench${Date.now().toString(36)}`;
-  const password = 'clave-de-bench-1';
-  await registerCustomer(baseUrl, username, password);
+/** A customer's remembered token pair, through the API (as the login form with "Recordarme"). */
+async function apiLogin(username: string, password: string): Promise<{ access: string; refresh: string }> {
+  const res = await fetch(`${baseUrl}/api/client/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+    body: JSON.stringify({ username, password, remember: true }),
+  });
+  if (!res.ok) throw new Error(`login → ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { access: string; refresh: string };
+}
 
+const missed: string[] = [];
+
+async function lighthousePart(username: string, password: string): Promise<void> {
+  console.log(
+    `\nLighthouse ${LIGHTHOUSE_PAGES.length} páginas (preset móvil, Performance; mínimo ${LIGHTHOUSE_MIN}):`,
+  );
+  console.log('| página | Performance | LCP | TBT | FCP | hilo principal | bytes |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const path of LIGHTHOUSE_PAGES) {
+    const session = path.startsWith('/dashboard')
+      ? { ...(await apiLogin(username, password)), floorPath: FLOOR }
+      : undefined;
+    const runs: LighthouseResult[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await runLighthouse(baseUrl, path, session));
+    // The run of median score (its other figures belong to that same load).
+    const r = [...runs].sort((a, b) => a.score - b.score)[Math.floor(runs.length / 2)]!;
+    const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    console.log(
+      `| \`${path}\` | ${r.score} (${runs.map((x) => x.score).join(', ')}) | ${sec(r.lcpMs)} | ${r.tbtMs.toFixed(0)} ms | ${sec(r.fcpMs)} | ${sec(r.mainThreadMs)} | ${(r.bytes / 1024).toFixed(1)} KiB |`,
+    );
+    if (r.score < LIGHTHOUSE_MIN) missed.push(`Lighthouse ${path}: ${r.score} < ${LIGHTHOUSE_MIN}`);
+  }
+}
+
+/** Issue 32's goals for a first-time customer on a phone. */
+const JOURNEY_MAX_TAPS = 2;
+const JOURNEY_MAX_SECONDS = 60;
+
+/**
+ * Issue 32's journey on the throttled phone: the landing page → "Crear cuenta" → the sign-up form
+ * (the captcha solves itself) → "Entrar a mi panel" → "Elegir un plan" → "Seleccionar Plan" → the
+ * new peer's name → "Proceder al Pago" → the sandbox gateway's tab → "Pagar" → the payment's result
+ * → the new peer's QR on screen. Prints the taps from the result to the QR and the seconds from
+ * opening the landing page to the QR, without the gateway's own time (from its tab opening to the
+ * "Pagar" tap's answer leaving it) and without typing (fields are filled at once). A server with an
+ * answering (stand-in) agent is added first: new peers are sold only there.
+ */
+async function journeyPart(): Promise<void> {
+  const manager = await ManagerApi.login(baseUrl, 'admin', ADMIN_PASSWORD);
+  const tag = Date.now().toString(36);
+  const created = await (
+    await manager.confirmed(ADMIN_PASSWORD)
+  ).createServer({
+    name: `Bench ${tag}`,
+    endpoint: `bench-${tag}.vpn.example.com:51830`,
+    ubication: 'Lisboa, Portugal',
+  });
+  const agent: AgentHandle = await connectAgent(baseUrl, created.agent_token);
+  const journeyBrowser = await launchChromium();
+  const context = await journeyBrowser.newContext(PHONE);
+  try {
+    const throttle = async (page: Page) => {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', NETWORK);
+    };
+    const page = await context.newPage();
+    await throttle(page);
+    const username = `viaje${tag}`;
+    const password = 'clave-del-viaje-1';
+    let taps = 0;
+    const tap = async (locator: ReturnType<Page['getByRole']>) => {
+      await locator.tap({ timeout: 120_000 });
+    };
+    const marks: string[] = [];
+    const start = performance.now();
+    const mark = (what: string) => marks.push(`${((performance.now() - start) / 1000).toFixed(1)} s ${what}`);
+
+    await page.goto(`${baseUrl}/`, { waitUntil: 'commit' });
+    await tap(page.getByRole('link', { name: 'Crear cuenta' }).first());
+    await page.getByLabel('Usuario').waitFor({ timeout: 120_000 });
+    mark('registro abierto');
+    await page.getByLabel('Usuario').fill(username);
+    await page.getByLabel('Contraseña', { exact: true }).fill(password);
+    await page.getByLabel('Confirmar contraseña').fill(password);
+    await page.getByText('Verificado', { exact: true }).waitFor({ timeout: 120_000 });
+    mark('captcha resuelto');
+    await tap(page.getByRole('button', { name: 'Registrarse' }));
+    await page.getByRole('heading', { name: 'Registro Completado' }).waitFor({ timeout: 120_000 });
+    await tap(page.getByRole('button', { name: 'Entrar a mi panel' }));
+    await page.waitForURL((url) => url.pathname === '/dashboard/home', { timeout: 120_000 });
+    mark('panel');
+    await tap(page.getByRole('link', { name: 'Elegir un plan' }));
+    await tap(page.getByRole('button', { name: 'Seleccionar Plan' }).first());
+    const dialog = page.getByRole('dialog', { name: /^Adquirir el plan / });
+    await dialog.getByLabel('Nombre del nuevo peer').fill('movil');
+    mark('plan elegido');
+    const [gateway] = await Promise.all([
+      context.waitForEvent('page', { timeout: 120_000 }),
+      tap(dialog.getByRole('button', { name: 'Proceder al Pago' })),
+    ]);
+    const gatewayOpened = performance.now();
+    await throttle(gateway);
+    await gateway.getByRole('button', { name: 'Pagar' }).waitFor({ timeout: 120_000 });
+    await Promise.all([
+      gateway.waitForURL((url) => url.pathname === '/dashboard/payment', {
+        waitUntil: 'commit',
+        timeout: 120_000,
+      }),
+      gateway.getByRole('button', { name: 'Pagar' }).tap(),
+    ]);
+    const gatewayMs = performance.now() - gatewayOpened;
+    mark(`resultado del pago (pasarela: ${(gatewayMs / 1000).toFixed(1)} s, descontados)`);
+    const paid = performance.now();
+
+    // From the result: its main action, on the tab the gateway left the customer on.
+    const install = gateway.getByRole('button', { name: 'Instalar movil en este dispositivo' });
+    await install.waitFor({ timeout: 120_000 });
+    taps++;
+    await tap(install);
+    await gateway
+      .getByRole('img', { name: 'Código QR de la configuración del peer movil' })
+      .waitFor({ timeout: 120_000 });
+    const end = performance.now();
+    mark('QR en pantalla');
+    const seconds = (end - start - gatewayMs) / 1000;
+    console.log(`\nRecorrido a 390 px, red limitada (${marks.length} marcas):`);
+    for (const line of marks) console.log(`  ${line}`);
+    console.log(
+      `toques del resultado del pago al QR: ${taps} (objetivo ≤ ${JOURNEY_MAX_TAPS}); ` +
+        `de la portada al QR: ${seconds.toFixed(1)} s sin la pasarela (objetivo ≤ ${JOURNEY_MAX_SECONDS} s); ` +
+        `del resultado al QR: ${((end - paid) / 1000).toFixed(1)} s`,
+    );
+    if (taps > JOURNEY_MAX_TAPS)
+      missed.push(`recorrido: ${taps} toques del pago al QR > ${JOURNEY_MAX_TAPS}`);
+    if (seconds > JOURNEY_MAX_SECONDS)
+      missed.push(`recorrido: ${seconds.toFixed(1)} s de la portada al QR > ${JOURNEY_MAX_SECONDS} s`);
+  } finally {
+    await context.close();
+    await journeyBrowser.close();
+    await agent.close();
+  }
+}
+
+let browser: Browser | undefined;
+
+async function throttledPart(username: string, password: string): Promise<void> {
   browser = await launchChromium();
   console.log(
     `Perfil: 750 kbit/s bajada, 250 kbit/s subida, 300 ms de ida y vuelta, 390×844; mediana de ${RUNS} ${RUNS === 1 ? 'carga' : 'cargas'}.\n`,
@@ -329,10 +503,28 @@ try {
   const floor = await collect(FLOOR);
   row(`${FLOOR} (suelo, 1 KiB)`, 'fría', floor.cold, floor.cold);
   row(`${FLOOR} (suelo, 1 KiB)`, 'caliente', floor.warm, floor.warm);
+  const growth: string[] = [];
   for (const path of PAGES) {
     const { cold, warm } = await collect(path);
     row(path, 'fría', cold, floor.cold);
     row(path, 'caliente', warm, floor.warm);
+    const base = BASELINE.pages[path];
+    if (!base) continue;
+    const kib = cold.bytes / 1024;
+    const lcp = (cold.lcpMs ?? NaN) / (floor.cold.lcpMs ?? NaN);
+    const baseLcp = base.lcpSeconds / BASELINE.floorLcpSeconds;
+    const pct = (now: number, before: number) =>
+      `${now >= before ? '+' : ''}${((now / before - 1) * 100).toFixed(1)} %`;
+    growth.push(
+      `${path}: ${kib.toFixed(1)} KiB (${pct(kib, base.bytesKiB)} sobre ${base.bytesKiB}), ` +
+        `LCP ${lcp.toFixed(2)}× el suelo (${pct(lcp, baseLcp)} sobre ${baseLcp.toFixed(2)}×)`,
+    );
+    if (kib > base.bytesKiB * (1 + MAX_GROWTH))
+      missed.push(`${path}: ${kib.toFixed(1)} KiB en frío, más del 5 % sobre ${base.bytesKiB} KiB`);
+    if (!(lcp <= baseLcp * (1 + MAX_GROWTH)))
+      missed.push(
+        `${path}: LCP ${lcp.toFixed(2)}× el suelo en frío, más del 5 % sobre ${baseLcp.toFixed(2)}×`,
+      );
   }
   const dash: Sample[] = [];
   for (let i = 0; i < RUNS; i++) dash.push(await dashboardAfterLogin(username, password));
@@ -346,6 +538,21 @@ try {
   console.log('| página | caché | red en reposo (× suelo) | LCP (× suelo) | transferido | peticiones |');
   console.log('|---|---|---|---|---|---|');
   for (const line of rows) console.log(line);
+  console.log('\nPáginas públicas frente a la base (bench/baseline.json, máximo +5 %):');
+  for (const line of growth) console.log(`  ${line}`);
+}
+
+try {
+  await waitForHealth();
+  const username = `bench${Date.now().toString(36)}`;
+  const password = 'clave-de-bench-1';
+  await registerCustomer(baseUrl, username, password);
+
+  if (PARTS.has('journey')) await journeyPart();
+  if (PARTS.has('throttled')) await throttledPart(username, password);
+  if (PARTS.has('lighthouse')) await lighthousePart(username, password);
+  for (const line of missed) console.log(`MISSED ${line}`);
+  if (missed.length) process.exitCode = 1;
 } finally {
   await browser?.close();
   await stop();

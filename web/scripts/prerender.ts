@@ -50,6 +50,19 @@ interface ViteChunk {
 
 type Variant = { redirect: string } | { file: string };
 
+/** What every dashboard page needs beyond the entry: the live connection and the layout. */
+const DASHBOARD_LAYOUT = ['src/routes/RealtimeLayout.tsx', 'src/routes/dashboard/DashboardLayout.tsx'];
+/** Each dashboard page's module (`src/routes/index.tsx`), by path: the shell preloads its chunks. */
+const DASHBOARD_PAGES: Record<string, string> = {
+  '/dashboard/home': 'src/routes/dashboard/Home.tsx',
+  '/dashboard/peers': 'src/routes/dashboard/peers/Peers.tsx',
+  '/dashboard/partys': 'src/routes/dashboard/Rooms.tsx',
+  '/dashboard/plans': 'src/routes/dashboard/Plans.tsx',
+  '/dashboard/help': 'src/routes/dashboard/Help.tsx',
+  '/dashboard/settings': 'src/routes/dashboard/Settings.tsx',
+  '/dashboard/payment': 'src/routes/dashboard/Payment.tsx',
+};
+
 /** The chunks a module needs, itself first, then what it imports (transitively), for modulepreload. */
 function chunksOf(manifest: Record<string, ViteChunk>, key: string, seen = new Set<string>()): string[] {
   const chunk = manifest[key];
@@ -244,11 +257,32 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     notFound: 'notFound',
     pages,
   };
-  // The shell of the pages rendered in the browser only: the boot data, the company in the title.
+  // The shell of the pages rendered in the browser only: the boot data, the company in the title,
+  // and before the entry the script that asks for a dashboard page's chunks and data at once
+  // (`src/shellBoot.ts`, issue 32): every dashboard page's chunks, and each page's own.
+  const shellBootKey = Object.keys(vite).find((k) => vite[k]?.src === 'src/shellBoot.ts');
+  if (!shellBootKey) throw new Error('el manifiesto de Vite no tiene src/shellBoot.ts');
+  const beyondEntry = (keys: string[]) =>
+    [...new Set(keys.flatMap((key) => chunksOf(vite, key)))].filter((f) => !entryChunks.has(f));
+  const dashboardCommon = beyondEntry(DASHBOARD_LAYOUT);
+  const dashboardRoutes = Object.fromEntries(
+    Object.entries(DASHBOARD_PAGES).map(([path, key]) => {
+      if (!vite[key]) throw new Error(`el manifiesto de Vite no tiene ${key}`);
+      const own = beyondEntry([key]).filter((f) => !dashboardCommon.includes(f));
+      return [path, own.map((f) => `/${f}`).join(' ')];
+    }),
+  );
+  const shellBoot =
+    `<script type="module" crossorigin src="/${vite[shellBootKey]!.file}" ` +
+    `data-chunks="${dashboardCommon.map((f) => `/${f}`).join(' ')}" ` +
+    `data-routes='${JSON.stringify(dashboardRoutes)}'></script>`;
+  const entryTag = /<script type="module"[^>]*src="\/assets\/index-[^"]*"[^>]*><\/script>/;
+  if (!entryTag.test(shell)) throw new Error('index.html no carga la entrada');
   writeFileSync(
     join(ssrDir, manifest.shell),
     shell
       .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company}</title>`)
+      .replace(entryTag, (entryScript) => `${shellBoot}${entryScript}`)
       .replace('</head>', `${MARK.boot}</head>`),
   );
   writeFileSync(join(ssrDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
