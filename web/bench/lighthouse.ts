@@ -63,9 +63,18 @@ async function startChromium(): Promise<{ port: number; close: () => Promise<voi
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
+        if (child.exitCode === null) {
+          const killed = new Promise((r) => child.once('exit', r));
+          child.kill('SIGKILL');
+          await Promise.race([killed, new Promise((r) => setTimeout(r, 5000))]);
+        }
       }
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium's helpers may still be writing the profile for a moment after it exits.
+      try {
+        rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      } catch {
+        /* a temporary directory left behind is not a failed measurement */
+      }
     },
   };
 }

@@ -21,7 +21,12 @@ import type { EarlyAnswer } from './boot';
 const SESSION = '/api/client/verify-token';
 const PAGE_DATA: Record<string, string[]> = {
   '/dashboard': [SESSION, '/api/client/advertisements', '/api/client/agent', '/api/client/accounts/peers'],
-  '/dashboard/home': [SESSION, '/api/client/advertisements', '/api/client/agent', '/api/client/accounts/peers'],
+  '/dashboard/home': [
+    SESSION,
+    '/api/client/advertisements',
+    '/api/client/agent',
+    '/api/client/accounts/peers',
+  ],
   '/dashboard/peers': [SESSION, '/api/client/accounts/peers'],
 };
 
