@@ -81,7 +81,8 @@ describe('planDirection', () => {
     ]);
     expect(p.lines).toHaveLength(skeletonLines('wg0', 'down').length + 3);
     expect(p.lines.slice(-3)).toEqual([
-      'class add dev wg0 parent 1: classid 1:2 htb rate 2000kbit ceil 2000kbit burst 3200 cburst 3200 quantum 1514',
+      // burst and cburst: 50 ms of the rate (2,000,000 / 8 × 0.05 = 12,500 bytes), at least 3,200.
+      'class add dev wg0 parent 1: classid 1:2 htb rate 2000kbit ceil 2000kbit burst 12500 cburst 12500 quantum 1514',
       'qdisc add dev wg0 parent 1:2 handle 2: fq_codel flows 32',
       'filter add dev wg0 parent 1: protocol ip prio 10 handle 105:9:a41 u32 ht 105:9: match ip dst 10.64.5.9/32 classid 1:2',
     ]);
@@ -142,10 +143,12 @@ describe('planDirection', () => {
       'class del dev wg0-ifb parent 1: classid 1:3',
       'class del dev wg0-ifb parent 1: classid 1:7',
       'class change dev wg0-ifb parent 1: classid 1:2 htb rate 256kbit ceil 256kbit burst 3200 cburst 3200 quantum 1514',
-      // Without fq_codel the FIFO follows the rate: 100 ms of it, at least 8,000 bytes.
-      'qdisc change dev wg0-ifb parent 1:2 handle 2: bfifo limit 8000',
-      'class add dev wg0-ifb parent 1: classid 1:3 htb rate 1000kbit ceil 1000kbit burst 3200 cburst 3200 quantum 1514',
-      'qdisc add dev wg0-ifb parent 1:3 handle 3: bfifo limit 12500',
+      // Without fq_codel the FIFO follows the rate: 300 ms of it, at least 16 packets of 1,514 bytes
+      // (256 kbit/s: 9,600 bytes, so 24,224).
+      'qdisc change dev wg0-ifb parent 1:2 handle 2: bfifo limit 24224',
+      // 1 Mbit/s: burst 50 ms = 6,250 bytes; FIFO 300 ms = 37,500 bytes.
+      'class add dev wg0-ifb parent 1: classid 1:3 htb rate 1000kbit ceil 1000kbit burst 6250 cburst 6250 quantum 1514',
+      'qdisc add dev wg0-ifb parent 1:3 handle 3: bfifo limit 37500',
       'filter add dev wg0-ifb parent 1: protocol ip prio 10 handle 100:4:a41 u32 ht 100:4: match ip src 10.64.0.4/32 classid 1:3',
     ]);
   });

@@ -9,7 +9,7 @@
  * - Root HTB `1:` with `default 0`: unclassified packets (unlimited peers, the host's own) go
  *   through HTB's direct queue, unshaped and never behind a shaped peer.
  * - One HTB class per shaped peer and direction, `1:<minor>` (rate = ceil, no borrowing), with a
- *   fair-queue leaf (`fq_codel`, or a `bfifo` of 100 ms where the kernel has no fq_codel).
+ *   fair-queue leaf (`fq_codel`, or a `bfifo` of 300 ms where the kernel has no fq_codel).
  * - u32 filters in two levels of 256-bucket hash tables: table 10: hashed on the address's third
  *   byte links to one of 256 tables (0x100 + third byte) hashed on its fourth byte, whose buckets
  *   hold the peers' exact /32 matches. A packet costs two hash lookups and, in a /10 pool allocated
@@ -150,21 +150,39 @@ export function deltaShaping(
 /** Which leaf queue the kernel offers (probed once). */
 export type LeafKind = 'fq_codel' | 'bfifo';
 
-/** The HTB parameters of a rate: burst of 10 ms at that rate, at least two full packets. */
+/** The largest packet HTB and the FIFO are sized for: an Ethernet frame's worth. */
+const MAX_PACKET = 1514;
+
+/**
+ * The HTB parameters of a rate: burst (and cburst) of 50 ms at that rate, at least two full
+ * packets. The class is served from the qdisc watchdog's timer and the NET_TX softirq; on a loaded
+ * node (ksoftirqd competing with everything else) a service later than the burst's worth loses
+ * that time for good. At 10 ms (3,200 bytes at 2 Mbit/s) a backlogged class measured 1.65–1.90
+ * Mbit/s at load 33 on 2 cores; at 50 ms, 1.95 (docs/performance.md). 50 ms of extra bytes after an
+ * idle moment is all the class can ever give above its rate.
+ */
 export function htbArgs(kbit: number): string {
-  const burst = Math.max(3200, Math.ceil((kbit * 1000) / 8 / 100));
-  return `htb rate ${kbit}kbit ceil ${kbit}kbit burst ${burst} cburst ${burst} quantum 1514`;
+  const burst = Math.max(3200, Math.ceil((kbit * 1000) / 8 / 20));
+  return `htb rate ${kbit}kbit ceil ${kbit}kbit burst ${burst} cburst ${burst} quantum ${MAX_PACKET}`;
 }
 
 /**
- * The leaf queue of a class. Without fq_codel, a FIFO of 100 ms at the class's rate (at least
- * 8,000 bytes): a longer one delays the ACKs of the peer's other direction behind its data, and
- * that direction's TCP then crawls (measured: 0.57 of 2 Mbit/s with a 128-packet pfifo).
+ * The bytes of a peer's FIFO leaf where the kernel has no fq_codel: 300 ms at the class's rate,
+ * and never under 16 full packets. Packets reach the shaper in bursts, not evenly: whatever sends
+ * them (wireguard-go or the customer's iperf3 on a busy CPU, a NAPI poll of the kernel module)
+ * stalls, its socket or ring fills, then drains at once. A 100 ms FIFO (25,000 bytes at 2 Mbit/s,
+ * 20 packets) tail-dropped those bursts and then ran dry until the next: 1.65–1.80 Mbit/s measured
+ * for a 2 Mbit/s class at load 33, ~1,000 drops in 8 s (`tc -s`); at 300 ms 1.93–1.98 each way.
+ * Not longer: the peer's own ACKs queue behind its data in the other direction (a 128-packet
+ * pfifo, 770 ms at 2 Mbit/s, let a simultaneous upload crawl at 0.57 Mbit/s).
  */
+export function fifoBytes(kbit: number): number {
+  return Math.max(16 * MAX_PACKET, Math.ceil(((kbit * 1000) / 8) * 0.3));
+}
+
+/** The leaf queue of a class: fq_codel, or the FIFO above where the kernel lacks it. */
 const leafArgs = (leaf: LeafKind, kbit: number) =>
-  leaf === 'fq_codel'
-    ? 'fq_codel flows 32'
-    : `bfifo limit ${Math.max(8000, Math.ceil((kbit * 1000) / 8 / 10))}`;
+  leaf === 'fq_codel' ? 'fq_codel flows 32' : `bfifo limit ${fifoBytes(kbit)}`;
 
 /** The root HTB and both hash levels of one device (see the layout above). */
 export function skeletonLines(dev: string, dir: Direction): string[] {

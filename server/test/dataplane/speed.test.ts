@@ -7,13 +7,19 @@
  * restores the plan's speed on the same session (the server's counters for the peer go on).
  *
  * The rates asserted are ones the shaper enforces, far below what the machine forwards, so a busy
- * machine does not move them; the unlimited peer's only has to reach 10 Mbit/s.
+ * machine does not move them (the leaf's FIFO and HTB's burst are sized for a loaded node's bursts
+ * and late timers: docs/decisions.md, "Per-peer speed"); the unlimited peer's only has to reach
+ * 10 Mbit/s.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Peer } from '@vpn/contracts';
 import { Fleet } from './fleet.ts';
 import { INTERNET_HOST, dataplaneSkipReason, eventually, type Host } from './network.ts';
+
+/** The machine's load average (1, 5, 15 min), reported with each measurement. */
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 const iperfMissing = spawnSync('sh', ['-c', 'command -v iperf3'], { stdio: 'ignore' }).status !== 0;
 const skip = dataplaneSkipReason() ?? (iperfMissing ? 'falta iperf3 (apt-get install iperf3)' : null);
@@ -47,10 +53,11 @@ describe.skipIf(skip !== null)(`per-peer speed${skip ? ` (omitido: ${skip})` : '
   }
   /**
    * A shaped peer's rate: UDP offered at 1.5× what its class allows, measured where it arrives, so
-   * the figure is the shaper's. Over TCP the figure was the sender's congestion control on a loaded
-   * machine as much as the shaper: with this kernel's FIFO leaf (no fq_codel here) a wireguard-go
-   * starved of CPU delivers its packets in bursts that overflow the 100 ms FIFO, and a clean-clone CI
-   * run measured 1.55 and then 1.00 Mbit/s upload for a 2 Mbit/s class (1.86–1.95 on a quieter run).
+   * the figure is the shaper's and not a loaded machine's TCP congestion control: over TCP the same
+   * class measured 1.90–1.98 at load 31–35, but a TCP sender also backs off for each packet the
+   * machine drops before the shaper (wireguard-go's socket buffer, `UdpRcvbufErrors`, when it is
+   * starved of CPU). The offer arrives in bursts on a loaded machine (its senders stall, then drain):
+   * the leaf's FIFO is sized for them (agent/src/shaping/model.ts, fifoBytes).
    */
   const shaped = (client: Host, port: number, reverse: boolean, mbit: number) =>
     measure(client, port, reverse, { mbit: mbit * 1.5, udp: true });
@@ -137,12 +144,8 @@ describe.skipIf(skip !== null)(`per-peer speed${skip ? ` (omitido: ${skip})` : '
     });
     // One direction at a time, the unlimited peer alongside: each direction's rate is its own class's.
     // The unlimited peer is offered 20 Mbit/s (10× the plan), not all it can take: at full rate (83–290
-    // Mbit/s) its wireguard-go took both cores, and on a CI machine loaded by other suites the limited
-    // peer's TCP upload then fell to 1.55 Mbit/s for want of CPU, not of shaping.
-    // Alone first: the class's own rate. A full CI run measured 1.64/0.88 with the unlimited peer
-    // alongside, wireguard-go short of CPU on a loaded machine, not the shaper.
-    const aloneUp = await shaped(limited.client, 5301, false, 2);
-    const aloneDown = await shaped(limited.client, 5302, true, 2);
+    // Mbit/s) its wireguard-go takes both cores and the tun's ring, shared by every peer, drops the
+    // shaped peer's packets after the shaper (a CPU limit of the node, not the shaping).
     const [up, fastUp] = await Promise.all([
       shaped(limited.client, 5301, false, 2),
       measure(unlimited.client, 5303, false, { mbit: UNLIMITED_OFFER_MBIT }),
@@ -151,21 +154,13 @@ describe.skipIf(skip !== null)(`per-peer speed${skip ? ` (omitido: ${skip})` : '
       shaped(limited.client, 5302, true, 2),
       measure(unlimited.client, 5304, true, { mbit: UNLIMITED_OFFER_MBIT }),
     ]);
-    const report = `plan de 2 Mbit/s: subida ${up.toFixed(2)}, bajada ${down.toFixed(2)}; sin límite: subida ${fastUp.toFixed(1)}, bajada ${fastDown.toFixed(1)} Mbit/s`;
+    const report = `plan de 2 Mbit/s: subida ${up.toFixed(2)}, bajada ${down.toFixed(2)}; sin límite: subida ${fastUp.toFixed(1)}, bajada ${fastDown.toFixed(1)} Mbit/s (carga ${loadAverage()})`;
     console.log(report);
-    console.log(
-      `plan de 2 Mbit/s, solo: subida ${aloneUp.toFixed(2)}, bajada ${aloneDown.toFixed(2)} Mbit/s`,
-    );
-    expect(aloneDown, report).toBeGreaterThanOrEqual(2 * 0.85);
-    expect(aloneDown, report).toBeLessThanOrEqual(2 * 1.15);
-    // Upload goes through the ifb's 100 ms FIFO (this kernel has no fq_codel): a server wireguard-go
-    // starved of CPU for longer than that lets the FIFO run dry, so loaded runs read 1.55–1.95 Mbit/s
-    // (1.95 idle). The floor here is 0.75× until the FIFO's size is settled (issue 35 stays open).
-    expect(aloneUp, report).toBeGreaterThanOrEqual(2 * 0.75);
-    expect(aloneUp, report).toBeLessThanOrEqual(2 * 1.15);
-    // Alongside the unlimited peer the class never gives more than its rate.
-    expect(up, report).toBeLessThanOrEqual(2 * 1.15);
-    expect(down, report).toBeLessThanOrEqual(2 * 1.15);
+    // The issue's proof: 2 Mbit/s ± 15 % each way, measured while the unlimited peer gets ≥ 5×.
+    for (const rate of [up, down]) {
+      expect(rate, report).toBeGreaterThanOrEqual(2 * 0.85);
+      expect(rate, report).toBeLessThanOrEqual(2 * 1.15);
+    }
     expect(fastUp, report).toBeGreaterThanOrEqual(5 * 2);
     expect(fastDown, report).toBeGreaterThanOrEqual(5 * 2);
   });
@@ -207,7 +202,7 @@ describe.skipIf(skip !== null)(`per-peer speed${skip ? ` (omitido: ${skip})` : '
     );
     const up = await shaped(limited.client, 5301, false, 0.512);
     const down = await shaped(limited.client, 5302, true, 0.512);
-    const report = `reducida (512 kbit/s): subida ${up.toFixed(3)}, bajada ${down.toFixed(3)} Mbit/s`;
+    const report = `reducida (512 kbit/s): subida ${up.toFixed(3)}, bajada ${down.toFixed(3)} Mbit/s (carga ${loadAverage()})`;
     console.log(report);
     for (const rate of [up, down]) {
       expect(rate, report).toBeGreaterThanOrEqual(0.512 * 0.85);
@@ -226,7 +221,7 @@ describe.skipIf(skip !== null)(`per-peer speed${skip ? ` (omitido: ${skip})` : '
     expect(grant.statusCode, grant.body).toBe(200);
     expect((await myPeer(limited.access, limited.id)).speed.reduced).toBeNull();
     const again = await shaped(limited.client, 5302, true, 2);
-    console.log(`renovado: bajada ${again.toFixed(2)} Mbit/s`);
+    console.log(`renovado: bajada ${again.toFixed(2)} Mbit/s (carga ${loadAverage()})`);
     expect(again, `renovado: bajada ${again.toFixed(2)} Mbit/s`).toBeGreaterThanOrEqual(2 * 0.85);
     expect(again).toBeLessThanOrEqual(2 * 1.15);
     // Same session: the server kept the peer (a removed and re-added peer starts its counters at 0).
