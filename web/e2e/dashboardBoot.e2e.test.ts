@@ -4,7 +4,8 @@
  * with a session in the browser, the session check and the page's data on the wire at once; the
  * application then takes those answers instead of asking again. Checked by holding the application's
  * entry script: before it has run, the page's own chunk and its API calls must already have been sent
- * (on the old build nothing was, until the entry had run and rendered "Verificando acceso").
+ * (on the old build nothing was, until the entry had run and rendered "Verificando acceso"), and the
+ * page shows the app's wait, not a blank screen.
  */
 import type { Browser, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -90,7 +91,8 @@ describe('dashboard boot', () => {
         await expect.poll(() => requested.some((p) => chunk.test(p)), { timeout: 15_000 }).toBe(true);
         for (const api of apis)
           await expect.poll(() => requested.includes(api), { timeout: 15_000 }).toBe(true);
-        expect(await page.getByRole('status').count()).toBe(0); // nothing of the app drawn yet
+        // Not a blank page meanwhile: the app's wait, drawn by the document itself.
+        await page.getByRole('status').filter({ hasText: 'Cargando información...' }).waitFor();
 
         release();
         await page

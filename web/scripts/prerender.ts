@@ -258,7 +258,7 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     pages,
   };
   // The shell of the pages rendered in the browser only: the boot data, the company in the title,
-  // and before the entry the script that asks for a dashboard page's chunks and data at once
+  // the app's full-screen wait drawn from the start, and before the entry the script that asks for a dashboard page's chunks and data at once
   // (`src/shellBoot.ts`, issue 32): every dashboard page's chunks, and each page's own.
   const shellBootKey = Object.keys(vite).find((k) => vite[k]?.src === 'src/shellBoot.ts');
   if (!shellBootKey) throw new Error('el manifiesto de Vite no tiene src/shellBoot.ts');
@@ -283,6 +283,8 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     shell
       .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company}</title>`)
       .replace(entryTag, (entryScript) => `${shellBoot}${entryScript}`)
+      // Painted as soon as the stylesheet is there; React replaces it with its first render.
+      .replace('<div id="root"></div>', () => `<div id="root">${render.renderShellBody()}</div>`)
       .replace('</head>', `${MARK.boot}</head>`),
   );
   writeFileSync(join(ssrDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);

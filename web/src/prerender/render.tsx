@@ -14,6 +14,7 @@ import { renderToString } from 'react-dom/server';
 import { MemoryRouter, StaticRouterProvider, createStaticHandler, createStaticRouter } from 'react-router';
 import type { Plan, PublicSettings, RuntimeConfig } from '@vpn/contracts';
 import { AppProviders } from '../App';
+import { LoadingScreen } from '../components/LoadingScreen';
 import { queryKeys } from '../api/queries';
 import { es } from '../i18n/es';
 import { setRenderedYear } from '../lib/year';
@@ -113,4 +114,13 @@ export function renderPlanList(plans?: Plan[]): string {
       </MemoryRouter>
     </QueryClientProvider>,
   );
+}
+
+/**
+ * What the pages rendered in the browser only (the dashboard, the console, e-mailed links) show
+ * from the first paint until the application has drawn them: the app's own full-screen wait,
+ * "Cargando información..." (issue 32: before, a blank page until ~170 KiB of JavaScript had run).
+ */
+export function renderShellBody(): string {
+  return renderToString(<LoadingScreen label={es.common.loading} />);
 }
