@@ -499,6 +499,7 @@ export class Reconciler {
             tx_bytes: tx,
             latest_handshake: handshake,
             endpoint,
+            final: true,
             ...(since ? { since } : {}),
           });
           if (held && leaving.size === retiring.size) release();
@@ -724,6 +725,7 @@ export class Reconciler {
           tx_bytes: p.txBytes,
           latest_handshake: p.lastHandshakeSec,
           endpoint: p.endpoint && p.endpoint.length <= 64 ? p.endpoint : null,
+          final: true,
           ...(since ? { since } : {}),
         });
       }

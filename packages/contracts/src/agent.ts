@@ -99,6 +99,12 @@ export const AgentPeerStats = z.object({
    * this server (the peer moved and its new server reported first), it counts the difference.
    */
   since: z.object({ rx_bytes: z.number().int().min(0), tx_bytes: z.number().int().min(0) }).optional(),
+  /**
+   * The last report of a key leaving the interface (issue 33), with or without `since`: a key no
+   * stats pass had read (re-keyed twice within one interval) has no `since`, and the control plane
+   * counts all of it once, as a key that left this server (re-key or move). Absent: older agents.
+   */
+  final: z.boolean().optional(),
 });
 export type AgentPeerStats = z.infer<typeof AgentPeerStats>;
 

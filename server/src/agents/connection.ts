@@ -72,7 +72,7 @@ const STATS_WAIT_AT = 2;
 function mergeReports(older: AgentPeerStats[], newer: AgentPeerStats[]): AgentPeerStats[] | null {
   // A key's final reading (`since`) and a re-keyed peer's first one must stay in separate
   // statements (services/peers/usage.ts): such reports are never merged.
-  if (older.some((p) => p.since) || newer.some((p) => p.since)) return null;
+  if (older.some((p) => p.since || p.final) || newer.some((p) => p.since || p.final)) return null;
   const at = new Map(older.map((p, i) => [p.public_key, i]));
   for (const p of newer) {
     const i = at.get(p.public_key);

@@ -583,9 +583,10 @@ export const peerStats = pgTable(
 );
 
 /**
- * The servers a peer was moved off, with the key it had there (0025, issue 31): a server's last
- * report of a key that has left it (a `since` tail, services/peers/usage.ts) counts only when the
- * key did leave that server. One row per peer and server, the latest departure.
+ * The servers a peer was moved off or re-keyed on, with the key it had there (0025, issue 31; re-keys
+ * issue 33): a server's last report of a key that has left it (services/peers/usage.ts) counts only
+ * when the key did leave that server, and once (the row is consumed). One row per peer and server,
+ * the latest departure: of three re-keys within one stats interval, the middle key's bytes are lost.
  */
 export const peerDepartures = pgTable(
   'peer_departures',
@@ -599,7 +600,10 @@ export const peerDepartures = pgTable(
     publicKey: text('public_key').notNull(),
     leftAt: timestamp('left_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.peerId, t.serverId] })],
+  (t) => [
+    primaryKey({ columns: [t.peerId, t.serverId] }),
+    index('peer_departures_server_key').on(t.serverId, t.publicKey),
+  ],
 );
 
 /** Traffic per peer per UTC hour (deltas summed in), for the last 30 days; older hours move to peerUsageDaily. */

@@ -8,6 +8,7 @@ import { encrypt, generatePresharedKey, generateWireguardKeyPair } from '../../l
 import { badRequest } from '../../lib/errors.ts';
 import { recordChanges } from '../fleet/desiredState.ts';
 import { newMirrorToken } from './mirrorTokens.ts';
+import { recordDepartures } from './departures.ts';
 import { CLEARED as CONCURRENT_USE_CLEARED } from './concurrentUseFields.ts';
 import { mirrorColumns, isLive } from './presentation.ts';
 import { PeerOperations } from './operations.ts';
@@ -43,6 +44,9 @@ export class PeerKeys extends PeerOperations {
           updatedAt: sql`now()`,
         })
         .where(eq(peers.id, row.id));
+      // The old key left this server: its last report counts even once a newer key replaced it
+      // (two re-keys within one stats interval, issue 33: services/peers/usage.ts).
+      await recordDepartures(tx, row.serverId, [row]);
       const revisions = await recordChanges(tx, [
         { serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] },
       ]);

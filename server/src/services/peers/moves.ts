@@ -3,13 +3,14 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { msg, type Peer } from '@vpn/contracts';
-import { peerDepartures, peers, servers } from '../../db/schema.ts';
+import { peers, servers } from '../../db/schema.ts';
 import type { Db } from '../../db/client.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import { agentOnline, type ServerRow } from '../fleet/servers.ts';
 import { type PeerRow, type Pending, isLive } from './presentation.ts';
 import { type Claimed, type InTx } from './operations.ts';
+import { recordDepartures } from './departures.ts';
 import { PeerKeys } from './keys.ts';
 
 export class PeerMoves extends PeerKeys {
@@ -182,20 +183,4 @@ export class PeerMoves extends PeerKeys {
     for (const w of waits) await this.settleAcks(w.s);
     return moved.map((m) => m.id);
   }
-}
-
-/**
- * Where moved peers came from, with the key each had there: the old server's last report of that
- * key (its `since` tail) is counted only if the key did leave that server (issue 31,
- * services/peers/usage.ts).
- */
-async function recordDepartures(tx: Db, fromServerId: number, moved: { id: number; publicKey: string }[]) {
-  if (moved.length === 0) return;
-  await tx
-    .insert(peerDepartures)
-    .values(moved.map((m) => ({ peerId: m.id, serverId: fromServerId, publicKey: m.publicKey })))
-    .onConflictDoUpdate({
-      target: [peerDepartures.peerId, peerDepartures.serverId],
-      set: { publicKey: sql`excluded.public_key`, leftAt: sql`now()` },
-    });
 }

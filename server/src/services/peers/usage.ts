@@ -55,15 +55,16 @@ export async function recordStats(
         tx: s.tx_bytes,
         hs: s.latest_handshake || null,
         ep: s.endpoint,
+        ...(s.final || s.since ? { f: true } : {}),
       })),
     );
     await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(724101, ${serverId})`);
       await tx.execute(sql`
       with input as (
-        select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text)
+        select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text, f boolean)
       ), cur as (
-        select p.id, p.data_allowance is not null as limited, i.k, i.rx, i.tx,
+        select p.id, p.data_allowance is not null as limited, i.k, i.rx, i.tx, i.f,
           case when i.hs is null then null else to_timestamp(i.hs) end as hs, i.ep,
           s.peer_id is not null and s.server_id = ${serverId} and s.public_key = i.k as same,
           s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
@@ -93,6 +94,13 @@ export async function recordStats(
           tx_counter = excluded.tx_counter, latest_handshake = excluded.latest_handshake,
           endpoint = excluded.endpoint, reported_at = excluded.reported_at
         returning 1
+      ), departed as (
+        -- A key with a reading stored here is counted from that reading on: its departure (a move
+        -- or re-key, services/peers/departures.ts) no longer stands for unread traffic. Only
+        -- first readings under a key and last ones look: a steady report never probes the table.
+        delete from peer_departures dep using d
+        where (not d.same or d.f) and dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
+        returning 1
       ), hourly as (
         insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
         select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
@@ -113,20 +121,24 @@ export async function recordStats(
         returning 1
       )
       select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
-        + (select count(*) from allowance) as n`);
+        + (select count(*) from allowance) + (select count(*) from departed) as n`);
       await countMovedTails(tx, serverId, batch, hour);
     });
   }
 }
 
 /**
- * The last report of a key that left this server (issue 24), when the statement above could not
- * match it: the peer moved and its new server reported it first, so the stored reading is that
- * server's. The agent sent the key's counters at its previous read (`since`); what it carried
- * since is added to the peer's hour, its allowance and this server's hour. The stored reading
- * stays the new server's. A key this server still carries, or whose last reading here is stored,
- * was counted above and is left alone here. A key that never left this server (no
- * `peer_departures` row for it, written by every move) is not this server's to report: ignored.
+ * The last report of a key that left this server, when the statement above could not match it:
+ * - moved (issue 24): the peer's new server reported it first, so the stored reading is that
+ *   server's. The agent sent the key's counters at its previous read (`since`); what it carried
+ *   since is added. A last report without `since` has nothing to count against: ignored.
+ * - re-keyed (issue 33): the peer changed its key again before any stats pass read this one (two
+ *   re-keys within one interval), so no reading of it was ever stored: its counters started at zero
+ *   on this interface, all of it is added (less `since` if the agent had one).
+ * Added to the peer's hour, its allowance and this server's hour; the stored reading is left as is.
+ * Only a key that did leave this server counts (a `peer_departures` row, written by every move and
+ * re-key; issue 31), and only once: the row is consumed. A key this server still carries, or whose
+ * last reading here is stored, was counted above and is left alone here.
  */
 async function countMovedTails(
   tx: Pick<Db, 'execute'>,
@@ -134,30 +146,36 @@ async function countMovedTails(
   batch: AgentPeerStats[],
   hour: string,
 ): Promise<void> {
-  const finals = batch.filter((s) => s.since);
+  const finals = batch.filter((s) => s.since || s.final);
   if (finals.length === 0) return;
   const input = JSON.stringify(
     finals.map((s) => ({
       k: s.public_key,
       rx: s.rx_bytes,
       tx: s.tx_bytes,
-      srx: s.since!.rx_bytes,
-      stx: s.since!.tx_bytes,
+      srx: s.since?.rx_bytes ?? null,
+      stx: s.since?.tx_bytes ?? null,
     })),
   );
   await tx.execute(sql`
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, srx bigint, stx bigint)
     ), d as (
-      select p.id, p.data_allowance is not null as limited,
-        case when i.rx < i.srx or i.tx < i.stx then i.rx else i.rx - i.srx end as drx,
-        case when i.rx < i.srx or i.tx < i.stx then i.tx else i.tx - i.stx end as dtx
+      select p.id, p.data_allowance is not null as limited, i.k,
+        case when i.srx is null or i.rx < i.srx or i.tx < i.stx then i.rx else i.rx - i.srx end as drx,
+        case when i.srx is null or i.rx < i.srx or i.tx < i.stx then i.tx else i.tx - i.stx end as dtx
       from input i
-      join peers p on p.public_key = i.k and p.server_id is distinct from ${serverId}
       -- Only a key that did leave this server (issue 31): a compromised node must not raise
       -- another peer's data_used by naming its key.
-      join peer_departures dep on dep.peer_id = p.id and dep.server_id = ${serverId} and dep.public_key = i.k
+      join peer_departures dep on dep.server_id = ${serverId} and dep.public_key = i.k
+      join peers p on p.id = dep.peer_id
       where not exists (select 1 from peer_stats s where s.server_id = ${serverId} and s.public_key = i.k)
+        and ((p.public_key = i.k and p.server_id is distinct from ${serverId} and i.srx is not null)
+          or p.public_key <> i.k)
+    ), consumed as (
+      delete from peer_departures dep using d
+      where dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
+      returning 1
     ), hourly as (
       insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
       select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
@@ -177,7 +195,7 @@ async function countMovedTails(
       returning 1
     )
     select (select count(*) from hourly) + (select count(*) from allowance)
-      + (select count(*) from per_server) as n`);
+      + (select count(*) from per_server) + (select count(*) from consumed) as n`);
 }
 
 /**

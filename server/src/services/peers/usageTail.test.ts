@@ -75,6 +75,50 @@ describe('the last report of a peer leaving an interface', () => {
     expect(await counted(peer.id)).toBe(450);
   });
 
+  it('counts every key of two quick re-keys: the key in between, never read by a stats pass, too (issue 33)', async () => {
+    // The frames a real agent sends (agent/src/reconcile.ts): a re-keyed key is retired, and the
+    // next stats pass sends the retired keys' last counters first (with `since`, the counters of
+    // the pass before, when a pass had seen the key), then its report with the new key.
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    const k1 = peer.publicKey;
+    await report(a.id, k1, 100, 100);
+    const keyNow = async () =>
+      (await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.publicKey;
+    await t.ctx.peers.regenerate(c.id, peer.id);
+    const k2 = await keyNow();
+    // The agent acked the first re-key at once (the peer is no longer busy): the customer re-keys again.
+    await t.ctx.db
+      .update(peers)
+      .set({ pendingOperation: null, pendingRevision: null })
+      .where(eq(peers.id, peer.id));
+    await t.ctx.peers.regenerate(c.id, peer.id);
+    const k3 = await keyNow();
+    expect(new Set([k1, k2, k3]).size).toBe(3);
+    // Both re-keys within one stats interval: the pass reads K1 (seen before) and K2 (never seen,
+    // its counters from zero: the device used it for a few seconds) as last readings.
+    await recordStats(t.ctx.db, a.id, [
+      {
+        public_key: k1,
+        rx_bytes: 300,
+        tx_bytes: 150,
+        latest_handshake: 0,
+        endpoint: null,
+        final: true,
+        since: { rx_bytes: 100, tx_bytes: 100 },
+      },
+      { public_key: k2, rx_bytes: 600, tx_bytes: 400, latest_handshake: 0, endpoint: null, final: true },
+    ]);
+    await report(a.id, k3, 10, 10);
+    // 200 before, 250 of K1's tail, all 1,000 of K2, 20 of K3.
+    expect(await counted(peer.id)).toBe(1470);
+    // A repeated last reading of K2 (a repair re-reading a key it could not delete) is not counted again.
+    await recordStats(t.ctx.db, a.id, [
+      { public_key: k2, rx_bytes: 650, tx_bytes: 400, latest_handshake: 0, endpoint: null, final: true },
+    ]);
+    expect(await counted(peer.id)).toBe(1470);
+  });
+
   it("counts a moved peer's last report from its old server when the new server reported first (issue 24)", async () => {
     // The old server reports a leaving key at its next stats pass, up to 10 s later: by then the
     // new server may have reported the key, and the stored reading is the new server's.
