@@ -4,7 +4,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { msg, type Peer } from '@vpn/contracts';
 import { peers, servers } from '../../db/schema.ts';
-import type { Db } from '../../db/client.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
 import { agentOnline, type ServerRow } from '../fleet/servers.ts';
