@@ -437,11 +437,13 @@ export const SEEDS: Record<string, Seed> = {
       url: `/api/admin/advertisements/${ad.json<{ id: number }>().id}`,
     };
   },
-  'POST /api/admin/agent': async () => ({
+  // What customers download: the password asked again (X-Reauth).
+  'POST /api/admin/agent': async (f) => ({
     who: 'operations',
     method: 'POST',
     url: '/api/admin/agent',
     payload: { version: '2.1.0', url: 'https://descargas.example/cliente-2.1.0.apk' },
+    headers: await reauth(f.t, f.tokens.operations!),
   }),
   'GET /api/admin/customers': get('support', '/api/admin/customers'),
   'GET /api/admin/customers/{id}': get('support', (f) => `/api/admin/customers/${f.customer.id}`),

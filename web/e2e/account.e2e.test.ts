@@ -419,7 +419,9 @@ describe('dashboard home', () => {
 
   it("shows the client-app banner with 'Descargar' (new tab) until that version is dismissed", async () => {
     const version = `9.${Date.now() % 100000}`;
-    await manager.publishClientVersion({ version, url: `${baseUrl}/descargas/app-${version}.apk` });
+    await (
+      await manager.confirmed(ADMIN_PASSWORD)
+    ).publishClientVersion({ version, url: `${baseUrl}/descargas/app-${version}.apk` });
     const username = uniqueName('ver');
     await registerCustomer(baseUrl, username, 'clave-version-1');
     const page = await signedIn(username, 'clave-version-1');
@@ -443,7 +445,9 @@ describe('dashboard home', () => {
 
     // The next release is announced again.
     const next = `${version}.1`;
-    await manager.publishClientVersion({ version: next, url: `${baseUrl}/descargas/app-${next}.apk` });
+    await (
+      await manager.confirmed(ADMIN_PASSWORD)
+    ).publishClientVersion({ version: next, url: `${baseUrl}/descargas/app-${next}.apk` });
     await page.reload();
     await page.getByRole('heading', { name: `Nueva versión de la app cliente: ${next}` }).waitFor();
     await page.context().close();

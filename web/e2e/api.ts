@@ -86,7 +86,7 @@ export class ManagerApi {
     return this.request<Advertisement>('POST', '/api/admin/advertisements', body);
   }
 
-  /** Publishes a client-app release (the home's 'Descargar' banner). */
+  /** Publishes a client-app release (the home's 'Descargar' banner): on a session from confirmed() (X-Reauth). */
   publishClientVersion(body: { version: string; url: string }) {
     return this.request<ClientVersion>('POST', '/api/admin/agent', body);
   }

@@ -6,6 +6,7 @@ import {
   createManager,
   createTestApp,
   listen,
+  reauthHeader,
   login,
   type TestApp,
 } from '../../../test/helpers.ts';
@@ -26,8 +27,16 @@ async function signIn(username: string) {
   return { id: m.id, token: res.json().access as string };
 }
 
-const call = (token: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const call = (
+  token: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  payload?: object,
+  headers: Record<string, string> = {},
+) =>
+  t.app.inject({ method, url, headers: { ...bearer(token), ...headers }, ...(payload ? { payload } : {}) });
+/** Publishing a client-app version asks for the password again (X-Reauth). */
+const confirmed = (token: string) => reauthHeader(t, token, 'clave-de-gestor');
 const audit = async (query = '') => (await call(ana.token, 'GET', `/api/admin/audit${query}`)).json();
 
 beforeAll(async () => {
@@ -43,7 +52,13 @@ describe('audit log', () => {
       await call(ana.token, 'POST', '/api/admin/advertisements', { name: 'Corte', message: 'Mañana a las 3' })
     ).json();
     await call(luis.token, 'DELETE', `/api/admin/advertisements/${ad.id}`);
-    await call(luis.token, 'POST', '/api/admin/agent', { version: '2.1.0', url: 'https://example.com/app' });
+    await call(
+      luis.token,
+      'POST',
+      '/api/admin/agent',
+      { version: '2.1.0', url: 'https://example.com/app' },
+      await confirmed(luis.token),
+    );
 
     const log = await audit();
     expect(log.count).toBe(3);
@@ -71,9 +86,17 @@ describe('audit log', () => {
   it('writes nothing when the change fails', async () => {
     const before = (await audit()).count;
     expect((await call(ana.token, 'DELETE', '/api/admin/advertisements/999999')).statusCode).toBe(404);
-    expect((await call(ana.token, 'POST', '/api/admin/agent', { version: '', url: 'x' })).statusCode).toBe(
-      400,
-    );
+    expect(
+      (
+        await call(
+          ana.token,
+          'POST',
+          '/api/admin/agent',
+          { version: '', url: 'x' },
+          await confirmed(ana.token),
+        )
+      ).statusCode,
+    ).toBe(400);
     expect((await audit()).count).toBe(before);
   });
 
@@ -88,10 +111,14 @@ describe('audit log', () => {
       }),
     ).rejects.toThrow('falla después de auditar');
     expect((await audit()).count).toBe(before);
-    const ok = await call(ana.token, 'POST', '/api/admin/agent', {
-      version: '2.2.0',
-      url: 'https://example.com/b',
-    });
+    const headers = await confirmed(ana.token);
+    const ok = await call(
+      ana.token,
+      'POST',
+      '/api/admin/agent',
+      { version: '2.2.0', url: 'https://example.com/b' },
+      headers,
+    );
     expect(ok.statusCode).toBe(201);
     const [newest] = (await audit()).results;
     expect(newest.action).toBe('client_version.create');

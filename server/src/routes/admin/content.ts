@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Advertisement, ClientVersion, ErrorBody, MessageBody } from '@vpn/contracts';
 import type { AppContext } from '../../context.ts';
 import { actorOf } from '../../plugins/auth.ts';
+import { ReauthService } from '../../plugins/reauth.ts';
 import { queueBroadcast } from '../../services/telegram/service.ts';
 import {
   publishAnnouncement,
@@ -14,6 +15,7 @@ import {
 export const adminContentRoutes =
   (ctx: AppContext): FastifyPluginAsyncZod =>
   async (app) => {
+    const reauth = new ReauthService(ctx);
     app.post(
       '/api/admin/advertisements',
       {
@@ -76,13 +78,17 @@ export const adminContentRoutes =
         config: { permission: 'content.write' },
         schema: {
           tags: ['admin'],
-          summary: 'Publica una versión de la app cliente (se anuncia en el inicio del panel)',
+          summary:
+            'Publica una versión de la app cliente (se anuncia en el inicio del panel; X-Reauth: cambia lo que descargan los clientes)',
           security: [{ bearer: [] }],
           body: z.object({ version: z.string().trim().min(1).max(40), url: z.url().max(500) }).strict(),
-          response: { 201: ClientVersion, 400: ErrorBody },
+          response: { 201: ClientVersion, 400: ErrorBody, 403: ErrorBody },
         },
       },
       async (request, reply) => {
+        // The link every customer's panel offers to download and install: a stolen console session
+        // must not be able to point it at its own build (as with a server's host, issue 31).
+        await reauth.require(request);
         return reply.status(201).send(await publishClientVersion(ctx, actorOf(request), request.body));
       },
     );

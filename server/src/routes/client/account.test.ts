@@ -7,6 +7,8 @@ import {
   createTestApp,
   login,
   managerToken,
+  MANAGER_PASSWORD,
+  reauthHeader,
   setSettings,
   solveCaptcha,
   type TestApp,
@@ -77,10 +79,18 @@ describe('GET /api/client/advertisements and /api/client/agent', () => {
     expect(ads.map((a: { name: string }) => a.name).slice(0, 2)).toEqual(['Segundo', 'Primero']);
     expect(ads[0]).toMatchObject({ message: 'Nuevo servidor en Miami' });
     expect(Number.isNaN(Date.parse(ads[0].created))).toBe(false);
-    await t.app.inject({
+    // Without the password asked again, nothing is published (X-Reauth).
+    const refused = await t.app.inject({
       method: 'POST',
       url: '/api/admin/agent',
       headers: bearer(admin),
+      payload: { version: '6.6.6', url: 'https://malo.example/app.apk' },
+    });
+    expect(refused.json<{ code: string }>().code).toBe('reauth_required');
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/agent',
+      headers: { ...bearer(admin), ...(await reauthHeader(t, admin, MANAGER_PASSWORD)) },
       payload: { version: '2.1.0', url: 'https://descargas.example/app-2.1.0.apk' },
     });
     expect(

@@ -22,20 +22,22 @@ export interface Notice {
   message: string;
 }
 
-/** Records one notice per customer (call it inside the action's transaction). */
+/**
+ * Records one notice per customer (call it inside the action's transaction): one INSERT per
+ * distinct text (customers with as many changed peers read the same), the ids as one array.
+ */
 export async function recordNotices(tx: Db, notices: Notice[]): Promise<void> {
-  if (notices.length === 0) return;
-  await tx.execute(sql`
-    insert into customer_notices (customer_id, subject, message)
-    select * from unnest(
-      ${`{${notices.map((n) => n.customerId).join(',')}}`}::int[],
-      ${pgArray(notices.map((n) => n.subject))}::text[],
-      ${pgArray(notices.map((n) => n.message))}::text[])`);
-}
-
-/** A text[] literal (each element quoted and escaped). */
-function pgArray(values: string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+  const byText = new Map<string, { subject: string; message: string; ids: number[] }>();
+  for (const n of notices) {
+    const key = `${n.subject}\n${n.message}`;
+    const group = byText.get(key) ?? { subject: n.subject, message: n.message, ids: [] };
+    group.ids.push(n.customerId);
+    byText.set(key, group);
+  }
+  for (const g of byText.values())
+    await tx.execute(sql`
+      insert into customer_notices (customer_id, subject, message)
+      select id, ${g.subject}, ${g.message} from unnest(${`{${g.ids.join(',')}}`}::int[]) as id`);
 }
 
 /** Mails the pending notices to customers with a verified address; answers how many went. */
