@@ -287,7 +287,7 @@ describe('Peers page (phone)', () => {
     const card = cards.filter({ has: page.getByRole('heading', { name: 'movil' }) });
     expect(await card.textContent()).toContain(toronto.server.endpoint);
     // The QR one tap away on the card, not behind ⋮ (issue 32).
-    await card.getByRole('button', { name: 'Ver el código QR del peer movil' }).click();
+    await card.getByRole('button', { name: 'Ver QR del peer movil' }).click();
     const dialog = page.getByRole('dialog', { name: 'Código QR del peer movil' });
     await dialog.getByRole('img', { name: 'Código QR de la configuración del peer movil' }).waitFor();
     expect(await dialog.textContent()).toContain('contiene la clave privada');

@@ -38,7 +38,13 @@ export function Modal({ open, onOpenChange, title, description, children, size =
               <X className="size-5" aria-hidden="true" />
             </Dialog.Close>
           </div>
-          <div className="overflow-y-auto p-6">{children}</div>
+          {/* Focusable: a long body (a peer's Detalles) scrolls from the keyboard too (axe: scrollable-region-focusable). */}
+          <div
+            tabIndex={0}
+            className="overflow-y-auto p-6 focus-visible:outline-2 focus-visible:outline-emerald-400"
+          >
+            {children}
+          </div>
           <div className="flex justify-end border-t border-slate-800 px-6 py-4">
             <Dialog.Close className={ui.buttonSecondary}>{es.common.close}</Dialog.Close>
           </div>

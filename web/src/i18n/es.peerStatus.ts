@@ -25,7 +25,7 @@ export const esPeerStatus = {
   },
   install: {
     qr: 'Ver QR',
-    qrLabel: (name: string) => `Ver el código QR del peer ${name}`,
+    qrLabel: (name: string) => `Ver QR del peer ${name}`,
     download: 'Descargar',
   },
   mirror: {

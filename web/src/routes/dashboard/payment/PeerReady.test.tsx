@@ -223,7 +223,7 @@ describe('Home: the customer status', () => {
 
     const portatil = screen.getByRole('article', { name: 'portatil' });
     expect(portatil).toHaveTextContent('El servidor Miami 1 no responde (Sin conexión)');
-    await userEvent.click(within(movil).getByRole('button', { name: 'Ver el código QR del peer movil' }));
+    await userEvent.click(within(movil).getByRole('button', { name: 'Ver QR del peer movil' }));
     expect(await screen.findByRole('dialog', { name: 'Código QR del peer movil' })).toBeInTheDocument();
     await userEvent.keyboard('{Escape}');
     await userEvent.click(

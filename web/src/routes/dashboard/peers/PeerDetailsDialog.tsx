@@ -85,11 +85,9 @@ export function PeerDetailsDialog({ peer, onClose }: { peer: Peer | null; onClos
                 ? `${es.speed.reduced}: ${formatKbit(peer.speed.reduced.kbit)}`
                 : speedLabel(peer.speed.down_mbit, peer.speed.up_mbit)}
             </Item>
-            <div className="sm:col-span-2">
-              <Item label={t.mirror}>
-                <span className="font-mono text-xs break-all">{absoluteUrl(peer.mirror_link)}</span>
-              </Item>
-            </div>
+            <Item label={t.mirror} wide>
+              <span className="font-mono text-xs break-all">{absoluteUrl(peer.mirror_link)}</span>
+            </Item>
           </dl>
           <PeerUsageSection peerId={peer.id} />
           <section aria-labelledby="plan-history-title">
@@ -137,12 +135,10 @@ function PeerUsageSection({ peerId }: { peerId: number }) {
             <Item label={t.lastHandshake}>
               {usage.data.last_handshake ? formatDate(usage.data.last_handshake) : t.never}
             </Item>
-            <div className="sm:col-span-2">
-              <Item label={t.period(formatDate(usage.data.period.since))}>
-                {t.download} {formatBytes(usage.data.period.download)} · {t.upload}{' '}
-                {formatBytes(usage.data.period.upload)}
-              </Item>
-            </div>
+            <Item label={t.period(formatDate(usage.data.period.since))} wide>
+              {t.download} {formatBytes(usage.data.period.download)} · {t.upload}{' '}
+              {formatBytes(usage.data.period.upload)}
+            </Item>
           </dl>
           {usage.data.period.allowance !== null && (
             <DataAllowanceBar used={usage.data.period.used} allowance={usage.data.period.allowance} />
@@ -163,9 +159,13 @@ function PeerUsageSection({ peerId }: { peerId: number }) {
   );
 }
 
-function Item({ label, children }: { label: string; children: ReactNode }) {
+/**
+ * One term and its value: a `<div>` straight under the `<dl>` (the one wrapper a definition list
+ * admits), across both columns when `wide`.
+ */
+function Item({ label, wide = false, children }: { label: string; wide?: boolean; children: ReactNode }) {
   return (
-    <div>
+    <div className={wide ? 'sm:col-span-2' : undefined}>
       <dt className="text-slate-400">{label}</dt>
       <dd className="mt-0.5 text-slate-100">{children}</dd>
     </div>

@@ -162,9 +162,7 @@ describe('Peers page: layout', () => {
       'Miami, EE. UU.',
       'No',
     ]);
-    expect(
-      within(rowOf('movil')).getByRole('button', { name: 'Ver el código QR del peer movil' }),
-    ).toBeEnabled();
+    expect(within(rowOf('movil')).getByRole('button', { name: 'Ver QR del peer movil' })).toBeEnabled();
     expect(screen.getByText(/La app oficial de WireGuard no puede usarlo/)).toBeInTheDocument();
     expect(within(rowOf('movil')).getByRole('button', { name: 'Copiar el mirror link del peer movil' }));
     expect(downloadButton('movil')).toBeEnabled();
@@ -329,7 +327,7 @@ describe('Peers page: regenerate peer and the busy state', () => {
       expect(row).toHaveAttribute('aria-busy', 'true');
       expect(within(row).getByRole('status')).toHaveTextContent('Regenerando peer...');
       expect(downloadButton('movil')).toBeDisabled();
-      expect(within(row).getByRole('button', { name: 'Ver el código QR del peer movil' })).toBeDisabled();
+      expect(within(row).getByRole('button', { name: 'Ver QR del peer movil' })).toBeDisabled();
       const menu = await openMenu('movil');
       for (const item of ['Regenerar Mirror Link', 'Regenerar Peer', 'Cambiar Servidor']) {
         expect(within(menu).getByRole('menuitem', { name: item })).toHaveAttribute('aria-disabled', 'true');
@@ -647,7 +645,7 @@ describe('Peers page: inactive peers', () => {
     await openPeers([samplePeer({ active: false })]);
     expect(within(rowOf('movil')).getAllByRole('cell')[0]).toHaveTextContent('Deshabilitado');
     expect(downloadButton('movil')).toBeDisabled();
-    expect(screen.getByRole('button', { name: 'Ver el código QR del peer movil' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Ver QR del peer movil' })).toBeDisabled();
     const menu = await openMenu('movil');
     for (const item of ['Regenerar Mirror Link', 'Regenerar Peer', 'Cambiar Servidor', 'Script MikroTik']) {
       expect(within(menu).getByRole('menuitem', { name: item })).toHaveAttribute('aria-disabled', 'true');
@@ -726,7 +724,7 @@ describe('Peers page: config download, QR and MikroTik', () => {
   it('shows the config as a QR code with a private-key warning', async () => {
     await openPeers([samplePeer()], { routes: { 'GET /api/client/accounts/peers/11': textRoute(CONF) } });
     // One tap, beside Descargar (issue 32: it was behind ⋮).
-    await userEvent.click(screen.getByRole('button', { name: 'Ver el código QR del peer movil' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Ver QR del peer movil' }));
     const dialog = await screen.findByRole('dialog', { name: 'Código QR del peer movil' });
     expect(dialog).toHaveTextContent('contiene la clave privada');
     const qr = await within(dialog).findByRole('img', {

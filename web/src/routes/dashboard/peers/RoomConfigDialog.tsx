@@ -69,8 +69,13 @@ function RoomConfigBody({ peer, showQr }: { peer: RoomConfigPeer; showQr: boolea
       setDownloading(false);
     }
   }
+  // The code first: on a phone (390 × 844) below the hint and the buttons it fell under the
+  // dialog's fold, cut off until scrolled (issue 32, point 10).
   return (
     <div className="space-y-4">
+      {qr && (
+        <ConfigQr peer={peer} scope="room" label={t.qrLabel(peer.name)} errorText={t.qrError(peer.name)} />
+      )}
       <p className="text-sm text-slate-300">{t.importHint}</p>
       <div className="flex flex-wrap gap-2">
         <button
@@ -90,9 +95,6 @@ function RoomConfigBody({ peer, showQr }: { peer: RoomConfigPeer; showQr: boolea
           </button>
         )}
       </div>
-      {qr && (
-        <ConfigQr peer={peer} scope="room" label={t.qrLabel(peer.name)} errorText={t.qrError(peer.name)} />
-      )}
     </div>
   );
 }
