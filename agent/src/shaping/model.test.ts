@@ -187,7 +187,7 @@ describe('reading tc back', () => {
     expect(parseRate('2500Kbit')).toBe(2500);
     expect(
       parseClasses(
-        'class htb 1:7 root leaf 7: prio 0 rate 2Mbit ceil 2Mbit burst 1600b cburst 1600b \nclass htb 1:a root prio 0 rate 1Mbit ceil 2Mbit burst 1600b cburst 1600b \n',
+        'class htb 1:7 root leaf 7: prio 0 rate 2Mbit ceil 2Mbit burst 12500b cburst 12500b \nclass htb 1:a root prio 0 rate 1Mbit ceil 2Mbit burst 12500b cburst 12500b \n',
       ),
     ).toEqual(
       new Map([
@@ -195,6 +195,69 @@ describe('reading tc back', () => {
         [10, null],
       ]),
     );
+  });
+
+  it('an older agent’s sizes (10 ms burst, 100 ms FIFO) read as changed, so a restart resizes them in place', () => {
+    // Lines as iproute2 6.1 printed them on this machine for classes written with 50 ms bursts
+    // (333 kbit/s and 7,777 kbit/s come back a few bytes off) and with an older agent's 10 ms.
+    expect(
+      parseClasses(
+        [
+          'class htb 1:13 root prio 0 rate 333Kbit ceil 333Kbit burst 3199b cburst 3199b ',
+          'class htb 1:15 root prio 0 rate 7777Kbit ceil 7777Kbit burst 48604b cburst 48604b ',
+          'class htb 1:7 root leaf 7: prio 0 rate 2Mbit ceil 2Mbit burst 3200b cburst 3200b ',
+          'class htb 1:8 root leaf 8: prio 0 rate 2Mbit ceil 2Mbit burst 12500b cburst 3200b ',
+        ].join('\n'),
+      ),
+    ).toEqual(
+      new Map([
+        [0x13, 333],
+        [0x15, 7777],
+        [7, null],
+        [8, null],
+      ]),
+    );
+    const u32 = (options: TcFilter['options']): TcFilter => ({ kind: 'u32', pref: 10, options });
+    const filters: TcFilter[] = [
+      u32({ fh: '10:', ht_divisor: 256 }),
+      ...Array.from({ length: 256 }, (_, b) => u32({ fh: `${(0x100 + b).toString(16)}:`, ht_divisor: 256 })),
+      ...Array.from({ length: 256 }, (_, b) =>
+        u32({
+          fh: `10:${b.toString(16)}:800`,
+          link: `${(0x100 + b).toString(16)}:`,
+          hash_mask: 'ff',
+          hash_off: 16,
+        }),
+      ),
+      u32({ fh: '800::800', link: '10:', hash_mask: 'ff00', hash_off: 16 }),
+      u32({ fh: '105:9:a41', flowid: '1:7', match: { value: 'a400509', mask: 'ffffffff', off: 16 } }),
+      u32({ fh: '105:a:a41', flowid: '1:8', match: { value: 'a40050a', mask: 'ffffffff', off: 16 } }),
+    ];
+    const classes =
+      'class htb 1:7 root leaf 7: prio 0 rate 2Mbit ceil 2Mbit burst 12500b cburst 12500b \nclass htb 1:8 root leaf 8: prio 0 rate 2Mbit ceil 2Mbit burst 12500b cburst 12500b \n';
+    const qdiscs: TcQdisc[] = [
+      { kind: 'htb', handle: '1:', root: true, options: { default: '0' } },
+      // 300 ms of 2 Mbit/s, as this agent writes it; and an older agent's 100 ms.
+      { kind: 'bfifo', handle: '7:', parent: '1:7', options: { limit: 75_000 } },
+      { kind: 'bfifo', handle: '8:', parent: '1:8', options: { limit: 25_000 } },
+    ];
+    const d = parseDirection('down', qdiscs, classes, filters);
+    expect(d.entries.get('10.64.5.9')).toMatchObject({ kbit: 2000, leaf: true });
+    expect(d.entries.get('10.64.5.10')).toMatchObject({ kbit: null, leaf: true });
+    const p = planDirection(
+      'wg0',
+      'down',
+      new Map([
+        ['10.64.5.9', 2000],
+        ['10.64.5.10', 2000],
+      ]),
+      d,
+      'bfifo',
+    );
+    expect(p.lines).toEqual([
+      'class change dev wg0 parent 1: classid 1:8 htb rate 2000kbit ceil 2000kbit burst 12500 cburst 12500 quantum 1514',
+      'qdisc change dev wg0 parent 1:8 handle 8: bfifo limit 75000',
+    ]);
   });
 
   it('recognises the skeleton, peers and strays in `tc -j filter show`', () => {

@@ -161,8 +161,11 @@ const MAX_PACKET = 1514;
  * Mbit/s at load 33 on 2 cores; at 50 ms, 1.95 (docs/performance.md). 50 ms of extra bytes after an
  * idle moment is all the class can ever give above its rate.
  */
+export function htbBurst(kbit: number): number {
+  return Math.max(3200, Math.ceil((kbit * 1000) / 8 / 20));
+}
 export function htbArgs(kbit: number): string {
-  const burst = Math.max(3200, Math.ceil((kbit * 1000) / 8 / 20));
+  const burst = htbBurst(kbit);
   return `htb rate ${kbit}kbit ceil ${kbit}kbit burst ${burst} cburst ${burst} quantum ${MAX_PACKET}`;
 }
 

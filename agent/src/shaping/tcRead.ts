@@ -4,6 +4,8 @@
  * into model.ts's LiveDirection. Pure: shaper.ts runs the commands.
  */
 import {
+  fifoBytes,
+  htbBurst,
   LEVEL1,
   LEVEL2_BASE,
   MIN_MINOR,
@@ -20,7 +22,7 @@ export interface TcQdisc {
   handle: string;
   root?: boolean;
   parent?: string;
-  options?: { default?: string };
+  options?: { default?: string; limit?: number };
 }
 
 /** One entry of `tc -j filter show … parent 1:` (u32). */
@@ -55,15 +57,40 @@ export function parseRate(text: string): number | null {
   return (Number(m[1]) * UNITS[m[2]!.toUpperCase()]!) / 1000;
 }
 
-/** Root-level HTB classes of `tc class show dev X` (text): minor → kbit/s (null when rate ≠ ceil). */
+/** '3200b', '48Kb', '1Mb' (tc's sizes: K and M are 1024) → bytes; null when not a size. */
+function parseSize(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)([KMG]?)b$/.exec(text);
+  if (!m) return null;
+  return Number(m[1]) * { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[m[2] as '' | 'K' | 'M' | 'G'];
+}
+
+/**
+ * Whether a size read back is the one this agent writes: the kernel keeps a burst as time and
+ * prints it back a few bytes off (3,200 → 3,199 at 333 kbit/s, 48,606 → 48,604 at 7,777).
+ */
+const sameSize = (read: number | null, want: number) =>
+  read !== null && Math.abs(read - want) <= Math.max(16, want / 100);
+
+/**
+ * Root-level HTB classes of `tc class show dev X` (text): minor → kbit/s, or null when the class is
+ * not as this agent writes it for its rate — rate ≠ ceil, or a burst of another size (an older
+ * agent's 10 ms, someone's hand): the plan then changes it in place, like a changed rate.
+ */
 export function parseClasses(text: string): Map<number, number | null> {
   const out = new Map<number, number | null>();
   for (const line of text.split('\n')) {
-    const m = /^class htb 1:([0-9a-f]+) root .*?\brate (\S+) ceil (\S+)/.exec(line);
+    const m = /^class htb 1:([0-9a-f]+) root .*?\brate (\S+) ceil (\S+)(?: burst (\S+) cburst (\S+))?/.exec(
+      line,
+    );
     if (!m) continue;
     const rate = parseRate(m[2]!);
     const ceil = parseRate(m[3]!);
-    out.set(parseInt(m[1]!, 16), rate !== null && rate === ceil ? Math.round(rate) : null);
+    const kbit = rate !== null && rate === ceil ? Math.round(rate) : null;
+    const sized =
+      kbit !== null &&
+      (m[4] === undefined ||
+        (sameSize(parseSize(m[4]), htbBurst(kbit)) && sameSize(parseSize(m[5]!), htbBurst(kbit))));
+    out.set(parseInt(m[1]!, 16), sized ? kbit : null);
   }
   return out;
 }
@@ -91,10 +118,11 @@ export function parseDirection(
   const off = offsetOf(dir);
   const root = qdiscs.find((q) => q.root);
   const ours = root?.kind === 'htb' && root.handle === '1:' && /^(0x)?0$/.test(root.options?.default ?? '');
-  const leaves = new Set<number>();
+  /** Each class's leaf: a FIFO's byte limit, or null for a leaf without one (fq_codel). */
+  const leaves = new Map<number, number | null>();
   for (const q of qdiscs) {
     const m = /^1:([0-9a-f]+)$/.exec(q.parent ?? '');
-    if (m) leaves.add(parseInt(m[1]!, 16));
+    if (m) leaves.set(parseInt(m[1]!, 16), q.kind === 'bfifo' ? (q.options?.limit ?? 0) : null);
   }
   const classes = ours ? parseClasses(classText) : new Map<number, number | null>();
   let level1 = false;
@@ -143,9 +171,13 @@ export function parseDirection(
       continue;
     }
     claimed.add(m);
+    const kbit = classes.get(m) ?? null;
+    const limit = leaves.get(m);
+    // A FIFO sized for another rate or by an older agent (100 ms): changed in place with the class.
+    const fifoSized = typeof limit !== 'number' || kbit === null || sameSize(limit, fifoBytes(kbit));
     entries.set(address, {
       minor: m,
-      kbit: classes.get(m) ?? null,
+      kbit: fifoSized ? kbit : null,
       handle: fh,
       leaf: leaves.has(m),
     });
