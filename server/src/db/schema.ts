@@ -788,7 +788,7 @@ export const telegramBroadcasts = pgTable('telegram_broadcasts', {
 });
 
 /**
- * A notice owed to one customer after a bulk action (0027, issue 34): one row per customer and
+ * A notice owed to one customer after a bulk action (migration 0035, issue 34): one row per customer and
  * action, however many of their peers it changed. Mailed by the scheduler (`mailed_at`: sent, or
  * nothing to send), sent to a linked Telegram chat by the lease holder (`telegram_at`).
  */
