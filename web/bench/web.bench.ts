@@ -338,7 +338,10 @@ function row(name: string, cache: string, s: Sample, floor: Sample) {
 }
 
 /** A customer's remembered token pair, through the API (as the login form with "Recordarme"). */
-async function apiLogin(username: string, password: string): Promise<{ access: string; refresh: string }> {
+async function apiLoginOnce(
+  username: string,
+  password: string,
+): Promise<{ access: string; refresh: string }> {
   const res = await fetch(`${baseUrl}/api/client/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
@@ -346,6 +349,20 @@ async function apiLogin(username: string, password: string): Promise<{ access: s
   });
   if (!res.ok) throw new Error(`login → ${res.status}: ${await res.text()}`);
   return (await res.json()) as { access: string; refresh: string };
+}
+
+/**
+ * Node's fetch keeps the connection of the registration open; by the time the dashboard is measured
+ * the server may have closed it (its keep-alive is 72 s) just as fetch reuses it ("other side
+ * closed"): that one failure is a stale socket, not the server's answer, and is sent again once.
+ */
+async function apiLogin(username: string, password: string): Promise<{ access: string; refresh: string }> {
+  try {
+    return await apiLoginOnce(username, password);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return apiLoginOnce(username, password);
+  }
 }
 
 const missed: string[] = [];
