@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, managerToken, type TestApp } from '../../../test/helpers.ts';
+import {
+  MANAGER_PASSWORD,
+  bearer,
+  createTestApp,
+  managerToken,
+  reauthHeader,
+  type TestApp,
+} from '../../../test/helpers.ts';
 
 /**
  * Ajustes → Enlaces para clientes (issue 32): the support link set in the console wins over
@@ -77,7 +84,19 @@ describe('/api/admin/settings/links', () => {
   });
 
   it("gives customers the operator's Android link and the APK the panel serves, with its size", async () => {
-    await patch({ android_app_url: 'https://descargas.example.com/wireguard.apk' });
+    // What customers install: refused without the password confirmed again, nothing changed.
+    const before = (await config()).android;
+    const refused = await patch({ android_app_url: 'https://descargas.example.com/wireguard.apk' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('reauth_required');
+    expect((await config()).android).toEqual(before);
+    const saved = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/settings/links',
+      headers: { ...bearer(admin), ...(await reauthHeader(t, admin, MANAGER_PASSWORD)) },
+      payload: { android_app_url: 'https://descargas.example.com/wireguard.apk' },
+    });
+    expect(saved.statusCode).toBe(200);
     expect((await config()).android).toEqual({
       app_url: 'https://descargas.example.com/wireguard.apk',
       apk: { url: '/descargas/wireguard-android.apk', size: APK_BYTES.length },

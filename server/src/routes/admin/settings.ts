@@ -126,15 +126,20 @@ export const adminSettingsRoutes =
         schema: {
           tags: ['admin'],
           summary:
-            'Cambia el enlace de soporte (gana a SUPPORT_URL) o el de la app de Android; null los quita',
+            'Cambia el enlace de soporte (gana a SUPPORT_URL) o el de la app de Android (X-Reauth: es lo que instalan los clientes); null los quita',
           security: [{ bearer: [] }],
           body: CustomerLinksPatch,
-          response: { 200: CustomerLinks, 400: ErrorBody },
+          response: { 200: CustomerLinks, 400: ErrorBody, 403: ErrorBody },
         },
       },
       async (request) => {
         if (Object.keys(request.body).length === 0) throw badRequest(fleetMsg.nothingToChange);
-        await saveSiteLinks(ctx.db, actorOf(request), request.body);
+        // The Android app's link is what customers download and install: pointing it somewhere wants
+        // a fresh confirmation, like publishing a client-app version (a stolen session alone must
+        // not hand every customer its own build). Clearing it and the support link do not.
+        await saveSiteLinks(ctx.db, actorOf(request), request.body, async (clean) => {
+          if (clean.android_app_url) await new ReauthService(ctx).require(request);
+        });
         return links();
       },
     );

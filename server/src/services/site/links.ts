@@ -52,9 +52,16 @@ export async function supportUrlOfSite(db: Db, envUrl: string | undefined): Prom
 
 /**
  * A manager sets or clears links (null clears). A link that is not one a phone can open is refused
- * with the reason and nothing changes; the change is audited with its before and after.
+ * with the reason and nothing changes; the change is audited with its before and after. `confirm`
+ * runs once the links are known to be good and before anything is written (the route asks there for
+ * a fresh confirmation when the Android app's link is set).
  */
-export async function saveSiteLinks(db: Db, actor: Actor, patch: CustomerLinksPatch): Promise<SiteLinks> {
+export async function saveSiteLinks(
+  db: Db,
+  actor: Actor,
+  patch: CustomerLinksPatch,
+  confirm?: (clean: Partial<SiteLinks>) => Promise<void>,
+): Promise<SiteLinks> {
   const clean: Partial<SiteLinks> = {};
   if (patch.support_url !== undefined) {
     const raw = patch.support_url?.trim() ?? '';
@@ -70,6 +77,7 @@ export async function saveSiteLinks(db: Db, actor: Actor, patch: CustomerLinksPa
       throw badRequest(linksMsg.androidUrl, { android_app_url: linksMsg.androidUrl });
     clean.android_app_url = value;
   }
+  await confirm?.(clean);
   const before = await readSiteLinks(db);
   await auditedTransaction(db, actor, async (tx, audit) => {
     for (const [key, value] of Object.entries(clean)) {
