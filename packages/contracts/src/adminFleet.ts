@@ -204,6 +204,11 @@ export const MetricsSeries = z.object({
        * while online or never connected. Absent from answers before it existed.
        */
       offline_since: z.string().nullable().optional(),
+      /**
+       * Its agent's outages overlapping the range, oldest first (ISO times; `to` null while
+       * ongoing): the charts shade each. Absent from answers before it existed.
+       */
+      outages: z.array(z.object({ from: z.string(), to: z.string().nullable() })).optional(),
       peers: z.number().int(),
       online_peers: z.number().int(),
       rx_bytes: z.array(z.number()),

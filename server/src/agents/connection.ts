@@ -1,5 +1,5 @@
 /** One server agent's connection: snapshot, deltas, acks, stats and heartbeats (AgentHub holds them). */
-import { eq, and, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { WebSocket } from 'ws';
 import {
   AGENT_PROTOCOL_VERSION,
@@ -21,6 +21,7 @@ import { recordStats } from '../services/peers/usage.ts';
 import type { AgentRelease } from '../services/fleet/agentRelease.ts';
 import type { ConcurrentUseService } from '../services/peers/concurrentUse.ts';
 import { recordNodeHealth } from '../services/fleet/nodeHealth.ts';
+import { agentBack, agentGone } from '../services/fleet/outages.ts';
 import { setUpgradeState, upgradeMessage, upgradeOnHello } from '../services/fleet/agentUpgrades.ts';
 
 /** How often agents report stats (hello's stats_interval_ms). */
@@ -130,10 +131,8 @@ export class AgentConnection {
       // A replaced socket closing late (here, or on another instance: then lastSeenAt is no longer
       // what this connection wrote) must not mark the server offline under its new connection.
       if (!this.onGone() || !this.seenAt) return;
-      void this.deps.db
-        .update(servers)
-        .set({ lastSeenAt: null, disconnectedAt: new Date() })
-        .where(and(eq(servers.id, server.id), eq(servers.lastSeenAt, this.seenAt)))
+      // Marked offline and an outage opened (issue 34: the charts mark it), in one statement.
+      void agentGone(this.deps.db, server.id, this.seenAt, new Date())
         .then(() => this.publishStatus())
         .catch(() => {});
     });
@@ -356,6 +355,12 @@ export class AgentConnection {
           .where(eq(servers.id, this.server.id))
           .returning();
         this.lastSeenWrite = Date.now();
+        // Its outage ends (or, its last instance having died unheard, is recorded) now.
+        // Once per connection: `server.lastSeenAt` is from when it signed in.
+        if (this.canUpgrade === null)
+          await agentBack(this.deps.db, this.server.id, this.server.lastSeenAt, this.seenAt!).catch((err) =>
+            this.deps.log.warn({ err, serverId: this.server.id }, 'outage not recorded'),
+          );
         // The agent put its previous file back after the upgraded one crashed in its first minute
         // (agent/src/rollback.ts): recorded before the welcome, which tells the agent it was heard.
         if (parsed.rolled_back) {

@@ -651,6 +651,29 @@ export const serverUsageHourly = pgTable(
   (t) => [primaryKey({ columns: [t.serverId, t.hour] })],
 );
 
+/**
+ * The times a server's agent was away (issue 34: the Resumen charts mark them): opened when its
+ * connection closes, closed at its next hello (ended_at null while ongoing, one open per server);
+ * an agent whose instance died is recorded at its next hello, from when it was last seen.
+ */
+export const serverOutages = pgTable(
+  'server_outages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serverId: integer('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('server_outages_server_started').on(t.serverId, t.startedAt),
+    uniqueIndex('server_outages_open')
+      .on(t.serverId)
+      .where(sql`ended_at is null`),
+  ],
+);
+
 /** One-time e-mail tokens (verification, password reset), stored hashed. */
 export const emailTokens = pgTable(
   'email_tokens',

@@ -177,14 +177,30 @@ export const esFleet = {
     bytes: formatBytes,
     /** The legend's first entry: the day under the pointer. */
     day_: 'Día',
-    /** Under a chart: the servers whose agent is away now, shaded in red from when. */
-    outage: (list: { name: string; since: string }[]) =>
-      `Sin conexión (sombreado en rojo): ${list
-        .map(
-          (o) =>
-            `${o.name} desde el ${new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(new Date(o.since))} UTC`,
-        )
-        .join('; ')}`,
+    /**
+     * Under a chart: each outage shaded in red, ongoing ("Madrid desde el 11 ene, 06:00 UTC") or
+     * past ("Madrid el 11 ene de 02:00 a 04:10 UTC"; another day's end is dated too).
+     */
+    outage: (list: { name: string; since: string; until?: string | null }[]) => {
+      const utc = { timeZone: 'UTC' } as const;
+      const day = new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', ...utc });
+      const time = new Intl.DateTimeFormat('es-ES', { hour: '2-digit', minute: '2-digit', ...utc });
+      const both = new Intl.DateTimeFormat('es-ES', {
+        day: 'numeric',
+        month: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+        ...utc,
+      });
+      const said = (o: { name: string; since: string; until?: string | null }) => {
+        const [from, to] = [new Date(o.since), o.until ? new Date(o.until) : null];
+        if (!to) return `${o.name} desde el ${both.format(from)} UTC`;
+        if (o.since.slice(0, 10) === to.toISOString().slice(0, 10))
+          return `${o.name} el ${day.format(from)} de ${time.format(from)} a ${time.format(to)} UTC`;
+        return `${o.name} del ${both.format(from)} al ${both.format(to)} UTC`;
+      };
+      return `Sin conexión (sombreado en rojo): ${list.map(said).join('; ')}`;
+    },
     /** "2026-01-10" → "10 ene" */
     day: (iso: string) =>
       new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(

@@ -5,6 +5,7 @@ import { customers, invoices, peers, servers } from '../../db/schema.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { ONLINE_WINDOW } from './serverView.ts';
 import { offlineSince } from './nodeHealth.ts';
+import { outagesIn } from './outages.ts';
 import { AGENT_OFFLINE_AFTER_MS, agentOnline, peerCountOfServer } from './servers.ts';
 
 export const MAX_RANGE_DAYS = 366;
@@ -75,7 +76,8 @@ type DayRow = {
  * - active peers at the end of each day: peers whose validity covered it, from creation (+1) and
  *   expiry (−1) events summed up to that day. It follows plan periods, not the manual on/off
  *   switch, which keeps no history;
- * - per server: its agent's outage now (offline_since), peers now, peers online now (a handshake within 3 minutes, from agents' reports)
+ * - per server: its agent's outage now (offline_since) and its outages overlapping the range
+ *   (server_outages, one grouped query), peers now, peers online now (a handshake within 3 minutes, from agents' reports)
  *   and daily traffic (rx/tx) from server_usage_hourly.
  */
 export async function metricsSeries(
@@ -141,6 +143,12 @@ export async function metricsSeries(
       and hour < (${to}::date + 1)::timestamp at time zone 'UTC'
     group by 1, 2`,
   );
+  // Every outage overlapping the range, grouped by server in one query (issue 34).
+  const outages = await outagesIn(
+    db,
+    new Date(`${from}T00:00:00Z`),
+    new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS),
+  );
   const onlineBy = new Map(online.map((r) => [Number(r.server_id), Number(r.n)]));
 
   return {
@@ -165,6 +173,7 @@ export async function metricsSeries(
         name: server.name,
         agent_online: agentOnline(server),
         offline_since: offlineSince(server),
+        outages: outages.get(server.id) ?? [],
         peers,
         online_peers: onlineBy.get(server.id) ?? 0,
         rx_bytes: rx,

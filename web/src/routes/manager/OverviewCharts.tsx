@@ -47,10 +47,11 @@ export function ySplits(kind: ValueKind, max: number): number[] {
   return out;
 }
 
-/** A server whose agent is away now, from when (an ISO time), for the charts' shading. */
+/** A time a server's agent was away (ISO times; `until` null while ongoing), for the shading. */
 export interface Outage {
   name: string;
   since: string;
+  until: string | null;
 }
 
 interface Line {
@@ -59,7 +60,7 @@ interface Line {
   color: string;
 }
 
-/** A uPlot plugin that shades each outage (from its start to now) in red behind the lines. */
+/** A uPlot plugin that shades each outage (from its start to its end, or now) in red behind the lines. */
 function outagePlugin(outages: Outage[]): uPlot.Plugin {
   return {
     hooks: {
@@ -69,10 +70,10 @@ function outagePlugin(outages: Outage[]): uPlot.Plugin {
         const now = Date.now() / 1000;
         for (const o of outages) {
           const from = Math.max(xMin, Date.parse(o.since) / 1000);
-          const to = Math.min(xMax, now);
-          if (from > xMax) continue;
+          const to = Math.min(xMax, o.until ? Date.parse(o.until) / 1000 : now);
+          if (from > xMax || to < xMin) continue;
           const left = u.valToPos(from, 'x', true);
-          // An outage that began after the last day's point still shows, at the right edge.
+          // An outage that began after the last day's point, or lasted minutes, still shows.
           const right = Math.max(u.valToPos(Math.max(to, from), 'x', true), left + 6 * devicePixel());
           ctx.save();
           ctx.fillStyle = 'rgba(239, 68, 68, 0.18)';
@@ -179,7 +180,7 @@ function Chart({
       {outages.length > 0 && (
         <p className="mt-2 flex items-center gap-2 text-xs text-red-200">
           <span aria-hidden="true" className="inline-block h-3 w-4 rounded-sm bg-red-500/40" />
-          {t.outage(outages.map((o) => ({ name: o.name, since: o.since })))}
+          {t.outage(outages)}
         </p>
       )}
       <table className="sr-only">
@@ -256,12 +257,18 @@ function ServersOnline({ servers }: { servers: MetricsSeries['servers'] }) {
 }
 
 export default function OverviewCharts({ data }: { data: MetricsSeries }) {
-  // An outage on the overview: each server whose agent is away now, shaded from when it left
-  // wherever it falls within the period (on the peers' and the traffic's charts).
+  // Outages on the overview (the peers' and the traffic's charts): each time a server's agent was
+  // away within the period, and the one going on now (an answer without `outages`, or an agent
+  // whose instance died unheard, has only `offline_since`), oldest first.
   const last = Date.parse(`${data.days[data.days.length - 1] ?? data.to}T00:00:00Z`) + 86_400_000;
   const outages: Outage[] = data.servers
-    .filter((s) => !s.agent_online && s.offline_since && Date.parse(s.offline_since) < last)
-    .map((s) => ({ name: s.name, since: s.offline_since! }));
+    .flatMap((s) => {
+      const past: Outage[] = (s.outages ?? []).map((o) => ({ name: s.name, since: o.from, until: o.to }));
+      const now = !s.agent_online && s.offline_since && !past.some((o) => o.until === null);
+      return now ? [...past, { name: s.name, since: s.offline_since!, until: null }] : past;
+    })
+    .filter((o) => Date.parse(o.since) < last)
+    .sort((a, b) => Date.parse(a.since) - Date.parse(b.since));
   const traffic = data.servers.map((s, i) => ({
     label: s.name,
     values: s.rx_bytes.map((rx, d) => rx + (s.tx_bytes[d] ?? 0)),

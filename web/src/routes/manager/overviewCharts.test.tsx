@@ -120,9 +120,48 @@ describe('Resumen charts', () => {
     });
     // The last 18 of the 48 hours shown: from 300 px (30 h in) to the right edge, 480 px.
     expect(rects).toEqual([[300, 0, 180, 200]]);
-    // With the agent back, nothing is shaded or said.
+    // With the agent back (and no outage history in the answer), nothing is shaded or said.
     charts.length = 0;
     render(<OverviewCharts data={series()} />);
     expect(chartOf('Madrid').opts.plugins ?? []).toHaveLength(0);
+  });
+
+  it('marks an outage that is over: shaded from its start to its end, and named with both', () => {
+    charts.length = 0;
+    const outage = { from: '2026-01-11T02:00:00.000Z', to: '2026-01-11T04:10:00.000Z' };
+    render(<OverviewCharts data={series({ agent_online: true, outages: [outage] })} />);
+    expect(
+      screen.getAllByText('Sin conexión (sombreado en rojo): Madrid el 11 ene de 02:00 a 04:10 UTC'),
+    ).toHaveLength(2);
+    const rects: number[][] = [];
+    const ctx = { save() {}, restore() {}, fillStyle: '', fillRect: (...r: number[]) => rects.push(r) };
+    const [x0, x1] = [Date.UTC(2026, 0, 10) / 1000, Date.UTC(2026, 0, 12) / 1000];
+    chartOf('Peers activos').opts.plugins![0]!.hooks.drawAxes({
+      ctx,
+      bbox: { left: 0, top: 0, width: 480, height: 200 },
+      scales: { x: { min: x0, max: x1 } },
+      valToPos: (v: number) => ((v - x0) / (x1 - x0)) * 480,
+    });
+    // 48 hours over 480 px, 10 px an hour: 26 h in (11 Jan 02:00) to 28 h 10 min in (04:10).
+    expect(rects).toHaveLength(1);
+    const [left, top, width, height] = rects[0]!;
+    expect([left, top, height]).toEqual([260, 0, 200]);
+    expect(width).toBeCloseTo(130 / 6, 6);
+  });
+
+  it('names an outage over two days with both dates, and one still going on as ongoing', () => {
+    charts.length = 0;
+    const outages = [
+      { from: '2026-01-10T23:00:00.000Z', to: '2026-01-11T01:30:00.000Z' },
+      { from: '2026-01-12T05:00:00.000Z', to: null },
+    ];
+    render(
+      <OverviewCharts data={series({ agent_online: false, offline_since: outages[1]!.from, outages })} />,
+    );
+    expect(
+      screen.getAllByText(
+        'Sin conexión (sombreado en rojo): Madrid del 10 ene, 23:00 al 11 ene, 01:30 UTC; Madrid desde el 12 ene, 05:00 UTC',
+      ),
+    ).toHaveLength(2);
   });
 });
