@@ -159,6 +159,8 @@ describe('AgentConnection against a fake control plane', () => {
       node_version: process.versions.node,
       upgrade: true,
       stats_wait: true,
+      // Room changes as deltas of pairs (issue 33).
+      room_deltas: true,
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
     const acks = cp.received
