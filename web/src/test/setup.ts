@@ -1,10 +1,17 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { toast } from 'react-hot-toast';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { routes } from '../routes';
 import { resolveAll } from '../routes/resolve';
 import { FakeWebSocket } from './websocket';
+
+// findBy*/waitFor give up after testing-library's default 1 s of wall time. Beside the other suites
+// (CI, load 13–32 on two cores) a page's render and its fake API's answers took longer than that:
+// Rooms.test failed three different tests on two runs at load 32 and passed alone. What a test waits
+// for still has to happen; it only gets the time a starved machine needs (the test's own timeout,
+// 20 s in vitest.config.ts, stays the bound).
+configure({ asyncUtilTimeout: 10_000 });
 
 // Pages are lazy chunks in the app; tests render them at once, as before the split.
 await resolveAll(routes);
