@@ -181,6 +181,22 @@ describe('a delta against the last applied state', () => {
 });
 
 describe('reading tc back', () => {
+  const u32 = (options: TcFilter['options']): TcFilter => ({ kind: 'u32', pref: 10, options });
+  /** The download skeleton's filters (destination offset 16) as `tc -j filter show` prints them. */
+  const skeletonFilters: TcFilter[] = [
+    u32({ fh: '10:', ht_divisor: 256 }),
+    ...Array.from({ length: 256 }, (_, b) => u32({ fh: `${(0x100 + b).toString(16)}:`, ht_divisor: 256 })),
+    ...Array.from({ length: 256 }, (_, b) =>
+      u32({
+        fh: `10:${b.toString(16)}:800`,
+        link: `${(0x100 + b).toString(16)}:`,
+        hash_mask: 'ff',
+        hash_off: 16,
+      }),
+    ),
+    u32({ fh: '800::800', link: '10:', hash_mask: 'ff00', hash_off: 16 }),
+  ];
+
   it('parses rates and classes as iproute2 6.1 prints them', () => {
     expect(parseRate('2Mbit')).toBe(2000);
     expect(parseRate('256Kbit')).toBe(256);
@@ -217,19 +233,8 @@ describe('reading tc back', () => {
         [8, null],
       ]),
     );
-    const u32 = (options: TcFilter['options']): TcFilter => ({ kind: 'u32', pref: 10, options });
     const filters: TcFilter[] = [
-      u32({ fh: '10:', ht_divisor: 256 }),
-      ...Array.from({ length: 256 }, (_, b) => u32({ fh: `${(0x100 + b).toString(16)}:`, ht_divisor: 256 })),
-      ...Array.from({ length: 256 }, (_, b) =>
-        u32({
-          fh: `10:${b.toString(16)}:800`,
-          link: `${(0x100 + b).toString(16)}:`,
-          hash_mask: 'ff',
-          hash_off: 16,
-        }),
-      ),
-      u32({ fh: '800::800', link: '10:', hash_mask: 'ff00', hash_off: 16 }),
+      ...skeletonFilters,
       u32({ fh: '105:9:a41', flowid: '1:7', match: { value: 'a400509', mask: 'ffffffff', off: 16 } }),
       u32({ fh: '105:a:a41', flowid: '1:8', match: { value: 'a40050a', mask: 'ffffffff', off: 16 } }),
     ];
@@ -265,23 +270,8 @@ describe('reading tc back', () => {
       { kind: 'htb', handle: '1:', root: true, options: { default: '0' } },
       { kind: 'fq_codel', handle: '7:', parent: '1:7' },
     ];
-    const u32 = (options: TcFilter['options']): TcFilter => ({
-      kind: 'u32',
-      pref: 10,
-      options,
-    });
     const filters: TcFilter[] = [
-      u32({ fh: '10:', ht_divisor: 256 }),
-      ...Array.from({ length: 256 }, (_, b) => u32({ fh: `${(0x100 + b).toString(16)}:`, ht_divisor: 256 })),
-      ...Array.from({ length: 256 }, (_, b) =>
-        u32({
-          fh: `10:${b.toString(16)}:800`,
-          link: `${(0x100 + b).toString(16)}:`,
-          hash_mask: 'ff',
-          hash_off: 16,
-        }),
-      ),
-      u32({ fh: '800::800', link: '10:', hash_mask: 'ff00', hash_off: 16 }),
+      ...skeletonFilters,
       u32({
         fh: '105:9:a41',
         flowid: '1:7',
