@@ -2,6 +2,7 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { toast } from 'react-hot-toast';
 import { afterEach, beforeEach, vi } from 'vitest';
+import { rememberReauth } from '../api/session';
 import { routes } from '../routes';
 import { resolveAll } from '../routes/resolve';
 import { FakeWebSocket } from './websocket';
@@ -39,6 +40,9 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   toast.remove();
+  // A manager's fresh confirmation lives in the page's module for five minutes: one test's must not
+  // answer the next test's reauth_required (files share a worker, isolate: false).
+  rememberReauth('', 0);
   window.localStorage.clear();
   window.sessionStorage.clear();
 });

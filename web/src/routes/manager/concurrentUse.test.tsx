@@ -1,15 +1,14 @@
 /** The console's side of issue 19: Peers (badge, filter), the peer's page, Resumen and Ajustes. */
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AdminPeer, AdminPeerDetail } from '../../api/adminCatalog';
-import type { SiteSettings } from '../../api/admin';
 import { fakeApi, type Handler } from '../../test/api';
+import { SETTINGS } from '../../test/console';
 import { renderApp } from '../../test/render';
 import { setViewportWidth } from '../../test/viewport';
 
 vi.setConfig({ testTimeout: 20_000 });
-configure({ asyncUtilTimeout: 5000 });
 beforeEach(() => setViewportWidth(1280));
 afterEach(() => localStorage.clear());
 
@@ -107,18 +106,7 @@ describe('Resumen and Ajustes', () => {
     expect(term.nextElementSibling).toHaveTextContent('4');
   });
 
-  const settings: SiteSettings = {
-    maintenance: false,
-    allow_registration: true,
-    allow_password_recovery: true,
-    show_landing: true,
-    allow_payments_qvapay: false,
-    allow_email: true,
-    allow_partys: false,
-    allow_payments_remesita: false,
-    allow_discovery: true,
-    room_member_limit: 16,
-  };
+  const settings = SETTINGS;
 
   it('sets the policy: notify and regenerate after N detections in 24 h', async () => {
     const api = signedIn({

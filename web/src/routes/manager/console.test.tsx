@@ -1,25 +1,14 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { SiteSettings } from '../../api/admin';
 import { fakeApi } from '../../test/api';
 import type { Handler } from '../../test/api';
+import { SETTINGS } from '../../test/console';
 import { renderApp } from '../../test/render';
 
 const manager = { id: 1, username: 'admin', role: 'owner' };
 
-const settings: SiteSettings = {
-  maintenance: false,
-  allow_registration: true,
-  allow_password_recovery: true,
-  show_landing: true,
-  allow_payments_qvapay: false,
-  allow_email: true,
-  allow_partys: false,
-  allow_payments_remesita: false,
-  allow_discovery: true,
-  room_member_limit: 16,
-};
+const settings = SETTINGS;
 
 function signedIn(routes: Record<string, Handler>) {
   localStorage.setItem('manager_access', 'm-a');

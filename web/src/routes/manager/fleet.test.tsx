@@ -1,9 +1,10 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AdminServer, AdminServerDetail, MetricsSeries } from '../../api/adminFleet';
 import { fakeApi } from '../../test/api';
 import type { Handler } from '../../test/api';
+import { MADRID } from '../../test/console';
 import { renderApp } from '../../test/render';
 import { setViewportWidth } from '../../test/viewport';
 import { FakeWebSocket } from '../../test/websocket';
@@ -25,33 +26,9 @@ vi.mock('uplot', () => {
 
 const owner = { id: 1, username: 'admin', role: 'owner' };
 
-// Pages and the charts are lazy chunks: their first load can take seconds on a busy machine.
-configure({ asyncUtilTimeout: 5000 });
-
 const madrid: AdminServer = {
-  id: 3,
-  name: 'Madrid',
-  host: 'mad.vpn.example.com',
-  port: 51820,
-  endpoint: 'mad.vpn.example.com:51820',
-  ubication: 'Madrid, España',
-  active: true,
-  allow_partys: true,
-  allow_discovery: true,
+  ...MADRID,
   relay: { active: true, relayed: 1234, dropped: 56, reported_at: '2025-03-05T10:00:00.000Z', error: null },
-  dns: '1.1.1.1',
-  mtu: 1420,
-  interface_name: 'wg0',
-  public_key: 'pk',
-  agent_online: true,
-  agent_version: '1.2.0',
-  agent_node_version: '18.19.1',
-  agent_outdated: false,
-  agent_upgrade: null,
-  last_seen_at: '2025-03-05T10:00:00.000Z',
-  offline_since: null,
-  health: null,
-  revision: 7,
   acked_revision: 5,
   peers: 12,
 };

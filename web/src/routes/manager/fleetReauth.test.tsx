@@ -4,50 +4,19 @@
  * the server does (403 `reauth_required` without a confirmation it issued); the page asks in the
  * re-confirmation dialog and repeats the call with X-Reauth. Renaming goes through without it.
  */
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AdminPeerDetail } from '../../api/adminCatalog';
-import type { AdminServer, AdminServerDetail } from '../../api/adminFleet';
-import { rememberReauth } from '../../api/session';
+import type { AdminServerDetail } from '../../api/adminFleet';
 import { fakeApi, type Handler, type Reply } from '../../test/api';
+import { MADRID } from '../../test/console';
 import { renderApp } from '../../test/render';
 import { setViewportWidth } from '../../test/viewport';
 
-configure({ asyncUtilTimeout: 5000 });
-beforeEach(() => {
-  setViewportWidth(1280);
-  // No confirmation held over from another test's page (the session keeps one five minutes).
-  rememberReauth('', 0);
-});
+beforeEach(() => setViewportWidth(1280));
 
-const madrid = {
-  id: 3,
-  name: 'Madrid',
-  host: 'mad.vpn.example.com',
-  port: 51820,
-  endpoint: 'mad.vpn.example.com:51820',
-  ubication: 'Madrid, España',
-  active: true,
-  allow_partys: true,
-  allow_discovery: true,
-  relay: { active: true, relayed: 0, dropped: 0, reported_at: null, error: null },
-  dns: '1.1.1.1',
-  mtu: 1420,
-  interface_name: 'wg0',
-  public_key: 'pk',
-  agent_online: true,
-  agent_version: '1.2.0',
-  agent_node_version: '18.19.1',
-  agent_outdated: false,
-  agent_upgrade: null,
-  last_seen_at: '2025-03-05T10:00:00.000Z',
-  offline_since: null,
-  health: null,
-  revision: 7,
-  acked_revision: 7,
-  peers: 0,
-} satisfies AdminServer;
+const madrid = MADRID;
 const madridDetail: AdminServerDetail = {
   ...madrid,
   agent_latest_version: '1.2.0',

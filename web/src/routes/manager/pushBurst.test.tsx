@@ -4,10 +4,11 @@
  * at once, so 50 agents reconnecting after a panel restart were 50 recounts per console. A burst
  * now is one re-read; the red state still shows within seconds, without a reload.
  */
-import { configure, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { AdminServer } from '../../api/adminFleet';
 import { fakeApi } from '../../test/api';
+import { MADRID } from '../../test/console';
 import { renderApp } from '../../test/render';
 import { FakeWebSocket } from '../../test/websocket';
 
@@ -21,31 +22,16 @@ vi.mock('uplot', () => {
   return { default: FakePlot };
 });
 
-configure({ asyncUtilTimeout: 8000 });
-
 const server = (id: number, online: boolean): AdminServer => ({
+  ...MADRID,
   id,
   name: `Nodo ${id}`,
   host: `n${id}.vpn.example.com`,
-  port: 51820,
   endpoint: `n${id}.vpn.example.com:51820`,
   ubication: 'Miami',
-  active: true,
-  allow_partys: true,
-  allow_discovery: true,
-  relay: { active: true, relayed: 0, dropped: 0, reported_at: null, error: null },
-  dns: '1.1.1.1',
-  mtu: 1420,
-  interface_name: 'wg0',
-  public_key: 'pk',
   agent_online: online,
-  agent_version: '1.2.0',
-  agent_node_version: '18.19.1',
-  agent_outdated: false,
-  agent_upgrade: null,
   last_seen_at: online ? new Date().toISOString() : null,
   offline_since: online ? null : new Date(Date.now() - 60_000).toISOString(),
-  health: null,
   revision: 1,
   acked_revision: 1,
   peers: 10,

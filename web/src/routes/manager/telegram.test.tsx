@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { SiteSettings } from '@vpn/contracts';
 import { fakeApi } from '../../test/api';
 import type { Handler } from '../../test/api';
+import { SETTINGS } from '../../test/console';
 import { renderApp } from '../../test/render';
 
 function signedIn(routes: Record<string, Handler>, role = 'owner') {
@@ -11,18 +11,7 @@ function signedIn(routes: Record<string, Handler>, role = 'owner') {
   return fakeApi({ 'GET /api/admin/verify-token': { body: { id: 1, username: 'duena', role } }, ...routes });
 }
 
-const settings: SiteSettings = {
-  maintenance: false,
-  allow_registration: true,
-  allow_password_recovery: true,
-  show_landing: true,
-  allow_payments_qvapay: false,
-  allow_email: true,
-  allow_partys: false,
-  allow_payments_remesita: false,
-  allow_discovery: true,
-  room_member_limit: 16,
-};
+const settings = SETTINGS;
 
 describe('Telegram in the console', () => {
   it('Seguridad: links the manager with a one-time t.me link once two-factor is on', async () => {

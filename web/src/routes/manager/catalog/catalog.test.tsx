@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogMsg } from '@vpn/contracts';
@@ -19,9 +19,8 @@ function signedIn(routes: Record<string, Handler>, role = 'owner') {
   return fakeApi({ 'GET /api/admin/verify-token': { body: { id: 1, username: 'admin', role } }, ...routes });
 }
 // Each test walks several dialogs, and the first render of a run loads the console's code: a
-// loaded machine needs more than the defaults (5 s per test, 1 s per find).
+// loaded machine needs more than the default 5 s per test (finds wait up to 10 s: test/setup.ts).
 vi.setConfig({ testTimeout: 20_000 });
-configure({ asyncUtilTimeout: 5000 });
 beforeEach(() => setViewportWidth(1280));
 afterEach(() => localStorage.clear());
 
