@@ -6,10 +6,15 @@
  *
  * Turnstile is not exercised here: it needs Cloudflare's servers (the server test checks its sources).
  */
+import { createHash } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueName } from './api';
 import { launchChromium, signInManager } from './browser';
+import { TAP_CAPTURE } from '../scripts/tapCapture';
+
+/** The source the policy must name for the pages' inline tap capture (server: `TAP_CAPTURE_HASH`). */
+const TAP_CAPTURE_SHA = `'sha256-${createHash('sha256').update(TAP_CAPTURE).digest('base64')}'`;
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
@@ -70,7 +75,9 @@ async function watchedPage(): Promise<Watched> {
 async function visit({ page }: Watched, path: string): Promise<void> {
   const response = await page.goto(path);
   const policy = response?.headers()['content-security-policy'] ?? '';
-  expect(policy, path).toMatch(/(^|;)\s*script-src 'self'\s*(;|$)/);
+  // The build's own files and the one inline script of the pre-rendered pages, by its hash.
+  expect(policy, path).toMatch(/(^|;)\s*script-src 'self' '[^']+'\s*(;|$)/);
+  expect(policy, path).toContain(`script-src 'self' ${TAP_CAPTURE_SHA}`);
   expect(policy, path).toContain("frame-ancestors 'none'");
 }
 

@@ -19,6 +19,7 @@ import type { PublicSettings, RuntimeConfig } from '@vpn/contracts';
 import type * as Render from '../src/prerender/render';
 import { classesOf, pageCss } from './pageCss';
 import { LOGIN_WARM_KIB } from '../size-budget';
+import { TAP_CAPTURE } from './tapCapture';
 
 /** The variant key's fields, in order; the server reads this order from the manifest. */
 const SETTING_FIELDS = [
@@ -178,7 +179,12 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
     // The note that the app needs JavaScript stays only where a form does.
     if (!page.form) html = html.replace(/<noscript>[\s\S]*?<\/noscript>/, '');
     const css = await pageCss(html, page.name === 'plans' ? planListClasses : []);
-    return html.replace('</head>', `<style>${css}</style>${boot}${MARK.boot}</head>`);
+    // The tap capture runs inline, as the document is parsed: a tap before the boot script has
+    // arrived is kept for it (scripts/tapCapture.ts).
+    return html.replace(
+      '</head>',
+      `<style>${css}</style><script>${TAP_CAPTURE}</script>${boot}${MARK.boot}</head>`,
+    );
   }
 
   function store(page: Render.PrerenderPage, html: string): string {

@@ -19,6 +19,10 @@
  * login form is also sent from here at once, and with the tokens it answers the home's data is
  * asked for, while the application downloads: the app takes those answers instead of asking again
  * (`takeEarlyAnswer` in `api/session.ts`), so the round trips overlap the download (issue 28).
+ *
+ * A tap or a form sent before this file itself has arrived (it is a request of its own, a round trip
+ * or more after the first paint on a slow link) is kept by the page's inline capture
+ * (`scripts/tapCapture.ts`) and served here once, when it arrives (issue 32, point 8).
  */
 export {};
 
@@ -36,6 +40,11 @@ declare global {
     __vpnPendingSubmit?: HTMLFormElement | null;
     /** A button that needs the app, tapped before that: tapped again once it has taken over. */
     __vpnPendingClick?: HTMLElement | null;
+    /**
+     * Clicks and submits before this script arrived, kept by the page's inline tap capture
+     * (`scripts/tapCapture.ts`); null once taken here, which stops the recording.
+     */
+    __vpnTaps?: Event[] | null;
     /** Answers asked for here, by `METHOD path key`; the app takes each once. */
     __vpnEarly?: Map<string, Promise<EarlyAnswer | null>>;
   }
@@ -118,6 +127,12 @@ function sendLogin(form: HTMLFormElement) {
 }
 
 for (const type of INTENT) window.addEventListener(type, start, { capture: true, passive: true });
+/** A form sent before the takeover: held, sent by the app once it has taken over. */
+function hold(form: HTMLFormElement) {
+  window.__vpnPendingSubmit = form;
+  start();
+  sendLogin(form);
+}
 window.addEventListener(
   'submit',
   (event) => {
@@ -127,10 +142,7 @@ window.addEventListener(
     // ("El usuario y contraseña son obligatorios") and the held form would never be sent.
     event.preventDefault();
     event.stopPropagation();
-    const form = event.target as HTMLFormElement;
-    window.__vpnPendingSubmit = form;
-    start();
-    sendLogin(form);
+    hold(event.target as HTMLFormElement);
   },
   true,
 );
@@ -150,27 +162,47 @@ function flip(button: Element) {
   else if (target) target.hidden = !on;
 }
 
+/** The button a click before the takeover was for, if this script should act on it. */
+function tapped(target: EventTarget | null): HTMLButtonElement | null {
+  const button = target instanceof Element ? target.closest('button') : null;
+  return button && button.type !== 'submit' && !button.disabled ? button : null;
+}
+function tap(button: HTMLButtonElement) {
+  if (button.hasAttribute('data-flip')) flip(button);
+  else {
+    window.__vpnPendingClick = button;
+    start();
+  }
+}
 // A tap before the takeover: a control the page serves itself (`data-flip`) acts now; any other
 // button (it needs the application) is kept and tapped again once, when the app has taken over
-// (`lib/takeOver.ts`). Links and forms are left to the browser and the submit hold below. React
+// (`lib/takeOver.ts`). Links and forms are left to the browser and the submit hold above. React
 // must not see the tap too: between attaching its listeners and the takeover it would act on it
 // a second time (the menu would close again).
 window.addEventListener(
   'click',
   (event) => {
-    if (window.__vpnHydrated || !(event.target instanceof Element)) return;
-    const button = event.target.closest('button');
-    if (!button || button.type === 'submit' || button.disabled) return;
+    const button = window.__vpnHydrated ? null : tapped(event.target);
+    if (!button) return;
     event.preventDefault();
     event.stopPropagation();
-    if (button.hasAttribute('data-flip')) flip(button);
-    else {
-      window.__vpnPendingClick = button;
-      start();
-    }
+    tap(button);
   },
   true,
 );
+
+// What the visitor did before this file arrived (the page's inline capture kept it): each tap and
+// form sent is served now, once, as if it came now; the visitor has used the page, so the app loads.
+const kept = window.__vpnTaps ?? [];
+window.__vpnTaps = null;
+for (const event of kept) {
+  if (event.type === 'submit') hold(event.target as HTMLFormElement);
+  else {
+    const button = tapped(event.target);
+    if (button) tap(button);
+  }
+}
+if (kept.length) start();
 
 // /login: the bulk of the application, fetched (not run) once the page is painted and idle.
 const warm = tag?.dataset.warm?.split(' ').filter(Boolean) ?? [];

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, createTestDatabase, type TestApp } from '../../test/helpers.ts';
 import type { Database } from '../db/client.ts';
+import { TAP_CAPTURE_HASH } from './security.ts';
 
 let dir: string;
 let database: Database;
@@ -66,7 +67,7 @@ describe('HTML pages', () => {
     const csp = directives(res.headers['content-security-policy']);
     expect(Object.fromEntries(csp)).toEqual({
       'default-src': ["'self'"],
-      'script-src': ["'self'"],
+      'script-src': ["'self'", TAP_CAPTURE_HASH],
       'style-src': ["'self'", "'unsafe-inline'"],
       'img-src': ["'self'", 'data:'],
       'font-src': ["'self'"],
@@ -100,7 +101,7 @@ describe('HTML pages', () => {
   it('with Turnstile configured, allow Cloudflare’s script and challenge frame instead of blob: workers', async () => {
     const res = await turnstile.app.inject({ url: '/register' });
     const csp = directives(res.headers['content-security-policy']);
-    expect(csp.get('script-src')).toEqual(["'self'", 'https://challenges.cloudflare.com']);
+    expect(csp.get('script-src')).toEqual(["'self'", TAP_CAPTURE_HASH, 'https://challenges.cloudflare.com']);
     expect(csp.get('frame-src')).toEqual(['https://challenges.cloudflare.com']);
     expect(csp.get('worker-src')).toEqual(["'self'"]);
   });
@@ -112,7 +113,7 @@ describe('HTML pages', () => {
     });
     const csp = directives(res.headers['content-security-policy']);
     expect(csp.get('connect-src')).toEqual(["'self'"]);
-    expect(csp.get('script-src')).toEqual(["'self'"]);
+    expect(csp.get('script-src')).toEqual(["'self'", TAP_CAPTURE_HASH]);
   });
 });
 

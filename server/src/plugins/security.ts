@@ -20,6 +20,13 @@ import type { Config } from '../config.ts';
 /** Cloudflare Turnstile's script and its challenge frame come from here (only with CAPTCHA_PROVIDER=turnstile). */
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 
+/**
+ * The one inline script of the pre-rendered public pages, allowed by its hash: it keeps the taps that
+ * come before the page's boot script has arrived (`web/scripts/tapCapture.ts`, issue 32; change the
+ * two together — the browser tests fail otherwise). Every other script stays a file of this origin.
+ */
+export const TAP_CAPTURE_HASH = "'sha256-LK8ppRDzvo+t95TUjKotD5E5IX8P8ZQ7VUsslT/4wgk='";
+
 /** Browser features no page of the product uses, refused to the pages and anything they embed. */
 export const PERMISSIONS_POLICY = [
   'accelerometer=()',
@@ -69,7 +76,7 @@ export function contentSecurityPolicy(
   if (PLAIN_HOST.test(request.host)) connect.push(`${https ? 'wss' : 'ws'}://${request.host}`);
   return {
     'default-src': ["'self'"],
-    'script-src': turnstile ? ["'self'", TURNSTILE_ORIGIN] : ["'self'"],
+    'script-src': turnstile ? ["'self'", TAP_CAPTURE_HASH, TURNSTILE_ORIGIN] : ["'self'", TAP_CAPTURE_HASH],
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'"],
