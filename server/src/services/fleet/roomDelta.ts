@@ -1,9 +1,9 @@
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { AgentPeer, AgentRelayRoom } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { peers, servers, type RoomChangeRecord } from '../../db/schema.ts';
+import { peers, rooms, servers, type RoomChangeRecord } from '../../db/schema.ts';
 import { getSiteSettings } from '../site/settings.ts';
-import { meshPeer, relayRooms } from './roomLinks.ts';
+import { meshPeer, relayRooms, roomChanges, type RoomMember } from './roomLinks.ts';
 
 /** The room part of a delta (contracts: ServerDelta's room fields), mesh links apart. */
 export interface RoomDelta {
@@ -83,6 +83,62 @@ export async function buildRoomDelta(
             rows.map((r) => `${r.address.replace(/\/\d+$/, '')}/32`),
           ),
         );
+    }
+  }
+  return out;
+}
+
+/**
+ * Locks rooms' rows in id order, as a membership change locks its room (rooms/rooms.ts): a move of
+ * a member and a join, leave or deletion of its room queue, so each records its pairs from the
+ * other's committed members, never from members the other is changing.
+ */
+export async function lockRooms(tx: Db, roomIds: readonly number[]): Promise<void> {
+  if (roomIds.length === 0) return;
+  await tx
+    .select({ id: rooms.id })
+    .from(rooms)
+    .where(inArray(rooms.id, [...roomIds]))
+    .orderBy(asc(rooms.id))
+    .for('update');
+}
+
+/**
+ * What moving room members to other servers does to their rooms (issue 33): for each server that
+ * hosts a member of those rooms before or after, one record (each room's roomChanges, merged; a
+ * pair belongs to one room, so the merge is a union). Called after the move's update, under
+ * lockRooms: the rooms' members now are `after`, and `before` is the same with the moved peers on
+ * the server they left. Reads only those rooms' members, never the servers' other rooms.
+ */
+export async function roomMoveChanges(
+  tx: Db,
+  moved: readonly { id: number; roomId: number | null; fromServerId: number }[],
+): Promise<Map<number, RoomChangeRecord>> {
+  const from = new Map(moved.filter((m) => m.roomId !== null).map((m) => [m.id, m.fromServerId]));
+  const out = new Map<number, RoomChangeRecord>();
+  if (from.size === 0) return out;
+  const roomIds = [...new Set(moved.flatMap((m) => (m.roomId === null ? [] : [m.roomId])))];
+  const members: RoomMember[] = await tx
+    .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
+    .from(peers)
+    .where(inArray(peers.roomId, roomIds));
+  const byRoom = new Map<number, RoomMember[]>();
+  for (const m of members) {
+    const list = byRoom.get(m.roomId!);
+    if (list) list.push(m);
+    else byRoom.set(m.roomId!, [m]);
+  }
+  for (const [roomId, after] of [...byRoom].sort(([a], [b]) => a - b)) {
+    const before = after.map((m) => (from.has(m.id) ? { ...m, serverId: from.get(m.id)! } : m));
+    for (const [serverId, r] of roomChanges(roomId, before, after)) {
+      const acc = out.get(serverId);
+      if (!acc) out.set(serverId, r);
+      else {
+        acc.add.push(...r.add);
+        acc.remove.push(...r.remove);
+        acc.rooms.push(...r.rooms);
+        acc.mesh = [...new Set([...acc.mesh, ...r.mesh])].sort((a, b) => a - b);
+      }
     }
   }
   return out;

@@ -6,6 +6,7 @@ import { msg, type Peer } from '@vpn/contracts';
 import { peers, servers } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordChanges, type Revision } from '../fleet/desiredState.ts';
+import { lockRooms, roomMoveChanges } from '../fleet/roomDelta.ts';
 import { agentOnline, type ServerRow } from '../fleet/servers.ts';
 import { type PeerRow, type Pending, isLive } from './presentation.ts';
 import { type Claimed, type InTx } from './operations.ts';
@@ -42,34 +43,33 @@ export class PeerMoves extends PeerKeys {
     inTx?: InTx,
   ): Promise<Peer> {
     const done = await this.db.transaction(async (tx) => {
+      // A room member's room is locked before the peer, in the order a room change takes them.
+      const [pre] = await tx.select({ roomId: peers.roomId }).from(peers).where(eq(peers.id, peerId));
+      if (pre?.roomId) await lockRooms(tx, [pre.roomId]);
       const row = await this.lock(tx, peerId);
+      if (row.roomId !== null && row.roomId !== pre?.roomId) await lockRooms(tx, [row.roomId]);
       check(row);
       if (serverId === row.serverId) throw badRequest(msg.sameServer);
       const [target] = await tx.select().from(servers).where(eq(servers.id, serverId));
       if (!target) throw notFound(msg.serverNotFound);
       if (!target.active) throw badRequest(msg.serverUnavailable);
-      // A peer in a room keeps its room: only to a server that allows rooms, and every server of its
-      // room mates recomputes its mesh links.
+      // A peer in a room keeps its room: only to a server that allows rooms.
       if (row.roomId !== null && !target.allowRooms) throw badRequest(msg.roomPeerServer);
-      const mates =
-        row.roomId !== null
-          ? (await tx.select({ s: peers.serverId }).from(peers).where(eq(peers.roomId, row.roomId))).map(
-              (m) => m.s,
-            )
-          : [];
       await tx
         .update(peers)
         .set({ serverId, updatedAt: sql`now()` })
         .where(eq(peers.id, row.id));
       await recordDepartures(tx, row.serverId, [row]);
       await inTx?.(tx);
-      const full = row.roomId !== null;
+      // Its room's pairs, relay entry and mesh links as a room delta to every server hosting a
+      // member before or after (issue 33), never a snapshot.
+      const rooms = await roomMoveChanges(tx, [{ ...row, fromServerId: row.serverId }]);
       const revisions = await recordChanges(tx, [
-        { serverId: row.serverId, removeKeys: [row.publicKey], full },
-        { serverId, upsertPeerIds: [row.id], full },
-        ...[...new Set(mates)]
-          .filter((s) => s !== serverId && s !== row.serverId)
-          .map((s) => ({ serverId: s, full: true })),
+        { serverId: row.serverId, removeKeys: [row.publicKey], rooms: rooms.get(row.serverId) },
+        { serverId, upsertPeerIds: [row.id], rooms: rooms.get(serverId) },
+        ...[...rooms]
+          .filter(([s]) => s !== serverId && s !== row.serverId)
+          .map(([s, r]) => ({ serverId: s, rooms: r })),
       ]);
       return this.claim(tx, row, 'change_server', revisions, origin);
     });
@@ -79,14 +79,22 @@ export class PeerMoves extends PeerKeys {
   /**
    * A manager's drain moves peers off a server in batches, through the same desired-state flow as
    * a customer's change_server (one transaction per batch instead of per peer): the source drops
-   * their keys, the target adds them with the same keys and addresses, room mates' servers
-   * recompute their mesh, and each live peer is busy until both agents ack, its owner then getting
+   * their keys, the target adds them with the same keys and addresses, every server of their rooms
+   * gets those rooms' changes as a room delta (issue 33), and each live peer is busy until both agents ack, its owner then getting
    * `updated_peer` and `success` exactly as for their own move. Peers already busy, or no longer
    * on `fromServerId`, are left for the next batch. Returns the ids actually moved.
    */
   async moveMany(fromServerId: number, peerIds: number[], target: ServerRow): Promise<number[]> {
     if (peerIds.length === 0) return [];
     const { moved, revisions, waits, offline } = await this.db.transaction(async (tx) => {
+      // Their rooms locked first, as for one peer's move (move() above).
+      const locked = (
+        await tx
+          .selectDistinct({ r: peers.roomId })
+          .from(peers)
+          .where(and(inArray(peers.id, peerIds), sql`${peers.roomId} is not null`))
+      ).map((x) => x.r!);
+      await lockRooms(tx, locked);
       const moved = await tx
         .update(peers)
         .set({ serverId: target.id, updatedAt: sql`now()` })
@@ -106,19 +114,23 @@ export class PeerMoves extends PeerKeys {
           offline: [] as ServerRow[],
         };
       await recordDepartures(tx, fromServerId, moved);
-      const roomIds = [...new Set(moved.map((m) => m.roomId).filter((p): p is number => p !== null))];
-      const mates = roomIds.length
-        ? (
-            await tx.selectDistinct({ s: peers.serverId }).from(peers).where(inArray(peers.roomId, roomIds))
-          ).map((m) => m.s)
-        : [];
-      const full = roomIds.length > 0;
+      // A room joined between that read and the update (rare): locked now.
+      await lockRooms(
+        tx,
+        [...new Set(moved.flatMap((m) => (m.roomId === null ? [] : [m.roomId])))].filter(
+          (r) => !locked.includes(r),
+        ),
+      );
+      const rooms = await roomMoveChanges(
+        tx,
+        moved.map((m) => ({ id: m.id, roomId: m.roomId, fromServerId })),
+      );
       const revisions = await recordChanges(tx, [
-        { serverId: fromServerId, removeKeys: moved.map((m) => m.publicKey), full },
-        { serverId: target.id, upsertPeerIds: moved.map((m) => m.id), full },
-        ...mates
-          .filter((s) => s !== target.id && s !== fromServerId)
-          .map((s) => ({ serverId: s, full: true })),
+        { serverId: fromServerId, removeKeys: moved.map((m) => m.publicKey), rooms: rooms.get(fromServerId) },
+        { serverId: target.id, upsertPeerIds: moved.map((m) => m.id), rooms: rooms.get(target.id) },
+        ...[...rooms]
+          .filter(([s]) => s !== target.id && s !== fromServerId)
+          .map(([s, r]) => ({ serverId: s, rooms: r })),
       ]);
       // Busy in the same transaction, like a customer's change (see lock()).
       const serverRows = await tx
