@@ -585,8 +585,9 @@ export const peerStats = pgTable(
 /**
  * The servers a peer was moved off or re-keyed on, with the key it had there (0025, issue 31; re-keys
  * issue 33): a server's last report of a key that has left it (services/peers/usage.ts) counts only
- * when the key did leave that server, and once (the row is consumed). One row per peer and server,
- * the latest departure: of three re-keys within one stats interval, the middle key's bytes are lost.
+ * when the key did leave that server, and once (the row is consumed). One row per peer, server and
+ * key (0038): every departure waits for its last reading, so three re-keys within one stats interval
+ * all count; bounded in services/peers/departures.ts (a day, 16 per peer and server).
  */
 export const peerDepartures = pgTable(
   'peer_departures',
@@ -601,7 +602,7 @@ export const peerDepartures = pgTable(
     leftAt: timestamp('left_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ columns: [t.peerId, t.serverId] }),
+    primaryKey({ columns: [t.peerId, t.serverId, t.publicKey] }),
     index('peer_departures_server_key').on(t.serverId, t.publicKey),
   ],
 );

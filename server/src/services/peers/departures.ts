@@ -1,11 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { peerDepartures } from '../../db/schema.ts';
 import type { Db } from '../../db/client.ts';
 
+/** A departure is kept this long at most, waiting for its last reading (sent at the next stats pass). */
+const KEPT_FOR = '1 day';
+/** And at most this many per peer and server (a peer re-keyed over and over while its agent is away). */
+const KEPT_PER_SERVER = 16;
+
 /**
- * Where moved and re-keyed peers' keys left from, with the key each had there: the old server's last report of that
- * key (its `since` tail) is counted only if the key did leave that server (issue 31,
- * services/peers/usage.ts).
+ * Where moved and re-keyed peers' keys left from, with the key each had there: the old server's last
+ * report of that key (its `since` tail) is counted only if the key did leave that server (issue 31,
+ * services/peers/usage.ts), and once (the row is consumed). Every departure is kept until then
+ * (issue 33): of three re-keys within one stats interval, the middle key's last reading needs its
+ * own row. Bounded: a peer's older departures from that server beyond the latest
+ * KEPT_PER_SERVER, or older than KEPT_FOR, go in the same statement.
  */
 export async function recordDepartures(
   tx: Db,
@@ -13,11 +20,21 @@ export async function recordDepartures(
   moved: { id: number; publicKey: string }[],
 ) {
   if (moved.length === 0) return;
-  await tx
-    .insert(peerDepartures)
-    .values(moved.map((m) => ({ peerId: m.id, serverId: fromServerId, publicKey: m.publicKey })))
-    .onConflictDoUpdate({
-      target: [peerDepartures.peerId, peerDepartures.serverId],
-      set: { publicKey: sql`excluded.public_key`, leftAt: sql`now()` },
-    });
+  const rows = sql.join(
+    moved.map((m) => sql`(${m.id}::int, ${fromServerId}::int, ${m.publicKey}::text)`),
+    sql`, `,
+  );
+  await tx.execute(sql`
+    with added as (
+      insert into peer_departures (peer_id, server_id, public_key) values ${rows}
+      on conflict (peer_id, server_id, public_key) do update set left_at = now()
+      returning peer_id, public_key
+    )
+    delete from peer_departures d
+    where d.server_id = ${fromServerId} and d.peer_id in (select peer_id from added)
+      and (d.peer_id, d.public_key) not in (select peer_id, public_key from added)
+      and (d.left_at < now() - ${KEPT_FOR}::interval
+        or (select count(*) from peer_departures n where n.peer_id = d.peer_id
+          and n.server_id = d.server_id and n.left_at >= d.left_at and n.public_key <> d.public_key)
+          >= ${KEPT_PER_SERVER - 1})`);
 }

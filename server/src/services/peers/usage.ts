@@ -176,15 +176,19 @@ async function countMovedTails(
       delete from peer_departures dep using d
       where dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
       returning 1
+    ), per_peer as (
+      -- Several keys of one peer can leave in one pass (quick re-keys): one row per peer, since
+      -- an upsert or update reaches a row once per statement.
+      select id, bool_or(limited) as limited, sum(drx) as drx, sum(dtx) as dtx from d group by id
     ), hourly as (
       insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
-      select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
+      select id, ${serverId}, ${hour}::timestamptz, drx, dtx from per_peer where drx > 0 or dtx > 0
       on conflict (peer_id, hour) do update set
         rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
       returning 1
     ), allowance as (
-      update peers p set data_used = p.data_used + d.drx + d.dtx
-      from d where d.limited and p.id = d.id and (d.drx > 0 or d.dtx > 0)
+      update peers p set data_used = p.data_used + g.drx + g.dtx
+      from per_peer g where g.limited and p.id = g.id and (g.drx > 0 or g.dtx > 0)
       returning 1
     ), per_server as (
       insert into server_usage_hourly as su (server_id, hour, rx_bytes, tx_bytes)

@@ -6,7 +6,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { peerUsageHourly, peers } from '../../db/schema.ts';
+import { peerDepartures, peerUsageHourly, peers } from '../../db/schema.ts';
 import {
   createCustomer,
   createPlan,
@@ -117,6 +117,72 @@ describe('the last report of a peer leaving an interface', () => {
       { public_key: k2, rx_bytes: 650, tx_bytes: 400, latest_handshake: 0, endpoint: null, final: true },
     ]);
     expect(await counted(peer.id)).toBe(1470);
+  });
+
+  it('counts every key of three quick re-keys: each departure is kept until its last reading (issue 33)', async () => {
+    // As above, one re-key more: K2 and K3 were both on the interface only between two passes.
+    // Each re-key records its old key's departure; only the latest per peer and server was kept,
+    // so K2's last reading found no departure (K3's had replaced it) and its bytes were lost.
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    // With a data allowance: what is counted is also what its allowance is charged.
+    await t.ctx.db.update(peers).set({ dataAllowance: 10_000_000 }).where(eq(peers.id, peer.id));
+    const keys = [peer.publicKey];
+    await report(a.id, keys[0]!, 100, 100);
+    for (let i = 0; i < 3; i++) {
+      // The agent acked each re-key at once (no longer busy): the customer re-keys again.
+      await t.ctx.db
+        .update(peers)
+        .set({ pendingOperation: null, pendingRevision: null })
+        .where(eq(peers.id, peer.id));
+      await t.ctx.peers.regenerate(c.id, peer.id);
+      keys.push((await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.publicKey);
+    }
+    const [k1, k2, k3, k4] = keys as [string, string, string, string];
+    expect(new Set(keys).size).toBe(4);
+    // The next pass: the retired keys' last readings first, in retirement order (reconcile.ts's
+    // onFinalStats frame), K1 with the counters of the pass before; then the report of K4.
+    const last = (key: string, rx: number, tx: number) => ({
+      public_key: key,
+      rx_bytes: rx,
+      tx_bytes: tx,
+      latest_handshake: 0,
+      endpoint: null,
+      final: true as const,
+    });
+    await recordStats(t.ctx.db, a.id, [
+      { ...last(k1, 300, 150), since: { rx_bytes: 100, tx_bytes: 100 } },
+      last(k2, 600, 400),
+      last(k3, 70, 30),
+    ]);
+    await report(a.id, k4, 10, 10);
+    // 200 before, 250 of K1's tail, all 1,000 of K2 and 100 of K3, 20 of K4.
+    expect(await counted(peer.id)).toBe(1570);
+    const charged = async () =>
+      (await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.dataUsed;
+    expect(await charged()).toBe(1570);
+    // Each departure counted once: the same last readings again add nothing, and none is left.
+    await recordStats(t.ctx.db, a.id, [last(k2, 650, 400), last(k3, 90, 30)]);
+    expect(await counted(peer.id)).toBe(1570);
+    expect(await charged()).toBe(1570);
+    const left = await t.ctx.db.select().from(peerDepartures).where(eq(peerDepartures.peerId, peer.id));
+    expect(left).toEqual([]);
+  });
+
+  it('keeps at most 16 departures per peer and server, the latest (a node that never sends its last readings)', async () => {
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    const left: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      left.push((await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.publicKey);
+      await t.ctx.db
+        .update(peers)
+        .set({ pendingOperation: null, pendingRevision: null })
+        .where(eq(peers.id, peer.id));
+      await t.ctx.peers.regenerate(c.id, peer.id);
+    }
+    const kept = await t.ctx.db.select().from(peerDepartures).where(eq(peerDepartures.peerId, peer.id));
+    expect(kept.map((d) => d.publicKey).sort()).toEqual(left.slice(-16).sort());
   });
 
   it("counts a moved peer's last report from its old server when the new server reported first (issue 24)", async () => {
