@@ -43,9 +43,15 @@ export default defineConfig({
     manifest: true,
     rolldownOptions: {
       // The app, and the one script of a pre-rendered public page, which loads the app when the
-      // visitor starts using the page (src/boot.ts, scripts/prerender.ts); and the first script of
+      // visitor starts using the page (src/boot.ts, scripts/prerender.ts), with /login's own second
+      // script (src/bootLogin.ts: its early login and warm-up); and the first script of
       // the dashboard's documents, which asks for the page's chunks and data at once (src/shellBoot.ts).
-      input: { index: 'index.html', boot: 'src/boot.ts', shellBoot: 'src/shellBoot.ts' },
+      input: {
+        index: 'index.html',
+        boot: 'src/boot.ts',
+        bootLogin: 'src/bootLogin.ts',
+        shellBoot: 'src/shellBoot.ts',
+      },
       output: {
         // React, the router and TanStack Query change less often than the app: one long-lived chunk
         // every page needs.

@@ -99,6 +99,9 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
   if (!bootKey || !stylesheet)
     throw new Error('el manifiesto de Vite no tiene src/boot.ts o la hoja de estilos');
   const bootFile = vite[bootKey]!.file;
+  const bootLoginKey = Object.keys(vite).find((k) => vite[k]?.src === 'src/bootLogin.ts');
+  if (!bootLoginKey) throw new Error('el manifiesto de Vite no tiene src/bootLogin.ts');
+  const bootLoginFile = vite[bootLoginKey]!.file;
   const assetTags =
     /\s*<(?:script type="module"|link rel="modulepreload"|link rel="stylesheet")[^>]*>(?:<\/script>)?/g;
   if (!shell.includes(`src="/${entryChunk.file}"`)) throw new Error('index.html no carga la entrada');
@@ -170,8 +173,11 @@ export async function prerender(outDir: string): Promise<{ pages: number; files:
       `<script type="module" crossorigin src="/${bootFile}" data-app="/${entryChunk.file}" ` +
       `data-css="/${stylesheet}" data-preload="${attr(preload)}"` +
       (prefetch.length ? ` data-prefetch="${attr(prefetch)}"` : '') +
-      (warm.length ? ` data-warm="${attr(warm)}"` : '') +
-      '></script>';
+      '></script>' +
+      // /login's own script: its early login and its warm-up (src/bootLogin.ts).
+      (page.name === 'login'
+        ? `<script type="module" crossorigin src="/${bootLoginFile}" data-warm="${attr(warm)}"></script>`
+        : '');
     let html = shell
       .replace(assetTags, '')
       .replace(/<title>[^<]*<\/title>/, `<title>${MARK.company} - ${page.title}</title>`)

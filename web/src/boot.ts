@@ -9,16 +9,13 @@
  *
  * It imports nothing (it is its own build entry) and reads what to load from its own tag:
  * `data-app` (the entry module), `data-css` (the whole stylesheet, for what the app draws later),
- * `data-preload` (the page's chunks), `data-prefetch` (the next page's chunks) and `data-warm`
- * (/login only: the chunks fetched, not run, once the page has loaded and is idle, within the
- * page's 100 KiB: `LOGIN_WARM_KIB` in `web/size-budget.ts`). A customer whose password manager fills
- * the form and sends it at once then waits only for the rest of the application.
+ * `data-preload` (the page's chunks) and `data-prefetch` (the next page's chunks).
  *
  * A form sent before the application took over is held (not sent by the browser as a plain form,
- * which would put the password in the URL) and sent again by the app once it has (`main.tsx`). The
- * login form is also sent from here at once, and with the tokens it answers the home's data is
- * asked for, while the application downloads: the app takes those answers instead of asking again
- * (`takeEarlyAnswer` in `api/session.ts`), so the round trips overlap the download (issue 28).
+ * which would put the password in the URL) and sent again by the app once it has (`main.tsx`).
+ * What only /login does — its form sent at once, the home's data asked for with the answer, the
+ * application fetched while the customer types — is its own second script, `bootLogin.ts`, so that
+ * the other pages do not carry it (issue 32: every public page's bytes).
  *
  * A tap or a form sent before this file itself has arrived (it is a request of its own, a round trip
  * or more after the first paint on a slow link) is kept by the page's inline capture
@@ -72,66 +69,11 @@ function start() {
   if (app) void import(/* @vite-ignore */ app);
 }
 
-/** The home's data, as `routes/public/Login.tsx` asks for it on success. */
-const HOME_DATA = [
-  '/api/client/verify-token',
-  '/api/client/advertisements',
-  '/api/client/agent',
-  '/api/client/accounts/peers',
-];
-const HEADERS = {
-  'X-Requested-With': 'XMLHttpRequest',
-  Accept: 'application/json',
-  'Content-Type': 'application/json',
-};
-
-function early(key: string, path: string, init: RequestInit): Promise<EarlyAnswer | null> {
-  const answer = fetch(path, { ...init, credentials: 'same-origin' })
-    .then(async (res) => ({ status: res.status, text: await res.text() }))
-    .catch(() => null);
-  (window.__vpnEarly ??= new Map()).set(key, answer);
-  return answer;
-}
-
-/** /login's form, sent now as `LoginForm` would send it; then the home's data with the new token. */
-function sendLogin(form: HTMLFormElement) {
-  if (location.pathname !== '/login') return;
-  const field = (name: string) => form.elements.namedItem(name);
-  const [user, password, remember] = [field('username'), field('password'), field('remember')];
-  if (!(user instanceof HTMLInputElement) || !(password instanceof HTMLInputElement)) return;
-  const username = user.value.trim();
-  const keep = remember instanceof HTMLInputElement && remember.checked;
-  // The answer is kept under the form's name and switch, never its password (issue 31: the key of
-  // a global held the plain password until the app took the answer). The visitor's edit of the form
-  // after this send makes it another form: its answer is dropped and the next submit sends again
-  // (the takeover's own input events, `lib/takeOver.ts`, are not the visitor's: isTrusted is false).
-  const key = `POST /api/client/login ${JSON.stringify({ username, remember: keep })}`;
-  if (window.__vpnEarly?.has(key)) return; // sent twice before the app arrived: one attempt
-  form.addEventListener('input', (e) => e.isTrusted && window.__vpnEarly?.delete(key));
-  void early(key, '/api/client/login', {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({ username, password: password.value, remember: keep }),
-  }).then((answer) => {
-    let access: unknown;
-    try {
-      if (answer && answer.status >= 200 && answer.status < 300)
-        access = (JSON.parse(answer.text) as { access?: unknown }).access;
-    } catch {
-      /* not a token pair: the app reports it */
-    }
-    if (typeof access !== 'string') return;
-    const headers = { ...HEADERS, Authorization: `Bearer ${access}` };
-    for (const path of HOME_DATA) void early(`GET ${path} ${access}`, path, { headers });
-  });
-}
-
 for (const type of INTENT) window.addEventListener(type, start, { capture: true, passive: true });
 /** A form sent before the takeover: held, sent by the app once it has taken over. */
 function hold(form: HTMLFormElement) {
   window.__vpnPendingSubmit = form;
   start();
-  sendLogin(form);
 }
 window.addEventListener(
   'submit',
@@ -155,11 +97,13 @@ function flip(button: Element) {
   const state = button.hasAttribute('aria-expanded') ? 'aria-expanded' : 'aria-pressed';
   const on = button.getAttribute(state) !== 'true';
   button.setAttribute(state, String(on));
-  const label = button.getAttribute(on ? 'data-label-on' : 'data-label-off');
-  if (label) button.setAttribute('aria-label', label);
+  const label = button.getAttribute('data-label');
+  if (label) {
+    button.setAttribute('data-label', button.getAttribute('aria-label') ?? '');
+    button.setAttribute('aria-label', label);
+  }
   const target = document.getElementById(button.getAttribute('aria-controls') ?? '');
   if (target instanceof HTMLInputElement) target.type = on ? 'text' : 'password';
-  else if (target) target.hidden = !on;
 }
 
 /** The button a click before the takeover was for, if this script should act on it. */
@@ -203,20 +147,6 @@ for (const event of kept) {
   }
 }
 if (kept.length) start();
-
-// /login: the bulk of the application, fetched (not run) once the page is painted and idle.
-const warm = tag?.dataset.warm?.split(' ').filter(Boolean) ?? [];
-if (warm.length) {
-  const fetchWarm = () => {
-    for (const href of warm) link('modulepreload', href);
-  };
-  const whenIdle = () =>
-    'requestIdleCallback' in window
-      ? requestIdleCallback(fetchWarm, { timeout: 1000 })
-      : setTimeout(fetchWarm, 0);
-  if (document.readyState === 'complete') whenIdle();
-  else window.addEventListener('load', whenIdle, { once: true });
-}
 
 // Until React has taken the page over, this document is the page the server chose for the path it
 // was served at, past its gate (maintenance, landing off): a history step to another path (back,

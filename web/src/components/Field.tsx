@@ -1,4 +1,4 @@
-import { Eye, EyeOff } from 'lucide-react';
+import { Eye } from 'lucide-react';
 import { useId, useLayoutEffect, useRef, useState } from 'react';
 import type { InputHTMLAttributes, ReactNode } from 'react';
 import { es } from '../i18n/es';
@@ -58,13 +58,14 @@ export function PasswordField({ label, ...input }: Omit<TextFieldProps, 'type' |
           disabled={input.disabled}
           aria-controls={id}
           aria-label={visible ? es.auth.hidePassword : es.auth.showPassword}
-          data-label-on={es.auth.hidePassword}
-          data-label-off={es.auth.showPassword}
+          data-label={visible ? es.auth.showPassword : es.auth.hidePassword}
           aria-pressed={visible}
           className="group absolute inset-y-0 right-0 grid w-11 place-items-center rounded-r-lg text-slate-400 hover:text-white disabled:opacity-50"
         >
-          <Eye className="size-5 group-aria-pressed:hidden" aria-hidden="true" />
-          <EyeOff className="hidden size-5 group-aria-pressed:block" aria-hidden="true" />
+          {/* One icon: the eye, crossed out while the password shows (no second icon in the page). */}
+          <Eye className="size-5" aria-hidden="true">
+            <path d="m2 2 20 20" className="hidden group-aria-pressed:block" />
+          </Eye>
         </button>
       </div>
     </div>

@@ -49,39 +49,36 @@ function PublicHeader({ settings }: { settings: PublicSettings }) {
   );
 
   // The menu opens on the first tap, also before the application has arrived: its state lives in
-  // the page (`lib/flip.ts`; the boot script flips it until React takes the page over).
+  // the page (`lib/flip.ts`; the boot script flips it until React takes the page over). One list of
+  // links for both layouts: a row beside the brand from `md`, under it on a phone, shown there while
+  // the toggle (`peer`) says it is open.
   return (
     <header className="sticky top-0 z-30 border-b border-white/5 bg-navy-950/80 backdrop-blur">
-      <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-4 sm:px-6">
+      <div className="mx-auto flex min-h-16 max-w-6xl flex-wrap items-center justify-between px-4 sm:px-6">
         <Brand to={settings.show_landing ? '/' : '/plans'} />
-        <nav aria-label={es.nav.mainNavigation} className="hidden items-center gap-1 md:flex">
-          {links}
-        </nav>
         <button
           ref={toggle}
           type="button"
           data-flip=""
           onClick={(event) => flip(event.currentTarget)}
-          className="group rounded-lg p-2 text-slate-300 hover:bg-white/5 md:hidden"
+          className="peer group rounded-lg p-2 text-slate-300 hover:bg-white/5 md:hidden"
           aria-controls={menuId}
           aria-label={es.dashboard.openMenu}
-          data-label-on={es.dashboard.closeMenu}
-          data-label-off={es.dashboard.openMenu}
+          data-label={es.dashboard.closeMenu}
           aria-expanded={false}
         >
           <Menu className="size-6 group-aria-expanded:hidden" aria-hidden="true" />
           <X className="hidden size-6 group-aria-expanded:block" aria-hidden="true" />
         </button>
+        <nav
+          id={menuId}
+          aria-label={es.nav.mainNavigation}
+          className="-mx-4 hidden w-[calc(100%+2rem)] flex-col gap-1 border-t border-white/5 px-4 py-3 peer-aria-expanded:flex md:mx-0 md:flex md:w-auto md:flex-row md:items-center md:border-0 md:p-0"
+          onClick={() => close(toggle.current)}
+        >
+          {links}
+        </nav>
       </div>
-      <nav
-        id={menuId}
-        hidden
-        aria-label={es.nav.mainNavigation}
-        className="flex flex-col gap-1 border-t border-white/5 px-4 py-3 md:hidden"
-        onClick={() => close(toggle.current)}
-      >
-        {links}
-      </nav>
     </header>
   );
 }

@@ -1,4 +1,4 @@
-import { ArrowLeft, ArrowRight, Check, CircleCheckBig, Circle, UserPlus } from 'lucide-react';
+import { ArrowLeft, ArrowRight, Check, CircleCheckBig, UserPlus } from 'lucide-react';
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -41,15 +41,16 @@ interface Done {
 }
 
 /** The server's rules for a new account, shown as the customer types (each ticked when met). */
-function Rules({ rules }: { rules: { text: string; met: boolean }[] }) {
+function Rules({ id, rules }: { id: string; rules: { text: string; met: boolean }[] }) {
   return (
-    <ul className="mt-1.5 space-y-0.5 text-xs" aria-live="polite">
+    <ul id={id} className="-mt-1.5 space-y-0.5 text-xs" aria-live="polite">
       {rules.map(({ text, met }) => (
         <li key={text} className={`flex items-center gap-1.5 ${met ? 'text-emerald-300' : 'text-slate-400'}`}>
           {met ? (
             <Check className="size-3.5 shrink-0" aria-hidden="true" />
           ) : (
-            <Circle className="size-3.5 shrink-0" aria-hidden="true" />
+            // A ring drawn by CSS, not an icon: the page carries three of them (issue 32: bytes).
+            <span className="mx-px size-3 shrink-0 rounded-full border border-current" aria-hidden="true" />
           )}
           {text}
           <span className="sr-only">{met ? es.register.ruleMet : es.register.ruleUnmet}</span>
@@ -177,9 +178,10 @@ export function Register() {
           disabled={busy}
           aria-describedby={rulesId.username}
         />
-        <div id={rulesId.username} className="-mt-3">
-          <Rules rules={[{ text: es.register.rules.username, met: USERNAME_RE.test(username.trim()) }]} />
-        </div>
+        <Rules
+          id={rulesId.username}
+          rules={[{ text: es.register.rules.username, met: USERNAME_RE.test(username.trim()) }]}
+        />
         <PasswordField
           label={es.auth.password}
           name="password"
@@ -189,11 +191,10 @@ export function Register() {
           disabled={busy}
           aria-describedby={rulesId.password}
         />
-        <div id={rulesId.password} className="-mt-3">
-          <Rules
-            rules={[{ text: es.register.rules.length(PASSWORD_MIN), met: password.length >= PASSWORD_MIN }]}
-          />
-        </div>
+        <Rules
+          id={rulesId.password}
+          rules={[{ text: es.register.rules.length(PASSWORD_MIN), met: password.length >= PASSWORD_MIN }]}
+        />
         <PasswordField
           label={es.auth.confirmPassword}
           name="confirm"
@@ -203,9 +204,10 @@ export function Register() {
           disabled={busy}
           aria-describedby={rulesId.confirm}
         />
-        <div id={rulesId.confirm} className="-mt-3">
-          <Rules rules={[{ text: es.register.rules.match, met: confirm !== '' && confirm === password }]} />
-        </div>
+        <Rules
+          id={rulesId.confirm}
+          rules={[{ text: es.register.rules.match, met: confirm !== '' && confirm === password }]}
+        />
         {settings.allow_email && (
           <TextField
             label={es.auth.emailOptional}
