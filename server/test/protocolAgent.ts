@@ -23,12 +23,24 @@ export class ProtocolAgent {
   static async connect(
     baseUrl: string,
     token: string,
-    options: { snapshotParts?: boolean; hello?: Record<string, unknown>; autoAck?: boolean } = {},
+    options: {
+      snapshotParts?: boolean;
+      hello?: Record<string, unknown>;
+      autoAck?: boolean;
+      /** Off: no heartbeats (a test counting the statements of one change). */
+      heartbeats?: boolean;
+    } = {},
   ): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
     // Off: not even the first snapshot is acknowledged until the test says so.
     agent.autoAck = options.autoAck ?? true;
-    await agent.open(baseUrl, token, options.snapshotParts === true, options.hello ?? {});
+    await agent.open(
+      baseUrl,
+      token,
+      options.snapshotParts === true,
+      options.hello ?? {},
+      options.heartbeats ?? true,
+    );
     return agent;
   }
 
@@ -37,6 +49,7 @@ export class ProtocolAgent {
     token: string,
     snapshotParts: boolean,
     hello: Record<string, unknown>,
+    heartbeats: boolean,
   ): Promise<void> {
     let parts = 1;
     return new Promise((resolve, reject) => {
@@ -62,6 +75,7 @@ export class ProtocolAgent {
         );
         // Heartbeats like the real agent's (every 15 s there): a long test file must not see the
         // server counted offline (agentOnline's 45 s window) while this agent is connected.
+        if (!heartbeats) return;
         const beat = setInterval(() => {
           if (ws.readyState === WebSocket.OPEN)
             ws.send(JSON.stringify({ type: 'heartbeat', at: Date.now() }));

@@ -43,6 +43,11 @@ export interface Revision {
   revision: number;
 }
 
+/** A recorded change's revision, with its server's row as the change left it (so callers need not read it again). */
+export interface RecordedRevision extends Revision {
+  server: ServerRow;
+}
+
 /**
  * Every server's agent gets a full snapshot: a site-wide switch that reaches the nodes changed
  * (discovery, issue 25).
@@ -60,15 +65,15 @@ export async function resendAllServers(db: Db, bus: Bus): Promise<void> {
 }
 
 /** Records changes inside the caller's transaction; returns the new revision of each server. */
-export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision[]> {
-  const out: Revision[] = [];
+export async function recordChanges(tx: Db, changes: Change[]): Promise<RecordedRevision[]> {
+  const out: RecordedRevision[] = [];
   // Same order for every caller, so two transactions never lock two servers crosswise.
   for (const change of [...changes].sort((a, b) => a.serverId - b.serverId)) {
     const [row] = await tx
       .update(servers)
       .set({ revision: sql`${servers.revision} + 1` })
       .where(eq(servers.id, change.serverId))
-      .returning({ revision: servers.revision });
+      .returning();
     if (!row) continue;
     await tx.insert(serverChanges).values({
       serverId: change.serverId,
@@ -78,7 +83,7 @@ export async function recordChanges(tx: Db, changes: Change[]): Promise<Revision
       full: change.full ?? false,
       rooms: change.rooms ?? null,
     });
-    out.push({ serverId: change.serverId, revision: row.revision });
+    out.push({ serverId: change.serverId, revision: row.revision, server: row });
   }
   return out;
 }
@@ -226,24 +231,21 @@ export async function buildDelta(
   if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full || (c.rooms && !rooms)))
     return 'resync';
   const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
-  const live = ids.length
+  // The named peers in one statement, each with whether it is live here (issue 33: one read, not
+  // one for the live and another for the stale).
+  const named = ids.length
     ? await db
-        .select({ id: peers.id, ...agentColumns })
+        .select({ id: peers.id, ...agentColumns, live: sql<boolean | null>`${liveOnServer(serverId)}` })
         .from(peers)
-        .where(and(inArray(peers.id, ids), liveOnServer(serverId)))
+        .where(inArray(peers.id, ids))
     : [];
-  const upsert = live.map((p) => toAgentPeer(key, p));
+  const upsert = named.filter((p) => p.live === true).map((p) => toAgentPeer(key, p));
   const records = changes.flatMap((c) => (c.rooms ? [c.rooms] : []));
   const room = rooms && records.length ? await buildRoomDelta(db, serverId, records, rooms.meshKey) : null;
   if (room) upsert.push(...room.meshUpsert);
   const kept = new Set(upsert.map((p) => p.public_key));
   // A peer named for upsert that is no longer live here (disabled, expired, moved) is removed by key.
-  const stale = ids.length
-    ? await db
-        .select({ publicKey: peers.publicKey })
-        .from(peers)
-        .where(and(inArray(peers.id, ids), sql`not (${liveOnServer(serverId)})`))
-    : [];
+  const stale = named.filter((p) => p.live === false);
   const remove = [
     ...new Set([
       ...changes.flatMap((c) => c.removeKeys),

@@ -27,30 +27,26 @@ export class PeerKeys extends PeerOperations {
 
   /** New key pair and preshared key; the address stays. Asynchronous: the peer is busy until the agent acks. */
   async regenerate(customerId: number, peerId: number, origin?: string): Promise<Peer> {
-    const owned = await this.getOwned(customerId, peerId);
-    this.assertActionable(owned);
     const keys = generateWireguardKeyPair();
     const done = await this.db.transaction(async (tx) => {
-      const row = await this.lock(tx, owned.id);
+      // The customer's own peer, locked: the ownership check is the lock's (issue 33).
+      const row = await this.lock(tx, peerId, customerId);
       this.assertActionable(row);
-      await tx
-        .update(peers)
-        .set({
-          publicKey: keys.publicKey,
-          privateKeyEnc: encrypt(this.deps.encryptionKey, keys.privateKey),
-          presharedKeyEnc: encrypt(this.deps.encryptionKey, generatePresharedKey()),
-          // New keys: the devices sharing the old ones are cut off, so the flag ends now (issue 19).
-          ...CONCURRENT_USE_CLEARED,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(peers.id, row.id));
       // The old key left this server: its last report counts even once a newer key replaced it
       // (two re-keys within one stats interval, issue 33: services/peers/usage.ts).
       await recordDepartures(tx, row.serverId, [row]);
       const revisions = await recordChanges(tx, [
         { serverId: row.serverId, upsertPeerIds: [row.id], removeKeys: [row.publicKey] },
       ]);
-      return this.claim(tx, row, 'regenerate', revisions, origin);
+      // The new keys, written with the busy state in claim's one update.
+      return this.claim(tx, row, 'regenerate', revisions, origin, {
+        publicKey: keys.publicKey,
+        privateKeyEnc: encrypt(this.deps.encryptionKey, keys.privateKey),
+        presharedKeyEnc: encrypt(this.deps.encryptionKey, generatePresharedKey()),
+        // New keys: the devices sharing the old ones are cut off, so the flag ends now (issue 19).
+        ...CONCURRENT_USE_CLEARED,
+        updatedAt: sql`now()`,
+      });
     });
     return this.afterChange(done, origin);
   }

@@ -16,9 +16,8 @@ import { PeerKeys } from './keys.ts';
 export class PeerMoves extends PeerKeys {
   /** Moves the peer to another active server; keys and address stay, so only the server part of the `.conf` changes. */
   async changeServer(customerId: number, peerId: number, serverId: number, origin?: string): Promise<Peer> {
-    const owned = await this.getOwned(customerId, peerId);
-    this.assertActionable(owned);
-    return this.move(owned.id, serverId, (row) => this.assertActionable(row), origin);
+    // The customer's own peer: the ownership check is the lock's (issue 33).
+    return this.move(peerId, serverId, (row) => this.assertActionable(row), origin, undefined, customerId);
   }
 
   /**
@@ -27,26 +26,30 @@ export class PeerMoves extends PeerKeys {
    * change's transaction (the audit entry).
    */
   async adminChangeServer(peerId: number, serverId: number, inTx?: InTx): Promise<Peer> {
-    const [row] = await this.db.select({ id: peers.id }).from(peers).where(eq(peers.id, peerId));
-    if (!row) throw notFound(msg.peerNotFound);
     const notBusy = (locked: PeerRow) => {
       if (locked.pendingOperation) throw conflict(msg.peerBusy);
     };
-    return this.move(row.id, serverId, notBusy, undefined, inTx);
+    return this.move(peerId, serverId, notBusy, undefined, inTx);
   }
 
+  /** `customerId`: only that customer's peer moves (another's is not found). */
   protected async move(
     peerId: number,
     serverId: number,
     check: (row: PeerRow) => void,
     origin?: string,
     inTx?: InTx,
+    customerId?: number,
   ): Promise<Peer> {
     const done = await this.db.transaction(async (tx) => {
       // A room member's room is locked before the peer, in the order a room change takes them.
-      const [pre] = await tx.select({ roomId: peers.roomId }).from(peers).where(eq(peers.id, peerId));
+      const mine = customerId === undefined ? undefined : eq(peers.customerId, customerId);
+      const [pre] = await tx
+        .select({ roomId: peers.roomId })
+        .from(peers)
+        .where(and(eq(peers.id, peerId), mine));
       if (pre?.roomId) await lockRooms(tx, [pre.roomId]);
-      const row = await this.lock(tx, peerId);
+      const row = await this.lock(tx, peerId, customerId);
       if (row.roomId !== null && row.roomId !== pre?.roomId) await lockRooms(tx, [row.roomId]);
       check(row);
       if (serverId === row.serverId) throw badRequest(msg.sameServer);
@@ -132,17 +135,9 @@ export class PeerMoves extends PeerKeys {
           .filter(([s]) => s !== target.id && s !== fromServerId)
           .map(([s, r]) => ({ serverId: s, rooms: r })),
       ]);
-      // Busy in the same transaction, like a customer's change (see lock()).
-      const serverRows = await tx
-        .select()
-        .from(servers)
-        .where(
-          inArray(
-            servers.id,
-            revisions.map((r) => r.serverId),
-          ),
-        );
-      const offline = serverRows.filter((s) => !agentOnline(s));
+      // Busy in the same transaction, like a customer's change (see lock()); the servers as
+      // recordChanges left them.
+      const offline = revisions.map((r) => r.server).filter((s) => !agentOnline(s));
       const waits = offline.length > 0 ? [] : revisions.map((r) => ({ s: r.serverId, r: r.revision }));
       const live = moved.filter((m) => isLive(m));
       if (waits.length > 0 && live.length > 0) {

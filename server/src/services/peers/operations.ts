@@ -2,19 +2,21 @@
  * The busy states that wait for agents: a change is claimed under the peer's lock, recorded in the
  * desired state, and ends when every server's agent acknowledges it (or times out).
  */
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNotNull, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { fill, msg, type Peer, type PeerOperation } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { peers, servers } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
-import { type Revision } from '../fleet/desiredState.ts';
+import { type RecordedRevision } from '../fleet/desiredState.ts';
 import { agentOnline, type ServerRow } from '../fleet/servers.ts';
-import { PeerView, type PeerRow, type Pending, isLive } from './presentation.ts';
+import { PeerView, type PeerRow, type Pending, isLive, peerOnline } from './presentation.ts';
 
 /** A committed change: the peer as locked before it, and what it waits for. */
 export interface Claimed {
   row: PeerRow;
-  revisions: Revision[];
+  /** Each server's new revision, with its row as the change left it. */
+  revisions: RecordedRevision[];
   waits: { s: number; r: number }[];
   offline: ServerRow[];
 }
@@ -25,14 +27,34 @@ export type InTx = (tx: Db) => Promise<void>;
 /** A busy peer whose agents have not answered by then stops being busy (with an `info` push). */
 export const PENDING_TIMEOUT_MS = 30_000;
 
+/**
+ * The peer's every wait is acknowledged (a server no longer there counts as acked at 0): as a
+ * column of a statement on `peers`, so a peer and its servers' acks are read together.
+ */
+const waitsAcked = () =>
+  sql<boolean>`(${peers.pendingRevision} is not null and not exists (
+    select 1 from jsonb_to_recordset(${peers.pendingRevision} -> 'waits') as w(s bigint, r bigint)
+    left join ${servers} on ${servers.id} = w.s
+    where coalesce(${servers.ackedRevision}, 0) < w.r))`;
+
 export class PeerOperations extends PeerView {
   /**
    * The peer's row, locked until the transaction ends: every change that makes a peer busy takes
    * it first and checks the busy state under it, so of two concurrent changes (a regenerate and a
-   * change_server) the second sees the first's busy state and is refused.
+   * change_server) the second sees the first's busy state and is refused. With `customerId`, only
+   * that customer's peer (another's is simply not found, like getOwned): ownership and lock in one
+   * statement, not a read before the transaction and another in it (issue 33).
    */
-  protected async lock(tx: Db, peerId: number): Promise<PeerRow> {
-    const [row] = await tx.select().from(peers).where(eq(peers.id, peerId)).for('update');
+  protected async lock(tx: Db, peerId: number, customerId?: number): Promise<PeerRow> {
+    const [row] = await tx
+      .select()
+      .from(peers)
+      .where(
+        customerId === undefined
+          ? eq(peers.id, peerId)
+          : and(eq(peers.id, peerId), eq(peers.customerId, customerId)),
+      )
+      .for('update');
     if (!row) throw notFound(msg.peerNotFound);
     return row;
   }
@@ -45,36 +67,23 @@ export class PeerOperations extends PeerView {
   /**
    * Inside the change's transaction: mark the peer busy until the online agents ack (committed
    * with the change itself, so a concurrent change sees it), or — when an involved agent is
-   * offline — nothing to wait for: the change is queued for it.
+   * offline — nothing to wait for: the change is queued for it. `change` is the change's own
+   * update of the peer, written in the same statement as the busy state.
    */
   protected async claim(
     tx: Db,
     row: PeerRow,
     op: PeerOperation,
-    revisions: Revision[],
+    revisions: RecordedRevision[],
     origin?: string,
+    change: PgUpdateSetSource<typeof peers> = {},
   ): Promise<Claimed> {
-    const serverRows = await tx
-      .select()
-      .from(servers)
-      .where(
-        inArray(
-          servers.id,
-          revisions.map((r) => r.serverId),
-        ),
-      );
-    const byId = new Map(serverRows.map((s) => [s.id, s]));
-    const offline = revisions
-      .map((r) => byId.get(r.serverId))
-      .filter((s): s is ServerRow => !!s && !agentOnline(s));
+    // The servers as recordChanges left them: whether each agent is online.
+    const offline = revisions.map((r) => r.server).filter((s) => !agentOnline(s));
     const waits = offline.length > 0 ? [] : revisions.map((r) => ({ s: r.serverId, r: r.revision }));
-    if (waits.length > 0) {
-      const pending: Pending = { op, origin, waits, since: Date.now() };
-      await tx
-        .update(peers)
-        .set({ pendingOperation: op, pendingRevision: pending })
-        .where(eq(peers.id, row.id));
-    }
+    const pending: Pending | null = waits.length > 0 ? { op, origin, waits, since: Date.now() } : null;
+    const set = { ...change, ...(pending ? { pendingOperation: op, pendingRevision: pending } : {}) };
+    if (Object.keys(set).length > 0) await tx.update(peers).set(set).where(eq(peers.id, row.id));
     return { row, revisions, waits, offline };
   }
 
@@ -95,14 +104,25 @@ export class PeerOperations extends PeerView {
         ),
       });
     }
+    const known = { servers: revisions.map((r) => r.server) };
     if (waits.length === 0) {
-      const peer = await this.presentOne(row.id, origin);
+      const peer = await this.presentOne(row.id, origin, known);
       await this.push(row.customerId, { type: 'updated_peer', peer });
       return peer;
     }
     // Acks may already have arrived (fast agents); settle now rather than wait for the next one.
-    for (const w of waits) await this.settleAcks(w.s);
-    return this.presentOne(row.id, origin);
+    // The peer as it is now and whether its acks are all in, in one statement.
+    const [now] = await this.db
+      .select({ row: peers, online: peerOnline(), acked: waitsAcked() })
+      .from(peers)
+      .where(eq(peers.id, row.id));
+    if (!now) throw notFound(msg.peerNotFound);
+    if (!now.acked || !now.row.pendingOperation) {
+      const online = new Set(now.online ? [row.id] : []);
+      return (await this.present([now.row], origin, { ...known, online }))[0]!;
+    }
+    await this.finish(now.row, now.row.pendingRevision as Pending, 'success');
+    return this.presentOne(row.id, origin, known);
   }
 
   /**
@@ -111,32 +131,19 @@ export class PeerOperations extends PeerView {
    */
   async settleAcks(serverId: number): Promise<void> {
     await this.onSettled(serverId);
-    const candidates = await this.db
+    // The peers waiting on this server whose every wait is acked: the acks are read in the same
+    // statement, so the peers still waiting for another server are not read at all.
+    const done = await this.db
       .select()
       .from(peers)
       .where(
         and(
           isNotNull(peers.pendingOperation),
           sql`${peers.pendingRevision} -> 'waits' @> ${JSON.stringify([{ s: serverId }])}::jsonb`,
+          waitsAcked(),
         ),
       );
-    if (candidates.length === 0) return;
-    const involved = [
-      ...new Set(candidates.flatMap((c) => (c.pendingRevision as Pending).waits.map((w) => w.s))),
-    ];
-    const acked = new Map(
-      (
-        await this.db
-          .select({ id: servers.id, acked: servers.ackedRevision })
-          .from(servers)
-          .where(inArray(servers.id, involved))
-      ).map((s) => [s.id, s.acked]),
-    );
-    for (const c of candidates) {
-      const pending = c.pendingRevision as Pending;
-      if (!pending.waits.every((w) => (acked.get(w.s) ?? 0) >= w.r)) continue;
-      await this.finish(c, pending, 'success');
-    }
+    for (const c of done) await this.finish(c, c.pendingRevision as Pending, 'success');
   }
 
   /**
@@ -166,13 +173,16 @@ export class PeerOperations extends PeerView {
     pending: Pending,
     outcome: 'success' | 'timeout' | 'error',
   ): Promise<void> {
-    const cleared = await this.db
+    // The peer as it is once cleared, with its online state: presented without reading it again.
+    const [cleared] = await this.db
       .update(peers)
       .set({ pendingOperation: null, pendingRevision: null })
       .where(and(eq(peers.id, row.id), sql`${peers.pendingRevision} = ${JSON.stringify(pending)}::jsonb`))
-      .returning({ id: peers.id, serverId: peers.serverId });
-    if (cleared.length === 0) return;
-    const peer = await this.presentOne(row.id, pending.origin);
+      .returning({ ...getTableColumns(peers), online: peerOnline() });
+    if (!cleared) return;
+    const { online, ...now } = cleared;
+    const [peer] = await this.present([now], pending.origin, { online: new Set(online ? [now.id] : []) });
+    if (!peer) return;
     await this.push(row.customerId, { type: 'updated_peer', peer });
     if (outcome === 'success') {
       const text = pending.op === 'regenerate' ? msg.peerRegenerated : msg.peerMoved;
@@ -188,11 +198,10 @@ export class PeerOperations extends PeerView {
         message: fill(msg.peerOpFailed, { name: row.name }),
       });
     } else {
-      const [server] = await this.db.select().from(servers).where(eq(servers.id, cleared[0]!.serverId));
       await this.push(row.customerId, {
         type: 'info',
         peer_id: row.id,
-        message: fill(msg.agentOffline, { server: server?.name ?? '', name: row.name }),
+        message: fill(msg.agentOffline, { server: peer.server.name, name: row.name }),
       });
     }
   }

@@ -10,7 +10,7 @@ import { customers, rooms, peerStats, peers, planHistory, servers } from '../../
 import { decrypt } from '../../lib/crypto.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Bus } from '../../realtime/bus.ts';
-import { endpointOf, presentPeerServer } from '../fleet/servers.ts';
+import { endpointOf, presentPeerServer, type ServerRow } from '../fleet/servers.ts';
 import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 import { renderMikrotik, renderWgQuick, type ClientConfigInput, type ConfigScope } from './wgconfig.ts';
 import type { newMirrorToken } from './mirrorTokens.ts';
@@ -28,6 +28,21 @@ export const mirrorColumns = ({
 });
 
 export type PeerRow = typeof peers.$inferSelect;
+
+/** The peer has a handshake within the online window (as `present` reads it), for one statement's columns. */
+export const peerOnline = () =>
+  sql<boolean>`exists (select 1 from ${peerStats} where ${peerStats.peerId} = ${peers.id} and ${peerStats.latestHandshake} > now() - ${ONLINE_WINDOW})`;
+
+/**
+ * What a caller already read in the same request, so `present` does not read it again (issue 33:
+ * a re-key read the peer's row six times and its server three).
+ */
+export interface Known {
+  /** Server rows; a peer on a server not among them has its server read. */
+  servers?: ServerRow[];
+  /** Ids of the peers online, when read with the rows (`peerOnline`): then not read again. */
+  online?: Set<number>;
+}
 
 /** What a peer waits for: each server's agent acknowledging at least that revision. */
 export interface Pending {
@@ -73,13 +88,16 @@ export class PeerView {
     return row;
   }
 
-  async present(rows: PeerRow[], origin?: string): Promise<Peer[]> {
+  async present(rows: PeerRow[], origin?: string, known: Known = {}): Promise<Peer[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const serverIds = [...new Set(rows.map((r) => r.serverId))];
+    const knownServers = known.servers ?? [];
+    const serverIds = [
+      ...new Set(rows.map((r) => r.serverId).filter((id) => !knownServers.some((s) => s.id === id))),
+    ];
     const roomIds = [...new Set(rows.map((r) => r.roomId).filter((id): id is number => id !== null))];
     const [serverRows, history, roomRows, onlineRows] = await Promise.all([
-      this.db.select().from(servers).where(inArray(servers.id, serverIds)),
+      serverIds.length ? this.db.select().from(servers).where(inArray(servers.id, serverIds)) : [],
       this.db
         .select()
         .from(planHistory)
@@ -88,15 +106,20 @@ export class PeerView {
       roomIds.length
         ? this.db.select({ id: rooms.id, name: rooms.name }).from(rooms).where(inArray(rooms.id, roomIds))
         : [],
-      this.db
-        .select({ id: peerStats.peerId })
-        .from(peerStats)
-        .where(
-          and(inArray(peerStats.peerId, ids), sql`${peerStats.latestHandshake} > now() - ${ONLINE_WINDOW}`),
-        ),
+      known.online
+        ? []
+        : this.db
+            .select({ id: peerStats.peerId })
+            .from(peerStats)
+            .where(
+              and(
+                inArray(peerStats.peerId, ids),
+                sql`${peerStats.latestHandshake} > now() - ${ONLINE_WINDOW}`,
+              ),
+            ),
     ]);
-    const online = new Set(onlineRows.map((r) => r.id));
-    const serverById = new Map(serverRows.map((s) => [s.id, s]));
+    const online = known.online ?? new Set(onlineRows.map((r) => r.id));
+    const serverById = new Map([...knownServers, ...serverRows].map((s) => [s.id, s]));
     const roomById = new Map(roomRows.map((p) => [p.id, p]));
     return rows.map((row) => {
       const pending = row.pendingRevision as Pending | null;
@@ -141,10 +164,15 @@ export class PeerView {
     return this.present(rows, origin);
   }
 
-  async presentOne(peerId: number, origin?: string): Promise<Peer> {
-    const [row] = await this.db.select().from(peers).where(eq(peers.id, peerId));
-    if (!row) throw notFound(msg.peerNotFound);
-    return (await this.present([row], origin))[0]!;
+  /** The peer as it is now; its online state is read with its row (one statement fewer). */
+  async presentOne(peerId: number, origin?: string, known: Omit<Known, 'online'> = {}): Promise<Peer> {
+    const [found] = await this.db
+      .select({ row: peers, online: peerOnline() })
+      .from(peers)
+      .where(eq(peers.id, peerId));
+    if (!found) throw notFound(msg.peerNotFound);
+    const online = new Set(found.online ? [peerId] : []);
+    return (await this.present([found.row], origin, { ...known, online }))[0]!;
   }
 
   protected async configInput(row: PeerRow): Promise<ClientConfigInput> {
