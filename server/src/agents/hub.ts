@@ -80,14 +80,21 @@ export class AgentHub {
     return this.connections.has(serverId);
   }
 
-  /** Agents connected to this instance. */
   /** Ids of the servers whose agent is connected to this instance. */
   connectedServerIds(): number[] {
     return [...this.connections.keys()];
   }
 
+  /** Agents connected to this instance. */
   count(): number {
     return this.connections.size;
+  }
+
+  /** Agents' `stats` reports received on this instance and not yet stored (bounded per agent). */
+  statsQueued(): number {
+    let n = 0;
+    for (const c of this.connections.values()) n += c.statsQueued;
+    return n;
   }
 
   close(): void {

@@ -32,6 +32,12 @@ export function isUniqueViolation(e: unknown): boolean {
   return err?.code === '23505' || err?.cause?.code === '23505';
 }
 
+/** PostgreSQL chose this transaction as a deadlock's victim (40P01): it did nothing and may run again. */
+export function isDeadlock(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } } | null;
+  return err?.code === '40P01' || err?.cause?.code === '40P01';
+}
+
 /** The constraint a database error names (PostgreSQL and PGlite, drizzle-wrapped or not), if any. */
 export function constraintOf(e: unknown): string | undefined {
   const err = e as { constraint?: string; cause?: { constraint?: string } } | null;

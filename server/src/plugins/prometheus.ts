@@ -39,6 +39,7 @@ async function prometheusPlugin(
     if (!token || !timingSafeEqual(digest(token), expected)) throw unauthorized();
     const { contentType, body } = await telemetry.scrape(ctx.db, {
       agents: ctx.agents.count(),
+      statsQueued: ctx.agents.statsQueued(),
       connectedServers: ctx.agents.connectedServerIds(),
       browserSockets: ctx.sockets.count(),
       latestAgentVersion: ctx.agentRelease.current()?.version ?? null,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AgentPeerStats, PeerUsage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
+import { isDeadlock } from '../../lib/errors.ts';
 import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 import { foldOldPartitions } from './usagePartitions.ts';
 
@@ -58,9 +59,10 @@ export async function recordStats(
         ...(s.final || s.since ? { f: true } : {}),
       })),
     );
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(724101, ${serverId})`);
-      await tx.execute(sql`
+    await retryDeadlock(() =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(724101, ${serverId})`);
+        await tx.execute(sql`
       with input as (
         select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text, f boolean)
       ), cur as (
@@ -122,8 +124,29 @@ export async function recordStats(
       )
       select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
         + (select count(*) from allowance) + (select count(*) from departed) as n`);
-      await countMovedTails(tx, serverId, batch, hour);
-    });
+        await countMovedTails(tx, serverId, batch, hour);
+      }),
+    );
+  }
+}
+
+/** Attempts of one report batch that PostgreSQL picked as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * Runs a report's transaction again when PostgreSQL broke a deadlock by aborting it (40P01): its
+ * row locks on `peers` (data_used) are taken in the join's order, so a statement that updates many
+ * peers at once (the scheduler's expiry, an operator's SQL) can cross it. The aborted transaction
+ * wrote nothing, so running it again counts each reading once; without it the batch was lost, and a
+ * key's final reading (one that is never sent again) with it.
+ */
+async function retryDeadlock(run: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+    }
   }
 }
 

@@ -52,6 +52,12 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly statsQueued = new Gauge({
+    name: 'vpn_agent_stats_queued_reports',
+    help: "Agents' stats reports received by this instance and waiting to be stored (at most 4 per agent)",
+    registers: [this.registry],
+  });
+
   private readonly serverConnected = new Gauge({
     name: 'vpn_server_agent_connected',
     help: 'Per server: 1 while its agent is connected to this instance (max over instances: connected at all)',
@@ -167,12 +173,15 @@ export class Telemetry {
     live: {
       agents: number;
       browserSockets: number;
+      /** Stats reports waiting to be stored on this instance. */
+      statsQueued?: number;
       connectedServers?: number[];
       /** The agent version this panel serves (agent_info's `outdated`). */
       latestAgentVersion?: string | null;
     },
   ): Promise<{ contentType: string; body: string }> {
     this.agentsConnected.set(live.agents);
+    this.statsQueued.set(live.statsQueued ?? 0);
     this.websockets.set({ kind: 'browser' }, live.browserSockets);
     this.websockets.set({ kind: 'agent' }, live.agents);
 
