@@ -36,6 +36,7 @@ import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
 import { PeerShaping } from './shaping/peerShaping.ts';
 import { desiredRelay, normalizeRelayRooms, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
+import { collectGarbage } from './stats/heap.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
@@ -188,6 +189,8 @@ export class Reconciler {
   /** Each peer's counters at the last stats pass, by public key (see collectStats). */
   private lastStats = new Map<string, LastCounters>();
   private statsPass = 0;
+  /** A snapshot came since the last stats pass: the pass ends with a full collection (stats/heap.ts). */
+  private heapToSettle = false;
   /** Last successful resolution of each endpoint text: used while its host name fails to resolve. */
   private resolved = new Map<string, ResolvedEndpoint>();
   /**
@@ -278,6 +281,7 @@ export class Reconciler {
    */
   applySnapshot(s: ServerSnapshot): Promise<ApplyResult | null> {
     const generation = ++this.generation;
+    this.heapToSettle = true;
     this.superseded.abort();
     this.superseded = new AbortController();
     const peers = new Map<string, PeerState>();
@@ -562,6 +566,10 @@ export class Reconciler {
     for (const [key, retired] of retiring)
       if (!leaving.has(key) && retired.seq <= retiredBefore) retiring.delete(key);
     if (leaving.size > 0) void this.deleteRetired(leaving);
+    if (this.heapToSettle) {
+      this.heapToSettle = false;
+      collectGarbage();
+    }
     return out;
   }
 

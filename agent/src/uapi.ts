@@ -10,15 +10,15 @@
  * number of requests per connection). A fresh connection per request is available for comparison.
  *
  * The protocol's text lives beside it and is re-exported here: `uapiGet.ts` reads answers as they
- * stream in, `uapiSet.ts` writes transactions in parts.
+ * stream in, `uapiSet.ts` writes transactions in parts, `stats/counters.ts` keeps a stats pass's
+ * counters.
  */
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { CounterCapture, type PeerCountersVisitor } from './stats/counters.ts';
 import {
   GetStreamParser,
-  StatsStreamParser,
   UapiError,
-  type PeerCountersVisitor,
   type UapiDeviceHeader,
   type UapiDeviceState,
   type UapiPeerState,
@@ -27,6 +27,7 @@ import { setRequestParts, type UapiSetRequest } from './uapiSet.ts';
 
 export * from './uapiGet.ts';
 export * from './uapiSet.ts';
+export * from './stats/counters.ts';
 
 export const UAPI_SOCKET_DIR = '/var/run/wireguard';
 
@@ -84,6 +85,8 @@ export class UapiClient {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly keepAlive: boolean;
   private readonly timeoutMs: number;
+  /** The stats pass's counters, kept from pass to pass (readStats). */
+  private readonly capture = new CounterCapture();
 
   constructor(
     readonly socketPath: string,
@@ -109,36 +112,37 @@ export class UapiClient {
   }
 
   /**
-   * Reads every peer's counters through `visit` (StatsStreamParser): the stats pass. The answer is
-   * read whole first, as raw bytes, and parsed once the daemon is done writing it: wireguard-go
-   * holds its IPC lock until its whole answer is written (`IpcGetOperation`), and every `set` — a
-   * delta on the apply connection — waits for that lock. Parsed as it arrived, each chunk's parsing
-   * and reporting (5,000-peer `stats` messages built on the way) kept the lock, and deltas queued
-   * behind the whole pass. Now a set waits at most one raw read, and the parse yields to the event
-   * loop between blocks, so a delta that arrives meanwhile goes out between two blocks.
+   * Reads every peer's counters through `visit`: the stats pass. wireguard-go holds its IPC lock
+   * until its whole answer is written (`IpcGetOperation`), and every `set` — a delta on the apply
+   * connection — waits for that lock; parsed and reported as it arrived, the pass kept the lock and
+   * deltas queued behind it. So the answer is only captured as it arrives (CounterCapture: each
+   * peer's key, counters and endpoint, ~80 bytes, into blocks kept for the next pass), and `visit`
+   * runs once the daemon is done, yielding to the event loop every 1,000 peers so a delta that
+   * arrives meanwhile goes out between two slices.
    */
-  readStats(visit: PeerCountersVisitor): Promise<void> {
-    return this.bufferedGet(new StatsStreamParser(visit));
+  async readStats(visit: PeerCountersVisitor): Promise<void> {
+    // Two passes at once (never the agent's own) must not share blocks: the second gets its own.
+    const capture = this.capture.busy ? new CounterCapture() : this.capture;
+    capture.busy = true;
+    try {
+      capture.begin();
+      await this.request('get=1\n\n', (chunk) => capture.push(chunk));
+      capture.end();
+      await capture.visit(visit, () => new Promise<void>((resolve) => setImmediate(resolve)));
+    } finally {
+      capture.trim();
+      capture.busy = false;
+    }
+  }
+
+  /** Bytes the stats pass's capture keeps between passes (see readStats). */
+  get statsCapacity(): number {
+    return this.capture.capacity;
   }
 
   /** A `get=1` whose answer goes to `parser` as it arrives; its result once the answer ended. */
   private async streamGet<T>(parser: { push(chunk: Buffer): void; end(): T }): Promise<T> {
     await this.request('get=1\n\n', (chunk) => parser.push(chunk));
-    return parser.end();
-  }
-
-  /**
-   * A `get=1` read into RawAnswer's blocks (the daemon's lock held only for the copy), then handed
-   * to `parser` block by block, each block let go once parsed, with a turn of the event loop
-   * between blocks.
-   */
-  private async bufferedGet<T>(parser: { push(chunk: Buffer): void; end(): T }): Promise<T> {
-    const raw = new RawAnswer();
-    await this.request('get=1\n\n', (chunk) => raw.push(chunk));
-    for (const block of raw.drain()) {
-      parser.push(block);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
     return parser.end();
   }
 
@@ -309,44 +313,6 @@ const READ_BUFFER = 64 * 1024;
 
 /** A UAPI connection: what it reads goes to `sink`, synchronously, from the connection's one buffer. */
 type ReadingSocket = Socket & { sink?: (chunk: Buffer) => void };
-
-/** 256 KiB: one block parses in a few milliseconds, the longest a delta waits for the stats pass's parse. */
-const RAW_BLOCK = 256 * 1024;
-
-/**
- * A raw answer kept as bytes in blocks of RAW_BLOCK (~12 MB at 50,000 peers: 48 blocks). The socket's
- * chunks are copied and let go at once; blocks are larger than glibc's mmap threshold (128 KiB, fixed
- * in agent/deploy/vpn-agent.service), so each is its own mapping, returned to the system when freed
- * rather than left in the heap: the agent's resident memory goes back down after every pass.
- */
-export class RawAnswer {
-  private readonly blocks: Buffer[] = [];
-  private used = 0;
-
-  push(chunk: Buffer): void {
-    let from = 0;
-    while (from < chunk.length) {
-      let block = this.blocks[this.blocks.length - 1];
-      if (!block || this.used === block.length) {
-        block = Buffer.allocUnsafeSlow(RAW_BLOCK);
-        this.blocks.push(block);
-        this.used = 0;
-      }
-      const n = chunk.copy(block, this.used, from);
-      this.used += n;
-      from += n;
-    }
-  }
-
-  /** The bytes in order, one block at a time; each block is dropped from here as it is handed over. */
-  *drain(): Generator<Buffer> {
-    const count = this.blocks.length;
-    for (let i = 0; i < count; i++) {
-      const block = this.blocks.shift() as Buffer;
-      yield i === count - 1 ? block.subarray(0, this.used) : block;
-    }
-  }
-}
 
 /**
  * Writes a request's parts in order, waiting for the socket to drain between them, until they end,

@@ -1,8 +1,8 @@
 /**
  * Reading UAPI `get=1` answers (https://www.wireguard.com/xplatform/) as they stream in: the whole
- * device for the reconciler (GetStreamParser) and just the counters for the stats pass
- * (StatsStreamParser). At 50,000 peers an answer is ~12 MB and ~500,000 lines; neither parser holds
- * it (docs/reliability.md, section 7). Keys are hex on the wire and base64 for callers.
+ * device for the reconciler (GetStreamParser; the stats pass reads just the counters with
+ * stats/counters.ts). At 50,000 peers an answer is ~12 MB and ~500,000 lines; the parser does not
+ * hold it (docs/reliability.md, section 7). Keys are hex on the wire and base64 for callers.
  */
 import { ZERO_KEY_HEX, keyFromHex } from './keys.ts';
 
@@ -201,111 +201,4 @@ export function parseGet(text: string): UapiDeviceState {
   const parser = new GetStreamParser((p) => peers.push(p));
   parser.push(Buffer.from(text));
   return { ...parser.end(), peers };
-}
-
-/** What a stats pass needs of one peer, called once per peer of a `get=1` answer (key in base64). */
-export type PeerCountersVisitor = (
-  publicKey: string,
-  rxBytes: number,
-  txBytes: number,
-  lastHandshakeSec: number,
-  endpoint: string | null,
-) => void;
-
-const KEY_PUBLIC = Buffer.from('public_key');
-const KEY_RX = Buffer.from('rx_bytes');
-const KEY_TX = Buffer.from('tx_bytes');
-const KEY_HANDSHAKE = Buffer.from('last_handshake_time_sec');
-const KEY_ENDPOINT = Buffer.from('endpoint');
-const KEY_ERRNO = Buffer.from('errno');
-
-/**
- * The stats pass's own `get=1` parser, leaner than GetStreamParser: the agent reads every peer's
- * counters every 10 s, and building an object with its keys and allowed IPs for each peer every
- * time (after holding the whole ~12 MB answer as a buffer and a string, as it first did) kept the
- * agent's heap from ever shrinking (docs/reliability.md). This compares key names as bytes, parses
- * numbers from the bytes and makes one string per peer (its base64 key) plus its endpoint.
- */
-export class StatsStreamParser extends StreamedAnswer {
-  private key: string | null = null;
-  private readonly keyBytes = Buffer.alloc(32);
-  private rx = 0;
-  private tx = 0;
-  private handshake = 0;
-  private endpoint: string | null = null;
-
-  constructor(private readonly visit: PeerCountersVisitor) {
-    super();
-  }
-
-  /** Call after the last chunk: reports the last peer and checks the answer's errno. */
-  end(): void {
-    this.finish();
-  }
-
-  protected line(b: Buffer, start: number, eq: number, end: number): void {
-    if (isKey(b, start, eq, KEY_PUBLIC)) {
-      this.flush();
-      this.key = this.base64Key(b, eq + 1, end);
-    } else if (this.key !== null && isKey(b, start, eq, KEY_RX)) this.rx = digits(b, eq + 1, end);
-    else if (this.key !== null && isKey(b, start, eq, KEY_TX)) this.tx = digits(b, eq + 1, end);
-    else if (this.key !== null && isKey(b, start, eq, KEY_HANDSHAKE)) this.handshake = digits(b, eq + 1, end);
-    else if (this.key !== null && isKey(b, start, eq, KEY_ENDPOINT))
-      this.endpoint = b.toString('latin1', eq + 1, end);
-    else if (isKey(b, start, eq, KEY_ERRNO)) {
-      this.flush();
-      this.errno = digits(b, eq + 1, end);
-    }
-  }
-
-  /** The hex key in `b[start, end)` as base64, without an intermediate hex string. */
-  private base64Key(b: Buffer, start: number, end: number): string {
-    if (end - start !== 64) throw new Error('clave WireGuard no válida (se esperaban 64 dígitos hex)');
-    for (let i = 0; i < 32; i++) {
-      const hi = hexDigit(b[start + 2 * i]);
-      const lo = hexDigit(b[start + 2 * i + 1]);
-      if (hi < 0 || lo < 0) throw new Error('clave WireGuard no válida (se esperaban 64 dígitos hex)');
-      this.keyBytes[i] = (hi << 4) | lo;
-    }
-    return this.keyBytes.toString('base64');
-  }
-
-  protected flush(): void {
-    if (this.key === null) return;
-    this.visit(this.key, this.rx, this.tx, this.handshake, this.endpoint);
-    this.key = null;
-    this.rx = 0;
-    this.tx = 0;
-    this.handshake = 0;
-    this.endpoint = null;
-  }
-}
-
-function isKey(b: Buffer, start: number, eq: number, key: Buffer): boolean {
-  return eq - start === key.length && b.compare(key, 0, key.length, start, eq) === 0;
-}
-
-function hexDigit(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
-}
-
-/** A decimal number written in `b[start, end)`; NaN when anything else is there. */
-function digits(b: Buffer, start: number, end: number): number {
-  if (start >= end) return NaN;
-  let n = 0;
-  for (let i = start; i < end; i++) {
-    const d = (b[i] ?? 0) - 0x30;
-    if (d < 0 || d > 9) return NaN;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/** Visits the peers of a parsed device like StatsStreamParser does (drivers without streaming). */
-export function visitPeerCounters(dev: UapiDeviceState, visit: PeerCountersVisitor): void {
-  for (const p of dev.peers) visit(p.publicKey, p.rxBytes, p.txBytes, p.lastHandshakeSec, p.endpoint);
 }
