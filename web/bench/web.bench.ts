@@ -10,7 +10,8 @@
  * throw-away PGlite database and the demo content, serving `web/dist` (build it first; the root
  * script does). Knobs: `BENCH_RUNS` (default 3, the median is shown), `BENCH_WEB_DIST` (another
  * build), `BENCH_SERVER_DIR` (another checkout's server, to measure a "before"), `CHROMIUM_PATH`,
- * `BENCH_PAGES` (comma-separated paths instead of the four public pages), `BENCH_TRACE=1` (every
+ * `BENCH_PAGES` (comma-separated paths instead of the four public pages; `BENCH_LIGHTHOUSE_PAGES`
+ * the same for the Lighthouse part alone, e.g. `/dashboard/peers`), `BENCH_TRACE=1` (every
  * request of every load with its start and end, cache hits included: what a slow load waits for).
  *
  * Issue 32 added two parts (`BENCH_PARTS`, comma-separated, default all: `journey`, `throttled`,
@@ -67,7 +68,12 @@ const FLOOR = '/bench-floor.html';
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throttled,lighthouse,journey').split(','));
 /** Lighthouse's Performance every page must reach (issue 32). */
 const LIGHTHOUSE_MIN = 90;
-const LIGHTHOUSE_PAGES = [...PAGES, '/dashboard/home', '/dashboard/peers'];
+/** `BENCH_LIGHTHOUSE_PAGES` (comma-separated): only these pages in the Lighthouse part. */
+const LIGHTHOUSE_PAGES = process.env.BENCH_LIGHTHOUSE_PAGES?.split(',') ?? [
+  ...PAGES,
+  '/dashboard/home',
+  '/dashboard/peers',
+];
 /**
  * The public pages' cold bytes and LCP may grow at most 5 % over the recorded baseline (issue 32;
  * `bench/baseline.json`, from docs/performance.md). Bytes are exact from run to run; LCP moves with

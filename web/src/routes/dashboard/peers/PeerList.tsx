@@ -1,5 +1,5 @@
-import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { ArrowLeftRight, EllipsisVertical, Info, KeyRound, Link2, Gamepad2, Router } from 'lucide-react';
+import { EllipsisVertical } from 'lucide-react';
+import { useState } from 'react';
 import type { ReactNode } from 'react';
 import type { Peer } from '../../../api/peers';
 import { CopyButton } from '../../../components/CopyButton';
@@ -11,6 +11,8 @@ import { es } from '../../../i18n/es';
 import { absoluteUrl } from '../../../lib/format';
 import { esPeerStatus } from '../../../i18n/es.peerStatus';
 import { ConcurrentUseBadge } from './ConcurrentUseNotice';
+import type { PeerMenu as PeerMenuType } from './PeerMenu';
+import { peerMenuTrigger } from './peerMenuTrigger';
 import {
   DataUsed,
   InstallButtons,
@@ -18,7 +20,6 @@ import {
   ServerStatusBadge,
   PeerStateBadge,
   expiryText,
-  peerActionable,
 } from './PeerStatus';
 
 const t = es.dashboard.peers;
@@ -60,49 +61,39 @@ function MirrorCopy({ peer }: { peer: Peer }) {
   );
 }
 
-const menuItemClass =
-  'flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 text-sm text-slate-200 outline-none data-[disabled]:cursor-not-allowed data-[disabled]:opacity-40 data-[highlighted]:bg-white/10 data-[highlighted]:text-white';
-
-/** The actions menu (⋮) of one peer: what a customer does now and then, after installing. */
-function PeerMenu({ peer, onIntent }: { peer: Peer; onIntent: PeerListProps['onIntent'] }) {
-  const enabled = peerActionable(peer);
-  const item = (intent: PeerIntent, label: string, icon: ReactNode, disabled = !enabled) => (
-    <DropdownMenu.Item className={menuItemClass} disabled={disabled} onSelect={() => onIntent(intent, peer)}>
-      {icon}
-      {label}
-    </DropdownMenu.Item>
-  );
-  const icon = (Icon: typeof Link2) => <Icon className="size-4" aria-hidden="true" />;
-
+/**
+ * The actions menu's trigger (⋮), drawn at once; the menu itself (`PeerMenu.tsx`: Radix's dropdown
+ * with floating-ui, ~30 KiB gzip) is fetched when the customer first presses one, and opens as soon
+ * as it arrives — as the header's user menu does (issue 28). On a phone's CPU its code was a good
+ * part of the page's start (issue 32, Lighthouse on /dashboard/peers).
+ */
+function PeerMenuButton({ peer, onIntent }: { peer: Peer; onIntent: PeerListProps['onIntent'] }) {
+  const [open, setOpen] = useState(false);
+  const [Menu, setMenu] = useState<typeof PeerMenuType | null>(() => loadedMenu);
+  if (Menu) return <Menu peer={peer} onIntent={onIntent} open={open} onOpenChange={setOpen} />;
+  const press = () => {
+    setOpen(true);
+    void import('./PeerMenu').then((m) => {
+      loadedMenu = m.PeerMenu;
+      setMenu(() => m.PeerMenu);
+    });
+  };
   return (
-    /* Non-modal: the dialogs it opens must get focus and pointer events back when it closes. */
-    <DropdownMenu.Root modal={false}>
-      <DropdownMenu.Trigger
-        className="rounded-lg p-2 text-slate-300 hover:bg-white/5 hover:text-white"
-        aria-label={t.menuLabel(peer.name)}
-      >
-        <EllipsisVertical className="size-5" aria-hidden="true" />
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={6}
-          className="z-30 min-w-56 rounded-xl border border-slate-700 bg-navy-900 p-1 shadow-2xl shadow-black/40"
-        >
-          {item('regenerateMirror', t.menu.regenerateMirror, icon(Link2))}
-          {item('regenerate', t.menu.regenerate, icon(KeyRound))}
-          {item('changeServer', t.menu.changeServer, icon(ArrowLeftRight))}
-          <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
-          {item('mikrotik', t.menu.mikrotik, icon(Router))}
-          {/* The room-only tunnel exists only while the peer is in a room. */}
-          {peer.party !== null && item('roomConfig', t.menu.roomConfig, icon(Gamepad2))}
-          <DropdownMenu.Separator className="my-1 h-px bg-slate-700" />
-          {item('details', t.menu.details, icon(Info), false)}
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <button
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={open}
+      className={peerMenuTrigger}
+      aria-label={t.menuLabel(peer.name)}
+      onPointerDown={press}
+      onClick={press}
+    >
+      <EllipsisVertical className="size-5" aria-hidden="true" />
+    </button>
   );
 }
+/** The menu's module once fetched: the other rows draw it at once. */
+let loadedMenu: typeof PeerMenuType | null = null;
 
 /** Once under the list: what the mirror link is for, and that the official app cannot use it. */
 export function MirrorNote() {
@@ -189,7 +180,7 @@ export function PeerList({ peers, showRooms, onIntent, onDownload }: PeerListPro
     {
       key: 'actions',
       header: c.actions,
-      cell: (peer) => <PeerMenu peer={peer} onIntent={onIntent} />,
+      cell: (peer) => <PeerMenuButton peer={peer} onIntent={onIntent} />,
     },
   ];
   return (
@@ -245,7 +236,7 @@ function PeerCard({ peer, showRooms, onIntent, onDownload }: Omit<PeerListProps,
         </div>
         <div className="flex items-center gap-1">
           <PeerStateBadge peer={peer} />
-          <PeerMenu peer={peer} onIntent={onIntent} />
+          <PeerMenuButton peer={peer} onIntent={onIntent} />
         </div>
       </div>
       <p className="mt-2 text-sm text-slate-300">{expiryText(peer)}</p>

@@ -1,10 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { MonitorSmartphone } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { Suspense, lazy, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { AvailableServer, Peer } from '../../../api/peers';
 import { peersQuery } from '../../../api/queries';
-import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorPanel } from '../../../components/ErrorPanel';
 import { LoadingBlock } from '../../../components/LoadingScreen';
@@ -14,15 +13,26 @@ import { useCurrentUser } from '../DashboardLayout';
 import { PageHeader } from '../PageHeader';
 import { ChangeServerView } from './ChangeServerView';
 import { ConcurrentUseNotices } from './ConcurrentUseNotice';
-import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerList } from './PeerList';
 import { peerActionable } from './PeerStatus';
 import type { PeerIntent } from './PeerList';
-import { PeerQrDialog } from './PeerQrDialog';
-import { RoomConfigDialog } from './RoomConfigDialog';
 import { usePeerActions } from './usePeerActions';
 
 const t = es.dashboard.peers;
+
+// The dialogs (Radix, the usage chart, the QR encoder) are fetched when one is first opened, not
+// with the page's first view: on a phone's CPU their code was a good part of the page's start
+// (issue 32, Lighthouse on /dashboard/peers).
+const ConfirmDialog = lazy(() =>
+  import('../../../components/ConfirmDialog').then((m) => ({ default: m.ConfirmDialog })),
+);
+const PeerDetailsDialog = lazy(() =>
+  import('./PeerDetailsDialog').then((m) => ({ default: m.PeerDetailsDialog })),
+);
+const PeerQrDialog = lazy(() => import('./PeerQrDialog').then((m) => ({ default: m.PeerQrDialog })));
+const RoomConfigDialog = lazy(() =>
+  import('./RoomConfigDialog').then((m) => ({ default: m.RoomConfigDialog })),
+);
 
 /** What the page shows over the list: a question, a dialog, or the change-server view. */
 type Overlay =
@@ -119,28 +129,38 @@ export function Peers() {
   }
 
   const confirm = overlay && overlayPeer ? confirmation(overlay, overlayPeer) : null;
+  const opened = useOpened(overlay === null ? null : confirm ? 'confirm' : overlay.kind);
 
   return (
     <>
       <PageHeader title={t.title} subtitle={t.subtitle} />
       {body}
-      <ConfirmDialog
-        open={confirm !== null}
-        onOpenChange={(open) => !open && close()}
-        title={confirm?.title ?? ''}
-        description={confirm?.text ?? ''}
-        confirmLabel={confirm?.confirmLabel ?? ''}
-        onConfirm={() => confirm?.run()}
-      >
-        {confirm?.note && (
-          <p className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-100">
-            {confirm.note}
-          </p>
+      {/* Each mounted from its first opening on, so that it closes (and gives focus back) as before. */}
+      <Suspense fallback={null}>
+        {opened.confirm && (
+          <ConfirmDialog
+            open={confirm !== null}
+            onOpenChange={(open) => !open && close()}
+            title={confirm?.title ?? ''}
+            description={confirm?.text ?? ''}
+            confirmLabel={confirm?.confirmLabel ?? ''}
+            onConfirm={() => confirm?.run()}
+          >
+            {confirm?.note && (
+              <p className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-100">
+                {confirm.note}
+              </p>
+            )}
+          </ConfirmDialog>
         )}
-      </ConfirmDialog>
-      <PeerDetailsDialog peer={overlay?.kind === 'details' ? overlayPeer : null} onClose={close} />
-      <PeerQrDialog peer={overlay?.kind === 'qr' ? overlayPeer : null} onClose={close} />
-      <RoomConfigDialog peer={overlay?.kind === 'roomConfig' ? overlayPeer : null} onClose={close} />
+        {opened.details && (
+          <PeerDetailsDialog peer={overlay?.kind === 'details' ? overlayPeer : null} onClose={close} />
+        )}
+        {opened.qr && <PeerQrDialog peer={overlay?.kind === 'qr' ? overlayPeer : null} onClose={close} />}
+        {opened.roomConfig && (
+          <RoomConfigDialog peer={overlay?.kind === 'roomConfig' ? overlayPeer : null} onClose={close} />
+        )}
+      </Suspense>
     </>
   );
 
@@ -175,4 +195,18 @@ export function Peers() {
         return null;
     }
   }
+}
+
+type DialogKind = 'confirm' | 'details' | 'qr' | 'roomConfig';
+
+/** Which dialogs have been opened at least once on this page (the kind open now included). */
+function useOpened(kind: string | null): Record<DialogKind, boolean> {
+  const [opened, setOpened] = useState<Record<DialogKind, boolean>>({
+    confirm: false,
+    details: false,
+    qr: false,
+    roomConfig: false,
+  });
+  if (kind && kind in opened && !opened[kind as DialogKind]) setOpened({ ...opened, [kind]: true });
+  return opened;
 }
