@@ -79,9 +79,12 @@ async function instance(port) {
       SEED_DEMO: 'false',
       ADMIN_PASSWORD: ADMIN,
       METRICS_TOKEN: 'bench-fleet-metrics-token',
+      // The names of server/src/config.ts's RATE_LIMIT_VARS: the driver re-keys each of its 20 peers
+      // far more than a customer may (10 an hour); with a misspelt name the default applied and,
+      // from the 11th re-key of a peer on, every answer was 429 (the kill -9 window's NaN).
       RATE_LIMIT_LOGIN_FAILURES_PER_IP: '9999999/1',
-      RATE_LIMIT_LOGIN_PER_IP: '9999999/1',
-      RATE_LIMIT_PEER_CHANGES_PER_PEER: '9999999/1',
+      RATE_LIMIT_MANAGER_LOGIN_PER_IP: '9999999/1',
+      RATE_LIMIT_PEER_CHANGES: '9999999/1',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -193,13 +196,16 @@ const bases = ports.map((p) => `http://127.0.0.1:${p}`);
 // ---------- simulated agents ----------
 /** Ack delay after applying (ms): the real agent's delta apply + UAPI write (docs/performance.md, bench:agent: p50 ~3 ms, p99 ~20 ms). */
 const ackDelay = (peers) => 2 + Math.random() ** 3 * 18 + peers * 0.01;
-const sim = { readings: 0, frames: 0, waits: 0, bytes: new Map() };
+/** rx: every byte the agents' counters grew by (the usage totals check), finals included. */
+const sim = { readings: 0, frames: 0, waits: 0, finals: 0, rx: 0 };
 class Agent {
   constructor(i) {
     this.i = i;
     this.token = tokens[i];
     this.peers = new Map();
     this.counters = new Map();
+    /** Keys a delta removed, waiting for the next pass to send their last reading: key → since. */
+    this.retiring = new Map();
     this.revision = 0;
     this.acked = 0;
     this.held = false;
@@ -257,8 +263,44 @@ class Agent {
       for (const f of this.onState.splice(0)) f();
     }, ackDelay(peers));
   }
+  /** A key's last reading as the real agent sends it (reconcile.ts, onFinalStats): what it carried
+   * since the last pass added, `since` the counters that pass read (none if no pass read it). */
+  final(key, since, at) {
+    const c = this.counters.get(key) ?? { rx: 0, tx: 0 };
+    const tail = (Math.random() * 20_000) | 0;
+    c.rx += tail;
+    c.tx += tail >> 3;
+    sim.rx += tail;
+    this.counters.delete(key);
+    sim.finals++;
+    return {
+      public_key: key,
+      rx_bytes: c.rx,
+      tx_bytes: c.tx,
+      latest_handshake: Math.floor(at / 1000),
+      endpoint: '198.51.100.7:4500',
+      final: true,
+      ...(since ? { since: { rx_bytes: since.rx, tx_bytes: since.tx } } : {}),
+    };
+  }
+  sendStats(at, readings) {
+    for (let i = 0; i < readings.length; i += CHUNK) {
+      this.send({ type: 'stats', at, peers: readings.slice(i, i + CHUNK) });
+      sim.frames++;
+    }
+  }
   apply(snapshot) {
-    this.peers = new Map(snapshot.peers.filter((p) => !p.endpoint).map((p) => [p.public_key, p]));
+    const next = new Map(snapshot.peers.filter((p) => !p.endpoint).map((p) => [p.public_key, p]));
+    // Keys the snapshot drops leave at once, their last readings sent from the pass that removes
+    // them; a retired key it wants again stays (the real agent keeps it on the interface).
+    const at = Date.now();
+    const finals = [];
+    for (const k of this.peers.keys())
+      if (!next.has(k)) finals.push(this.final(k, this.counters.get(k) && { ...this.counters.get(k) }, at));
+    for (const [k, since] of this.retiring) if (!next.has(k)) finals.push(this.final(k, since, at));
+    this.retiring.clear();
+    if (finals.length) this.sendStats(at, finals);
+    this.peers = next;
     this.revision = snapshot.revision;
     this.ackLater(snapshot.revision, snapshot.peers.length);
   }
@@ -276,9 +318,20 @@ class Agent {
         this.pending = null;
       }
     } else if (m.type === 'delta') {
-      for (const k of m.remove) this.peers.delete(k);
+      // Removed keys are retired: their last reading goes with the next pass (with `since`, the
+      // counters of the last pass that read them), as the real agent sends it.
+      for (const k of m.remove)
+        if (this.peers.delete(k)) {
+          const c = this.counters.get(k);
+          this.retiring.set(k, c && { ...c });
+        }
       // Mesh links (with an endpoint) are not customers' peers: left out, as in apply().
-      for (const p of m.upsert) if (!p.endpoint) this.peers.set(p.public_key, p);
+      for (const p of m.upsert) {
+        if (p.endpoint) continue;
+        // Back before its last reading went out: removed and added again, its counters from zero.
+        if (this.retiring.delete(p.public_key)) this.counters.delete(p.public_key);
+        this.peers.set(p.public_key, p);
+      }
       this.revision = m.revision;
       this.ackLater(m.revision, m.upsert.length + m.remove.length);
     } else if (m.type === 'stats_wait') {
@@ -288,14 +341,22 @@ class Agent {
   }
   /** A pass: every peer the first time, then the active ones (the rate's share of this agent). */
   stats() {
-    if (this.held || this.peers.size === 0 || stopping || quiet) return;
+    if (this.held || stopping || quiet) return;
+    // The retired keys' last readings first: the new keys' reports must not reach the panel before
+    // them (reconcile.ts, collectStats).
+    const at = Date.now();
+    if (this.retiring.size > 0) {
+      const finals = [...this.retiring].map(([k, since]) => this.final(k, since, at));
+      this.retiring.clear();
+      this.sendStats(at, finals);
+    }
+    if (this.peers.size === 0) return;
     const keys = [...this.peers.keys()];
     const share = Math.round((RATE * STATS_INTERVAL_MS) / 1000 / SERVERS);
     const chosen = this.full
       ? keys
       : Array.from({ length: Math.min(share, keys.length) }, () => keys[(Math.random() * keys.length) | 0]);
     this.full = false;
-    const at = Date.now();
     const readings = [];
     for (const k of new Set(chosen)) {
       const c = this.counters.get(k) ?? { rx: 0, tx: 0 };
@@ -303,7 +364,7 @@ class Agent {
       c.rx += d;
       c.tx += d >> 3;
       this.counters.set(k, c);
-      sim.bytes.set(k, c);
+      sim.rx += d;
       readings.push({
         public_key: k,
         rx_bytes: c.rx,
@@ -312,10 +373,7 @@ class Agent {
         endpoint: '198.51.100.7:4500',
       });
     }
-    for (let i = 0; i < readings.length; i += CHUNK) {
-      this.send({ type: 'stats', at, peers: readings.slice(i, i + CHUNK) });
-      sim.frames++;
-    }
+    this.sendStats(at, readings);
     sim.readings += readings.length;
   }
 }
@@ -442,6 +500,8 @@ for (let i = 0; i < 20; i++) {
   await new Promise((r) => ws.once('message', r));
   drivers.push({ peer: row.id, access, api: (i + 1) % 3, socket: i % 3, ws, waiting });
 }
+/** Answers that were not 2xx (or no answer, `network`) per status, with a sample body: printed. */
+const refused = new Map();
 /** One re-key: API call → the customer's `success` push (ms), or NaN on an error answer. */
 async function rekey(d) {
   const t = performance.now();
@@ -454,8 +514,13 @@ async function rekey(d) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${d.access}` },
     body: JSON.stringify({ operation: 'regenerate' }),
   }).catch(() => null);
-  await res?.text();
-  if (!res?.ok) return NaN;
+  const body = await res?.text().catch(() => '');
+  if (!res?.ok) {
+    const key = res ? String(res.status) : 'network';
+    refused.set(key, { n: (refused.get(key)?.n ?? 0) + 1, body: (body ?? '').slice(0, 160) });
+    d.waiting.delete(d.peer);
+    return NaN;
+  }
   await Promise.race([done, new Promise((r) => setTimeout(r, 30_000))]);
   d.waiting.delete(d.peer);
   return performance.now() - t;
@@ -472,7 +537,14 @@ async function changes(perSecond, seconds) {
     await new Promise((r) => setTimeout(r, 1000 / perSecond));
   }
   await Promise.all(pending);
-  return times.filter((x) => Number.isFinite(x));
+  const ok = times.filter((x) => Number.isFinite(x));
+  if (refused.size > 0) {
+    console.log(`  re-keys answered with an error: ${times.length - ok.length} of ${times.length}`);
+    for (const [status, { n, body }] of refused) console.log(`    ${status} ×${n}: ${body}`);
+    missed.push(`re-keys answered with an error: ${times.length - ok.length} of ${times.length}`);
+    refused.clear();
+  }
+  return ok;
 }
 
 // ---------- scenario 1 + 2: steady stats with changes under it ----------
@@ -577,7 +649,7 @@ check(
 // The agents stop reporting for the check (as if the fleet went quiet), then the reports still queued
 // (or held by stats_wait) drain: up to 120 s for the queues to empty and the stored total to match.
 quiet = true;
-const sent = () => [...sim.bytes.values()].reduce((s, c) => s + c.rx, 0);
+const sent = () => sim.rx;
 const stored = async () =>
   (await q(`select coalesce(sum(rx_bytes), 0)::text as rx from peer_usage_hourly`))[0].rx;
 const drainFrom = performance.now();
@@ -591,7 +663,7 @@ while (
 const rx = await stored();
 console.log(`  reports still waiting to be stored at the end: ${await waitingNow()}`);
 console.log(
-  `\nusage totals: stored ${rx} bytes received, the agents reported ${sent()} (drained in ${((performance.now() - drainFrom) / 1000).toFixed(1)} s)`,
+  `\nusage totals: stored ${rx} bytes received, the agents reported ${sent()}, ${sim.finals} last readings of keys leaving an interface among them (drained in ${((performance.now() - drainFrom) / 1000).toFixed(1)} s)`,
 );
 if (BigInt(rx) !== BigInt(sent())) {
   missed.push(`usage totals: stored ${rx} ≠ reported ${sent()}`);

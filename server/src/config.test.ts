@@ -50,6 +50,15 @@ describe('loadConfig', () => {
     expect(text).toContain('SUPPORT_URL="soporte"');
   });
 
+  it('refuses a rate limit variable that does not exist, naming the ones that do', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), RATE_LIMIT_PEER_CHANGES_PER_PEER: '100/1' })).toThrow(
+      /RATE_LIMIT_PEER_CHANGES_PER_PEER: no existe; los límites son .*RATE_LIMIT_PEER_CHANGES\b/,
+    );
+    expect(loadConfig({ DATA_DIR: dataDir(), RATE_LIMIT_PEER_CHANGES: '100/1' }).rateLimits).toEqual({
+      peerChangesPerPeer: { max: 100, windowSeconds: 1 },
+    });
+  });
+
   it('requires the Turnstile keys when Turnstile is chosen', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), CAPTCHA_PROVIDER: 'turnstile' })).toThrow(
       /TURNSTILE_SITE_KEY.*obligatorio/,

@@ -295,15 +295,20 @@ export class ConfigError extends Error {}
 /** Parses the environment; throws ConfigError with one line per bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  // A misspelt limit would leave the default in force unnoticed (bench:fleet's peer-change limit, issue 33).
+  const limits: string[] = RATE_LIMIT_VARS.map(([name]) => name);
+  const unknown = Object.keys(cleaned)
+    .filter((k) => k.startsWith('RATE_LIMIT_') && !limits.includes(k))
+    .map((k) => `  ${k}: no existe; los límites son ${limits.join(', ')}`);
   const result = EnvSchema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => {
+  if (!result.success || unknown.length > 0) {
+    const lines = (result.error?.issues ?? []).map((i) => {
       const key = String(i.path[0] ?? '');
       // A secret's value is never printed, even a malformed one (a typo'd bot token is still a token).
       const shown = /TOKEN|SECRET|PASSWORD|_KEY$/.test(key) ? '[oculto]' : JSON.stringify(cleaned[key] ?? '');
       return `  ${key}=${shown}: ${i.message}`;
     });
-    throw new ConfigError(`Configuración no válida:\n${lines.join('\n')}`);
+    throw new ConfigError(`Configuración no válida:\n${[...lines, ...unknown].join('\n')}`);
   }
   return result.data;
 }

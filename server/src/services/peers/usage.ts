@@ -73,10 +73,18 @@ export async function recordStats(
         from input i
         -- The peer this server carries with that key; else (L4) the peer whose last state this
         -- server reported under that key: a peer that has just moved away or changed its key,
-        -- whose final counters the agent read before taking it off the interface.
+        -- whose final counters the agent read before taking it off the interface; else (issue 33)
+        -- the peer that was re-keyed away from that key here before any reading of it was stored:
+        -- a pass read it just before the agent got the re-key, and the report reached the panel
+        -- after the re-key's commit. Counted as that key's first reading (from zero) and stored,
+        -- its last reading then counts from it (last readings themselves are countMovedTails's:
+        -- several keys of one peer may leave in one frame). Not for a moved key (the same key now elsewhere):
+        -- the new server's reading may be the stored one, and the last reading's since covers it.
         join peers p on p.id = coalesce(
           (select p2.id from peers p2 where p2.public_key = i.k and p2.server_id = ${serverId}),
-          (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k))
+          (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k),
+          (select dep.peer_id from peer_departures dep join peers p3 on p3.id = dep.peer_id
+            where i.f is null and dep.server_id = ${serverId} and dep.public_key = i.k and p3.public_key <> i.k))
         left join peer_stats s on s.peer_id = p.id
       ), d as (
         select *,

@@ -169,6 +169,40 @@ describe('the last report of a peer leaving an interface', () => {
     expect(left).toEqual([]);
   });
 
+  it("counts a key's reading that reaches the panel after the key was re-keyed away, before any was stored (issue 33)", async () => {
+    // K2's first report was read by a pass just before the agent got the second re-key, and was
+    // stored after that re-key's commit: K2 was no longer the peer's key, no reading of K2 stored.
+    const c = await createCustomer(t);
+    const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
+    const k1 = peer.publicKey;
+    await report(a.id, k1, 100, 100);
+    const rekey = async () => {
+      await t.ctx.db
+        .update(peers)
+        .set({ pendingOperation: null, pendingRevision: null })
+        .where(eq(peers.id, peer.id));
+      await t.ctx.peers.regenerate(c.id, peer.id);
+      return (await t.ctx.db.select().from(peers).where(eq(peers.id, peer.id)))[0]!.publicKey;
+    };
+    const k2 = await rekey();
+    const last = { latest_handshake: 0, endpoint: null, final: true as const };
+    await recordStats(t.ctx.db, a.id, [
+      { public_key: k1, rx_bytes: 300, tx_bytes: 150, ...last, since: { rx_bytes: 100, tx_bytes: 100 } },
+    ]);
+    const k3 = await rekey();
+    await report(a.id, k2, 600, 400);
+    // The next pass: K2's last reading, `since` the counters of the pass above; then K3.
+    await recordStats(t.ctx.db, a.id, [
+      { public_key: k2, rx_bytes: 650, tx_bytes: 420, ...last, since: { rx_bytes: 600, tx_bytes: 400 } },
+    ]);
+    await report(a.id, k3, 10, 10);
+    // 200 before, 250 of K1's tail, 1,000 + 70 of K2, 20 of K3.
+    expect(await counted(peer.id)).toBe(1540);
+    // Counted once: the same reading again adds nothing.
+    await report(a.id, k2, 600, 400);
+    expect(await counted(peer.id)).toBe(1540);
+  });
+
   it('keeps at most 16 departures per peer and server, the latest (a node that never sends its last readings)', async () => {
     const c = await createCustomer(t);
     const peer = await grantPeer(t, owner, { username: c.username, plan: planId, server: a.id });
