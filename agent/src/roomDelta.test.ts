@@ -6,12 +6,14 @@ import { CommandError, type CommandRunner } from './exec.ts';
 import { silentLogger } from './log.ts';
 import { FakeDevice, FakeDriver } from './testing/fakeWg.ts';
 import { randomKey } from './testing/keys.ts';
+import { keyToHex } from './keys.ts';
 
 /**
  * Room changes as deltas (issue 33): a join, a leave or a deleted room changes the firewall by its
  * own pairs' elements (`nft add/delete element`), never by rewriting the table with every pair of
- * every room; the relay rewrites only that room's chain. Counted on recorded nft scripts, at 10 and
- * at 1,000 rooms already on the server: the work follows the room's members, not the server's rooms.
+ * every room; the relay rewrites only that room's chain. A member's move hands its address from its
+ * peer to the mesh link in one write. Counted on recorded nft scripts, at 10 and at 1,000 rooms
+ * already on the server: the work follows the room's members, not the server's rooms.
  */
 
 /** nft scripts recorded instead of run; `refuse` makes nft fail scripts that match it. */
@@ -35,8 +37,8 @@ function recordingRunner(refuse?: RegExp) {
   return { scripts, runner };
 }
 
-function fakeBackend(runner: CommandRunner): ReconcilerBackend {
-  const driver = new FakeDriver(new FakeDevice());
+function fakeBackend(runner: CommandRunner, device = new FakeDevice()): ReconcilerBackend {
+  const driver = new FakeDriver(device);
   let name: string | null = null;
   return {
     kind: async () => 'wireguard-go',
@@ -176,6 +178,69 @@ describe('a room change applied as a delta (issue 33)', () => {
     expect(large.elements).toBe(small.elements);
     expect(large.scripts).toBe(small.scripts);
     expect(large.snapshotElements).toBe(12_000);
+  });
+
+  it("a member's move to another server: its key leaves, its address goes to the mesh link, in one write; no table rewrite", async () => {
+    const { scripts, runner } = recordingRunner();
+    const device = new FakeDevice();
+    const r = new Reconciler({ backend: fakeBackend(runner, device), log: silentLogger, uplink: 'eth0' });
+    // Room 1's four members are here, one of them (`mover`) a peer on this interface; a mesh link
+    // to server B carries a mate there.
+    const room = members(1);
+    const mate = ip(900);
+    const mover: AgentPeer = {
+      public_key: randomKey(),
+      preshared_key: randomKey(),
+      allowed_ips: [`${room[0]}/32`],
+    };
+    const linkKey = randomKey();
+    const linkPsk = randomKey();
+    const link = (addresses: string[]): AgentPeer => ({
+      public_key: linkKey,
+      preshared_key: linkPsk,
+      allowed_ips: addresses.map((a) => `${a}/32`).sort(),
+      endpoint: '192.0.2.2:51820',
+      persistent_keepalive: 25,
+    });
+    const base = snapshot(10);
+    await r.applySnapshot({
+      ...base,
+      peers: [...base.peers, mover, link([mate])],
+      room_pairs: [
+        ...base.room_pairs!,
+        ...pairsOf([...room, mate]).filter(([x, y]) => x === mate || y === mate),
+      ],
+      relay: {
+        ...base.relay!,
+        rooms: [{ id: 1, local: room, remote: [mate] }, ...base.relay!.rooms.slice(1)],
+      },
+    });
+    expect(device.peers.get(keyToHex(mover.public_key))?.allowedIps).toEqual([`${room[0]}/32`]);
+    scripts.length = 0;
+
+    // What the control plane sends this server for the move (fleet/roomDelta.ts, roomMoveChanges):
+    // the mover's key removed, the link to B re-sent with the mover's address, room 1's relay entry;
+    // no pair changes (the three members left here still pair with the mover, now a mate on B).
+    await r.applyDelta({
+      type: 'delta',
+      revision: 2,
+      upsert: [link([mate, room[0]!])],
+      remove: [mover.public_key],
+      room_pairs_add: [],
+      room_pairs_remove: [],
+      relay_rooms: [{ id: 1, local: room.slice(1), remote: [room[0]!, mate] }],
+      relay_rooms_remove: [],
+    });
+    expect(device.peers.has(keyToHex(mover.public_key))).toBe(false);
+    expect(device.peers.get(keyToHex(linkKey))?.allowedIps.sort()).toEqual(
+      [`${mate}/32`, `${room[0]}/32`].sort(),
+    );
+    // The firewall's pairs untouched; the relay rewrote room 1's chain only.
+    expect(scripts.filter((s) => s.includes('vpn_agent_'))).toEqual([]);
+    const relay = scripts.filter((s) => s.includes('vpn_relay_')).join('\n');
+    expect(relay).toContain(room[1]);
+    expect(relay).not.toContain(members(2)[0]);
+    await r.close();
   });
 
   it('rewrites the whole table when nft refuses an element change (the table drifted)', async () => {
