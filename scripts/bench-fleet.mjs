@@ -54,6 +54,12 @@ const admin = new pg.Client({ connectionString: BASE_URL });
 await admin.connect();
 /** The slot that keeps the steady phase's WAL readable (below); a crashed run's would keep WAL forever. */
 const DROP_WAL_SLOT = `select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = 'bench_fleet_wal'`;
+// One run at a time on a PostgreSQL: a second would drop this one's database under it (same name,
+// same ports). The lock lives as long as this connection.
+if (!(await admin.query(`select pg_try_advisory_lock(724133, 1) as ok`)).rows[0].ok) {
+  console.error('another bench:fleet is running against this PostgreSQL: wait for it to end');
+  process.exit(2);
+}
 await admin.query(DROP_WAL_SLOT);
 await admin.query(`drop database if exists ${DB_NAME} with (force)`);
 await admin.query(`create database ${DB_NAME}`);
@@ -187,6 +193,8 @@ await db.query(
   `insert into room_members (room_id, peer_id) select room_id, id from peers where room_id is not null`,
 );
 await db.query(`update servers s set revision = 1, acked_revision = 0`);
+// Salas on (the room-join scenario): the console's switch, as stored.
+await db.query(`insert into settings (key, value) values ('allow_partys', 'true'::jsonb)`);
 await db.query('vacuum analyze');
 log(`seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 await instance(ports[1]);
@@ -240,7 +248,7 @@ class Agent {
       });
       this.beat = setInterval(() => this.send({ type: 'heartbeat', at: Date.now() }), 15_000);
     });
-    ws.on('message', (data) => this.receive(JSON.parse(data.toString())));
+    ws.on('message', (data) => this.receive(JSON.parse(data.toString()), data.length));
     ws.on('close', () => {
       clearInterval(this.beat);
       clearInterval(this.statsTimer);
@@ -304,7 +312,7 @@ class Agent {
     this.revision = snapshot.revision;
     this.ackLater(snapshot.revision, snapshot.peers.length);
   }
-  receive(m) {
+  receive(m, bytes) {
     if (m.type === 'welcome') {
       this.statsTimer = setInterval(() => this.stats(), m.stats_interval_ms);
       setTimeout(() => this.stats(), 200 + Math.random() * 2000);
@@ -318,6 +326,8 @@ class Agent {
         this.pending = null;
       }
     } else if (m.type === 'delta') {
+      if (roomWatch && (m.room_pairs_add?.length || m.room_pairs_remove?.length || m.relay_rooms?.length))
+        roomWatch.push({ server: this.i + 1, at: performance.now(), m, bytes });
       // Removed keys are retired: their last reading goes with the next pass (with `since`, the
       // counters of the last pass that read them), as the real agent sends it.
       for (const k of m.remove)
@@ -378,6 +388,8 @@ class Agent {
   }
 }
 const alive = [true, true, true];
+/** While the room-join scenario runs: every delta that carries room changes, as agents got it. */
+let roomWatch = null;
 let stopping = false;
 let quiet = false;
 const agents = Array.from({ length: SERVERS }, (_, i) => new Agent(i));
@@ -763,10 +775,93 @@ quiet = false;
   if (wrong) missed.push(`kill -9: ${wrong} agents not at the desired state`);
 }
 
-console.log(
-  '\none room join per second at 10,000 rooms: NOT MEASURED here — room changes reach agents as deltas of that room (counted in server/src/services/fleet/roomDelta.test.ts: 8 pairs, ~500 bytes at 1,000 rooms); the driver does not join rooms yet',
-);
-missed.push('room join: not measured by this benchmark (the driver does not join rooms yet)');
+// ---------- scenario: one room join per second at 10,000 rooms ----------
+// Customers join rooms as the app does (name, password, peer), one a second. For each join, every
+// server that hosts a member of that room (or the joining peer) must get a delta naming that room
+// only: its pairs between that room's addresses, nothing of the other rooms; timed from the API's
+// answer (the change committed) to the delta in that server's agent.
+{
+  const JOINS = 30;
+  const joiners = await q(
+    `select p.id, p.address::text as address, p.server_id, c.id as customer_id, c.username
+       from peers p join customers c on c.id = p.customer_id
+      where p.room_id is null and p.active and p.id % 991 = 7 and p.id <> all($2) limit $1`,
+    [JOINS, drivers.map((d) => d.peer)],
+  );
+  await q(`update customers set password_hash = $1 where id = any($2)`, [
+    hash,
+    joiners.map((j) => j.customer_id),
+  ]);
+  const built = [];
+  const after = [];
+  const sizes = [];
+  let foreign = 0;
+  let unreached = 0;
+  let failed = 0;
+  for (const [i, j] of joiners.entries()) {
+    let api = i % 3;
+    while (!alive[api]) api = (api + 1) % 3;
+    const base = bases[api];
+    const { access } = await fetch(`${base}/api/client/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: j.username, password: PASSWORD }),
+    }).then((r) => r.json());
+    const room = 1 + ((i * 331) % ROOMS);
+    const members = await q(`select address::text as address, server_id from peers where room_id = $1`, [
+      room,
+    ]);
+    const addresses = new Set([...members, j].map((m) => m.address.replace(/\/32$/, '')));
+    const involved = new Set([...members, j].map((m) => m.server_id));
+    roomWatch = [];
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/client/network/partys`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+      body: JSON.stringify({ operation: 'join', name: `sala${room}`, password: 'clave', peer: j.id }),
+    });
+    const answer = await res.text();
+    const answered = performance.now();
+    if (!res.ok) {
+      if (!failed) console.log(`  a join refused: ${res.status} ${answer}`);
+      failed++;
+      roomWatch = null;
+      continue;
+    }
+    const reached = () => [...involved].every((sid) => roomWatch.some((d) => d.server === sid));
+    await until(reached, 10_000, 'room join').catch(() => {});
+    await new Promise((r) => setTimeout(r, 1000 - Math.min(1000, performance.now() - t0)));
+    for (const sid of involved) {
+      const d = roomWatch.find((x) => x.server === sid);
+      if (!d) {
+        unreached++;
+        continue;
+      }
+      built.push(Math.max(0, d.at - answered));
+      after.push(d.at - t0);
+    }
+    for (const d of roomWatch) {
+      sizes.push(d.bytes);
+      const pairs = [...(d.m.room_pairs_add ?? []), ...(d.m.room_pairs_remove ?? [])];
+      const others = (d.m.relay_rooms ?? []).some((r) => r.id !== room);
+      if (!involved.has(d.server) || others || pairs.some(([a, b]) => !addresses.has(a) || !addresses.has(b)))
+        foreign++;
+    }
+    roomWatch = null;
+  }
+  console.log(
+    `\none room join per second at ${ROOMS} rooms (${joiners.length} joins, ${built.length} involved servers' deltas):`,
+  );
+  check('update at each involved server after the join committed, p50', pct(built, 50), 20, ' ms');
+  check('update at each involved server after the join committed, p99', pct(built, 99), 20, ' ms');
+  console.log(
+    `    from the API call: p50 ${pct(after, 50).toFixed(1)} ms, p99 ${pct(after, 99).toFixed(1)} ms; delta size p50 ${pct(sizes, 50)} B, largest ${Math.max(...sizes)} B`,
+  );
+  check('deltas naming another room, or sent to a server not involved', foreign, 0);
+  check('involved servers that got no update within 10 s', unreached, 0);
+  check('joins refused by the API', failed, 0);
+}
+
 console.log(
   `\nload at the end: ${loadavg()
     .map((l) => l.toFixed(2))
