@@ -587,7 +587,7 @@ export const peerStats = pgTable(
  * issue 33): a server's last report of a key that has left it (services/peers/usage.ts) counts only
  * when the key did leave that server, and once (the row is consumed). One row per peer, server and
  * key (0038): every departure waits for its last reading, so three re-keys within one stats interval
- * all count; bounded in services/peers/departures.ts (a day, 16 per peer and server).
+ * all count; bounded in services/peers/departures.ts (a week, 16 per peer and server).
  */
 export const peerDepartures = pgTable(
   'peer_departures',

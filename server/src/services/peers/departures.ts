@@ -1,8 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 
-/** A departure is kept this long at most, waiting for its last reading (sent at the next stats pass). */
-const KEPT_FOR = '1 day';
+/**
+ * A departure is kept this long at most, waiting for its last reading: sent at the next stats pass,
+ * or when the old server's agent, away meanwhile, reconnects and drops the key.
+ */
+const KEPT_FOR = '7 days';
 /** And at most this many per peer and server (a peer re-keyed over and over while its agent is away). */
 const KEPT_PER_SERVER = 16;
 
@@ -12,7 +15,8 @@ const KEPT_PER_SERVER = 16;
  * services/peers/usage.ts), and once (the row is consumed). Every departure is kept until then
  * (issue 33): of three re-keys within one stats interval, the middle key's last reading needs its
  * own row. Bounded: a peer's older departures from that server beyond the latest
- * KEPT_PER_SERVER, or older than KEPT_FOR, go in the same statement.
+ * KEPT_PER_SERVER, or older than KEPT_FOR, go in the same statement; pruneDepartures forgets the
+ * rest of those older than KEPT_FOR.
  */
 export async function recordDepartures(
   tx: Db,
@@ -37,4 +41,9 @@ export async function recordDepartures(
         or (select count(*) from peer_departures n where n.peer_id = d.peer_id
           and n.server_id = d.server_id and n.left_at >= d.left_at and n.public_key <> d.public_key)
           >= ${KEPT_PER_SERVER - 1})`);
+}
+
+/** Forgets departures older than KEPT_FOR (services/peers/usage.ts's hourly compaction runs it). */
+export async function pruneDepartures(db: Pick<Db, 'execute'>): Promise<void> {
+  await db.execute(sql`delete from peer_departures where left_at < now() - ${KEPT_FOR}::interval`);
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { isDeadlock } from '../../lib/errors.ts';
 import { ONLINE_WINDOW } from '../fleet/serverView.ts';
 import { foldOldPartitions } from './usagePartitions.ts';
+import { pruneDepartures } from './departures.ts';
 
 /** Hours stay hourly this long; the scheduler then folds them into days. */
 export const HOURLY_DAYS = 30;
@@ -234,13 +235,15 @@ async function countMovedTails(
 }
 
 /**
- * Folds hourly rows of days older than HOURLY_DAYS into daily rows. Whole day partitions are
+ * Folds hourly rows of days older than HOURLY_DAYS into daily rows, and forgets departures too old to
+ * wait for their last reading (departures.ts). Whole day partitions are
  * folded and dropped (usagePartitions.ts); what is left (rows in the default partition) moves in
  * batches, each one statement (delete … returning into an upsert): concurrent runs on several
  * instances cannot move an hour twice. Returns the hourly rows moved.
  */
 export async function compactUsage(db: Db, now = new Date()): Promise<number> {
   const cutoff = dayOf(new Date(now.getTime() - HOURLY_DAYS * DAY_MS));
+  await pruneDepartures(db);
   let moved = await foldOldPartitions(db, cutoff);
   for (;;) {
     const [row] = await rowsOf<{ n: number }>(

@@ -16,7 +16,7 @@ import {
   managerToken,
   type TestApp,
 } from '../../../test/helpers.ts';
-import { recordStats } from './usage.ts';
+import { compactUsage, recordStats } from './usage.ts';
 
 let t: TestApp;
 let owner: string;
@@ -217,6 +217,18 @@ describe('the last report of a peer leaving an interface', () => {
     }
     const kept = await t.ctx.db.select().from(peerDepartures).where(eq(peerDepartures.peerId, peer.id));
     expect(kept.map((d) => d.publicKey).sort()).toEqual(left.slice(-16).sort());
+    // A week on, the hourly compaction forgets them: a last reading that never came.
+    await t.ctx.db.execute(
+      sql`update peer_departures set left_at = now() - interval '8 days' where peer_id = ${peer.id} and public_key = ${left[4]!}`,
+    );
+    await compactUsage(t.ctx.db);
+    const after = await t.ctx.db.select().from(peerDepartures).where(eq(peerDepartures.peerId, peer.id));
+    expect(after.map((d) => d.publicKey).sort()).toEqual(
+      left
+        .slice(-16)
+        .filter((k) => k !== left[4])
+        .sort(),
+    );
   });
 
   it("counts a moved peer's last report from its old server when the new server reported first (issue 24)", async () => {
