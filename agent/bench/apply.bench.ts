@@ -499,7 +499,13 @@ async function idleMemory(pid: number, probeFile: string, idleMs: number): Promi
       `${mib(med((p) => p.spaces.large_object?.[1] ?? 0))}) + external ${mib(external)} MB (Buffers ` +
       `${mib(med((p) => p.arrayBuffers))}) + the rest (Node, code, malloc) ${mib(plateau * 1024 - heapTotal - external)} MB`,
   );
-  console.log(`  peak: in the window ${mb(windowMax)}, of the process's life (VmHWM) ${mb(life)}`);
+  // Where the life's peak was, to the probe's second: its highest sample and what it held.
+  const top = probes.reduce((a, b) => (b.rss > a.rss ? b : a));
+  console.log(
+    `  peak: in the window ${mb(windowMax)}, of the process's life (VmHWM) ${mb(life)}; the probe's highest ` +
+      `sample ${mib(top.rss)} MB at ${(top.t / 1000).toFixed(0)} s of ${(lastT / 1000).toFixed(0)} (heap ${mib(top.heapTotal)}, ` +
+      `old space ${mib((top.spaces.old ?? [0, 0])[0])} used of ${mib((top.spaces.old ?? [0, 0])[1])}, external ${mib(top.external)} MB)`,
+  );
   return [
     `agent RSS plateau after ${Math.round(window[0]!.at / 1000)} s of stats every ${STATS_MS / 1000} s: ${mb(plateau)} (window max ${mb(windowMax)}; target ≤ ${RSS_TARGET_MB} MB) ${verdict(plateau <= RSS_TARGET_MB * 1024)}`,
     `agent RSS peak of its life: ${mb(life)} (target ≤ ${RSS_PEAK_TARGET_MB} MB, the cold start) ${verdict(life <= RSS_PEAK_TARGET_MB * 1024)}`,

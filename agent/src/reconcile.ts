@@ -36,7 +36,7 @@ import { RelayKeeper, type RelayStatus } from './relay/keeper.ts';
 import { PeerShaping } from './shaping/peerShaping.ts';
 import { desiredRelay, normalizeRelayRooms, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
-import { collectGarbage } from './stats/heap.ts';
+import { settleHeap } from './stats/heap.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
@@ -568,7 +568,7 @@ export class Reconciler {
     if (leaving.size > 0) void this.deleteRetired(leaving);
     if (this.heapToSettle) {
       this.heapToSettle = false;
-      collectGarbage();
+      settleHeap();
     }
     return out;
   }
