@@ -34,8 +34,8 @@ export const PENDING_TIMEOUT_MS = 30_000;
 const waitsAcked = () =>
   sql<boolean>`(${peers.pendingRevision} is not null and not exists (
     select 1 from jsonb_to_recordset(${peers.pendingRevision} -> 'waits') as w(s bigint, r bigint)
-    left join ${servers} on ${servers.id} = w.s
-    where coalesce(${servers.ackedRevision}, 0) < w.r))`;
+    left join servers waited on waited.id = w.s
+    where coalesce(waited.acked_revision, 0) < w.r))`;
 
 export class PeerOperations extends PeerView {
   /**
@@ -121,7 +121,8 @@ export class PeerOperations extends PeerView {
       const online = new Set(now.online ? [row.id] : []);
       return (await this.present([now.row], origin, { ...known, online }))[0]!;
     }
-    await this.finish(now.row, now.row.pendingRevision as Pending, 'success');
+    const server = known.servers.find((s) => s.id === now.row.serverId);
+    await this.finish(now.row, now.row.pendingRevision as Pending, 'success', server);
     return this.presentOne(row.id, origin, known);
   }
 
@@ -132,10 +133,12 @@ export class PeerOperations extends PeerView {
   async settleAcks(serverId: number): Promise<void> {
     await this.onSettled(serverId);
     // The peers waiting on this server whose every wait is acked: the acks are read in the same
-    // statement, so the peers still waiting for another server are not read at all.
+    // statement, so the peers still waiting for another server are not read at all; each with
+    // its server's row, which the pushes show.
     const done = await this.db
-      .select()
+      .select({ row: peers, server: servers })
       .from(peers)
+      .innerJoin(servers, eq(servers.id, peers.serverId))
       .where(
         and(
           isNotNull(peers.pendingOperation),
@@ -143,7 +146,7 @@ export class PeerOperations extends PeerView {
           waitsAcked(),
         ),
       );
-    for (const c of done) await this.finish(c, c.pendingRevision as Pending, 'success');
+    for (const c of done) await this.finish(c.row, c.row.pendingRevision as Pending, 'success', c.server);
   }
 
   /**
@@ -172,6 +175,8 @@ export class PeerOperations extends PeerView {
     row: PeerRow,
     pending: Pending,
     outcome: 'success' | 'timeout' | 'error',
+    /** The peer's server as the caller read it (not read again unless the peer is elsewhere). */
+    server?: ServerRow,
   ): Promise<void> {
     // The peer as it is once cleared, with its online state: presented without reading it again.
     const [cleared] = await this.db
@@ -181,7 +186,10 @@ export class PeerOperations extends PeerView {
       .returning({ ...getTableColumns(peers), online: peerOnline() });
     if (!cleared) return;
     const { online, ...now } = cleared;
-    const [peer] = await this.present([now], pending.origin, { online: new Set(online ? [now.id] : []) });
+    const [peer] = await this.present([now], pending.origin, {
+      online: new Set(online ? [now.id] : []),
+      ...(server ? { servers: [server] } : {}),
+    });
     if (!peer) return;
     await this.push(row.customerId, { type: 'updated_peer', peer });
     if (outcome === 'success') {
