@@ -236,8 +236,16 @@ class WireMeter {
 /** Records the largest contentful paint of each document (read once the network is idle). */
 const LCP_SCRIPT = `
   window.__lcp = null;
+  window.__lcpWhat = [];
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__lcp = entry.startTime;
+    for (const entry of list.getEntries()) {
+      window.__lcp = entry.startTime;
+      // BENCH_TRACE: each candidate, with its element, size and time (what the largest paint waits for).
+      const el = entry.element;
+      const name = el ? el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') : '(fuera del documento)';
+      const text = el?.textContent?.trim().slice(0, 40) ?? '';
+      window.__lcpWhat.push(\`\${entry.startTime.toFixed(0)} ms \${name} \${entry.size} px² «\${text}»\`);
+    }
   }).observe({ type: 'largest-contentful-paint', buffered: true });
 `;
 
@@ -258,6 +266,10 @@ async function load(page: Page, meter: WireMeter, path: string): Promise<Sample>
   meter.reset();
   await page.goto(baseUrl + path, { waitUntil: 'commit', timeout: 120_000 });
   const idleMs = await meter.idle();
+  if (TRACE) {
+    const what = await page.evaluate(() => (window as unknown as { __lcpWhat: string[] }).__lcpWhat);
+    for (const line of what) console.log(`  LCP candidato: ${line}`);
+  }
   return { idleMs, lcpMs: await lcpOf(page), bytes: meter.bytes, requests: meter.requests };
 }
 
