@@ -245,6 +245,8 @@ class Agent {
         stats_wait: true,
         // Room changes come as deltas (issue 33); this simulator keeps customers' peers only.
         room_deltas: true,
+        // Still holding what it applied (a reconnection, not a restart): only the changes since.
+        ...(this.revision > 0 && this.acked === this.revision ? { resume: true } : {}),
       });
       this.beat = setInterval(() => this.send({ type: 'heartbeat', at: Date.now() }), 15_000);
     });
@@ -256,7 +258,8 @@ class Agent {
       // Behind a proxy: the next connection lands on the next instance that is up.
       this.instance = (this.instance + 1) % 3;
       while (!alive[this.instance]) this.instance = (this.instance + 1) % 3;
-      setTimeout(() => this.connect(), 500 + Math.random() * 1500);
+      // The real agent's first retry (agent/src/connection.ts: 0.5 s, jittered to 50–100 %).
+      setTimeout(() => this.connect(), 250 + Math.random() * 250);
     });
     ws.on('error', () => {});
   }

@@ -94,6 +94,7 @@ export class Agent {
     const handler: AgentHandler = {
       hello: async () => ({
         revision: r.revision,
+        resume: r.holdsApplied,
         backend: await r.backendKind(),
         ...(this.rolledBack
           ? { rolled_back: { from: this.rolledBack.from, reason: this.rolledBack.reason } }

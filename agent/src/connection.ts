@@ -2,7 +2,7 @@
  * The agent's side of the control-plane protocol (`@vpn/contracts`, agent.ts): dials
  * `<url>/api/agent/ws` with the agent token, says `hello`, applies `snapshot`s and `delta`s through
  * a handler (the reconciler) and acks their revisions, reports `stats`, and keeps the link honest
- * with heartbeats. Reconnects with exponential backoff and jitter (1 s → 30 s), reset once a
+ * with heartbeats. Reconnects with exponential backoff and jitter (0.5 s → 30 s), reset once a
  * connection has stayed up for a while.
  *
  * Every incoming message is validated with the `ServerToAgent` schema; one that does not parse is
@@ -37,6 +37,8 @@ export interface AgentHandler {
   /** The last revision applied and the WireGuard implementation, for `hello`. */
   hello(): Promise<{
     revision: number;
+    /** The desired state of `revision` is held and applied in this process (hello's `resume`). */
+    resume?: boolean;
     backend: 'kernel' | 'wireguard-go';
     /** A rollback of an upgrade not yet reported (rollback.ts). */
     rolled_back?: { from: string; reason: string };
@@ -254,6 +256,7 @@ export class AgentConnection extends EventEmitter {
             upgrade: true,
             stats_wait: true,
             room_deltas: true,
+            ...(h.resume ? { resume: true } : {}),
             ...(h.rolled_back ? { rolled_back: h.rolled_back } : {}),
           }),
         (err: unknown) => {
@@ -344,7 +347,9 @@ export class AgentConnection extends EventEmitter {
 
   private scheduleReconnect(): void {
     if (this.stopped) return;
-    const initial = this.opts.backoffInitialMs ?? 1000;
+    // The first try within 0.25–0.5 s: a panel instance that died leaves its agents to the others,
+    // and a resumed connection costs them a delta, not a snapshot (hello's `resume`, issue 33).
+    const initial = this.opts.backoffInitialMs ?? 500;
     const max = this.opts.backoffMaxMs ?? 30_000;
     const ceiling = Math.min(max, initial * 2 ** this.attempts);
     // Jitter in [50 %, 100 %]: a fleet of agents cut off together does not come back in lockstep.

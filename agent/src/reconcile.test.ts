@@ -242,6 +242,18 @@ describe('Reconciler on an in-memory device', () => {
     await r.close();
   });
 
+  it("says it holds its applied state (hello's resume) only once this process applied it", async () => {
+    const f = fakeBackend();
+    // A restart: the revision from the state file, nothing held in memory.
+    const r = new Reconciler({ backend: f.backend, log: silentLogger, firewall: false, initialRevision: 6 });
+    expect([r.revision, r.holdsApplied]).toEqual([6, false]);
+    await r.applySnapshot(snapshot(7, [peer(2)]));
+    expect([r.revision, r.holdsApplied]).toEqual([7, true]);
+    await r.applyDelta({ type: 'delta', revision: 8, upsert: [peer(3)], remove: [] });
+    expect([r.revision, r.holdsApplied]).toEqual([8, true]);
+    await r.close();
+  });
+
   it('refuses a delta before any snapshot (the caller asks for a resync)', async () => {
     const f = fakeBackend();
     const r = new Reconciler({ backend: f.backend, log: silentLogger, firewall: false });

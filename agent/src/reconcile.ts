@@ -243,6 +243,11 @@ export class Reconciler {
     return this.applied;
   }
 
+  /** This process holds the desired state of `revision`, applied (hello's `resume`). */
+  get holdsApplied(): boolean {
+    return this.desired !== null && this.desired.revision === this.applied;
+  }
+
   backendKind(): Promise<BackendKind> {
     return this.opts.backend.kind();
   }

@@ -29,16 +29,29 @@ export class ProtocolAgent {
       autoAck?: boolean;
       /** Off: no heartbeats (a test counting the statements of one change). */
       heartbeats?: boolean;
+      /**
+       * A reconnection of this agent, still holding its state (hello's `resume`): its peers, room
+       * pairs and revision carry over, and connecting ends at the welcome (a resumed agent may be
+       * sent nothing).
+       */
+      resumeFrom?: ProtocolAgent;
     } = {},
   ): Promise<ProtocolAgent> {
     const agent = new ProtocolAgent();
+    const from = options.resumeFrom;
+    if (from) {
+      for (const [k, p] of from.peers) agent.peers.set(k, p);
+      for (const pair of from.roomPairs) agent.roomPairs.add(pair);
+      for (const [id, r] of from.relayRooms) agent.relayRooms.set(id, r);
+      agent.revision = from.revision;
+    }
     // Off: not even the first snapshot is acknowledged until the test says so.
     agent.autoAck = options.autoAck ?? true;
     await agent.open(
       baseUrl,
       token,
       options.snapshotParts === true,
-      options.hello ?? {},
+      from ? { revision: from.revision, resume: true, ...options.hello } : (options.hello ?? {}),
       options.heartbeats ?? true,
     );
     return agent;
@@ -86,6 +99,7 @@ export class ProtocolAgent {
       ws.on('message', (data) => {
         const msg = ServerToAgent.parse(JSON.parse(data.toString()));
         this.received.push(msg);
+        if (msg.type === 'welcome' && hello.resume === true) return resolve();
         if (msg.type === 'snapshot') {
           this.peers.clear();
           for (const p of msg.peers) this.peers.set(p.public_key, p);

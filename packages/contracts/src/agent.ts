@@ -82,6 +82,15 @@ export const AgentHello = z.object({
    * changes (issue 33). Absent (older agents): every room change reaches them as a full snapshot.
    */
   room_deltas: z.boolean().optional(),
+  /**
+   * The agent holds, in this process, the desired state of `revision`, applied to its interface (a
+   * reconnection, not a restart). A control plane that recorded that same revision as this
+   * server's applied one sends only the changes since, as a delta, instead of a snapshot of every
+   * peer (issue 33: a panel instance dying sent its agents' snapshots again, all at once). Absent
+   * or false (a restarted agent: its revision comes from its state file, its interface may be
+   * empty): a snapshot, as always.
+   */
+  resume: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });

@@ -298,6 +298,34 @@ export class AgentConnection {
     } else this.lagging = state;
   }
 
+  /**
+   * A reconnecting agent that holds the state of the revision this server last applied (hello's
+   * `resume`) gets the changes since as a delta, or nothing when there are none: no snapshot of
+   * every peer (issue 33: an instance's death sent all its agents' snapshots at once, each tens of
+   * thousands of peers, to the instances left). False when that is not possible (another revision,
+   * a token rotated since, changes no longer kept, a change that needs a snapshot): then a snapshot.
+   */
+  private async resume(row: typeof servers.$inferSelect, revision: number): Promise<boolean> {
+    if (revision < 1 || revision !== row.ackedRevision || row.agentTokenHash !== this.server.agentTokenHash)
+      return false;
+    const delta = await buildDelta(
+      this.deps.db,
+      this.server.id,
+      revision,
+      this.deps.encryptionKey,
+      this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
+    );
+    if (delta === 'resync') return false;
+    // No change kept after that revision while the server is further on: not provable, a snapshot.
+    if (delta === null && row.revision !== revision) return false;
+    this.sent = revision;
+    if (delta) {
+      this.send(delta);
+      this.sent = delta.revision;
+    }
+    return true;
+  }
+
   private async sendSnapshot(): Promise<void> {
     const [row] = await this.deps.db.select().from(servers).where(eq(servers.id, this.server.id));
     if (!row) return this.close(4404, 'server deleted');
@@ -388,7 +416,7 @@ export class AgentConnection {
           relay_stats: true,
           node_health: true,
         });
-        await this.sendSnapshot();
+        if (!(row && parsed.resume && (await this.resume(row, parsed.revision)))) await this.sendSnapshot();
         // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
         const outcome =
           row && !parsed.rolled_back ? upgradeOnHello(row, parsed.agent_version, this.canUpgrade) : null;
