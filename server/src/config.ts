@@ -196,6 +196,12 @@ export const EnvSchema = z
       .min(1, { message: 'debe ser al menos 1' })
       .max(3600, { message: 'debe ser como mucho 3600' })
       .default(60),
+    METRICS_PEER_COUNTS_SECONDS: z.coerce
+      .number({ message: 'debe ser un número' })
+      .int({ message: 'debe ser un número entero' })
+      .min(0, { message: 'debe ser al menos 0' })
+      .max(3600, { message: 'debe ser como mucho 3600' })
+      .default(60),
     ...Object.fromEntries(RATE_LIMIT_VARS.map(([name]) => [name, rateLimit.optional()])),
   })
   .superRefine((env, ctx) => {
@@ -274,6 +280,8 @@ export interface Config {
   telegram: { token: string | undefined; apiUrl: string; webhook: boolean };
   /** How often agents lagging their desired revision are caught up (a change notice may be lost). */
   agentCatchupMs: number;
+  /** How long /metrics reuses its per-server peer counts (METRICS_PEER_COUNTS_SECONDS; telemetry.ts). */
+  metricsPeerCountsMs: number;
   /** One box: also run an agent for a server on this machine (opt-in). */
   localAgent: {
     enabled: boolean;
@@ -398,6 +406,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webhook: env.TELEGRAM_WEBHOOK,
     },
     agentCatchupMs: env.AGENT_CATCHUP_SECONDS * 1000,
+    metricsPeerCountsMs: env.METRICS_PEER_COUNTS_SECONDS * 1000,
     localAgent: {
       enabled: env.LOCAL_AGENT,
       endpoint: env.LOCAL_AGENT_ENDPOINT,

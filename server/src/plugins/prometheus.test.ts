@@ -82,6 +82,8 @@ describe('with METRICS_TOKEN', () => {
       env: {
         WEB_DIST: dist,
         METRICS_TOKEN: TOKEN,
+        // Every scrape counts peers again: this file checks counts right after changing them.
+        METRICS_PEER_COUNTS_SECONDS: '0',
         PUBLIC_URL: 'https://panel.example',
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
       },

@@ -9,7 +9,7 @@ import { Telemetry } from './telemetry.ts';
  * where used, nothing to build.
  */
 export interface SiteDeps {
-  config: Pick<Config, 'mail'>;
+  config: Pick<Config, 'mail' | 'metricsPeerCountsMs'>;
   log: FastifyBaseLogger;
   /** Tests hand in a mailer that records instead of sending. */
   mailer?: Mailer;
@@ -21,7 +21,7 @@ export interface Site {
 }
 
 export function createSite(deps: SiteDeps): Site {
-  const telemetry = new Telemetry();
+  const telemetry = new Telemetry({ peerCountsMaxAgeMs: deps.config.metricsPeerCountsMs });
   const mailer = deps.mailer ?? new Mailer(deps.config.mail, deps.log);
   mailer.onResult = (sent) => (sent ? telemetry.mailsSent : telemetry.mailsFailed).inc();
   return { telemetry, mailer };
