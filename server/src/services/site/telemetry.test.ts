@@ -5,6 +5,8 @@
  * revisions and lag stay live. Counted, not timed: statements that read `peers` per scrape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.ts';
 import {
   createCustomer,
@@ -30,6 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const dialect = new PgDialect();
+
 /** The app's database, counting the statements that read the peers table. */
 function counting(db: Db) {
   const seen = { peers: 0 };
@@ -38,7 +42,7 @@ function counting(db: Db) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (prop !== 'execute' || typeof value !== 'function') return value;
       return (query: Parameters<Db['execute']>[0]) => {
-        const text = t.ctx.db.dialect.sqlToQuery(query as never).sql;
+        const text = dialect.sqlToQuery(query as SQL).sql;
         if (/\b(from|join) peers\b/.test(text)) seen.peers++;
         return (value as Db['execute']).call(target, query);
       };
