@@ -2,7 +2,7 @@
  * Expiry and switch-off: plans extend and take back a period, the scheduler switches off expired
  * and exhausted peers, and managers edit a peer.
  */
-import { and, eq, gt, gte, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { fill, msg, type Peer } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { peers, planHistory } from '../../db/schema.ts';
@@ -24,6 +24,21 @@ export interface ReducedPeer {
   /** The grace's last moment as a Spanish date ('' for `data`). */
   until: string;
 }
+
+/**
+ * The peers matching `where` that no other transaction holds, locked in id order: the scheduler's
+ * bulk switch-offs never wait for a row. An agent's stats report holds its limited peers' rows
+ * (data_used) in its join's order; a bulk update waiting on one of them while holding others met it
+ * in a deadlock (bench:fleet, 10,000 peers expiring beside 100 agents' reports: five aborts in a
+ * row). A row skipped now is taken at the next pass of the step.
+ */
+const unlocked = (tx: Pick<Db, 'select'>, where: SQL) =>
+  tx
+    .select({ id: peers.id })
+    .from(peers)
+    .where(where)
+    .orderBy(asc(peers.id))
+    .for('update', { skipLocked: true });
 
 export class PeerExpiry extends PeerCreation {
   /**
@@ -233,7 +248,7 @@ export class PeerExpiry extends PeerCreation {
       const rows = await tx
         .update(peers)
         .set({ ...set, updatedAt: sql`now()` })
-        .where(where)
+        .where(inArray(peers.id, unlocked(tx, where)))
         .returning();
       const byServer = new Map<number, Change>();
       for (const r of rows) {
@@ -298,7 +313,7 @@ export class PeerExpiry extends PeerCreation {
       const rows = await tx
         .update(peers)
         .set({ active: false, ...extra, updatedAt: sql`now()` })
-        .where(where)
+        .where(inArray(peers.id, unlocked(tx, where)))
         .returning({
           id: peers.id,
           customerId: peers.customerId,
