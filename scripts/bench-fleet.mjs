@@ -646,6 +646,23 @@ console.log('\nevery instance (sampled every 10 s from /metrics):');
 check('event-loop delay p99 (worst sample)', Math.max(...loops.map((l) => l.p99)), 50, ' ms');
 check('event-loop delay max', Math.max(...loops.map((l) => l.max)), 200, ' ms');
 check('RSS peak', Math.max(...loops.map((l) => l.rss)), 500, ' MB');
+// Steady: each instance's median over the samples (loops holds instances 0, 1, 2 in turn).
+const rssOf = (i) => loops.filter((_, j) => j % 3 === i).map((l) => l.rss);
+console.log(
+  `  RSS per instance, every 10 s (MB): ${[0, 1, 2]
+    .map((i) =>
+      rssOf(i)
+        .map((r) => r.toFixed(0))
+        .join(' '),
+    )
+    .join(' | ')}`,
+);
+check(
+  'RSS steady (worst instance, median of its samples)',
+  Math.max(...[0, 1, 2].map((i) => pct(rssOf(i), 50))),
+  300,
+  ' MB',
+);
 // Stats queues: reports received and not yet stored, all instances, at each sample.
 const queued = [];
 for (let i = 0; i + 2 < loops.length; i += 3)
