@@ -37,19 +37,10 @@ import { PeerShaping } from './shaping/peerShaping.ts';
 import { desiredRelay, normalizeRelayRooms, type RelaySpec } from './relay/relay.ts';
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import { settleHeap } from './stats/heap.ts';
+import { LastReadings } from './stats/lastReadings.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
-
-/** What a stats pass remembers of a peer. */
-interface LastCounters {
-  rx: number;
-  tx: number;
-  handshake: number;
-  endpoint: string | null;
-  /** The pass that last saw it: peers gone from the interface are forgotten. */
-  pass: number;
-}
 
 /** A key a delta removed, waiting on the interface for a read of its last counters. */
 interface Retirement {
@@ -187,7 +178,7 @@ export class Reconciler {
   private repairQueued = false;
   private uplink: string | null;
   /** Each peer's counters at the last stats pass, by public key (see collectStats). */
-  private lastStats = new Map<string, LastCounters>();
+  private readonly lastStats = new LastReadings();
   private statsPass = 0;
   /** A snapshot came since the last stats pass: the pass ends with a full collection (stats/heap.ts). */
   private heapToSettle = false;
@@ -226,16 +217,8 @@ export class Reconciler {
    */
   interfaceTotals(nowMs: number): InterfaceTotals | null {
     if (this.statsPass === 0 || !this.desired) return null;
-    const since = nowMs / 1000 - 180;
-    let handshakes3m = 0;
-    let rx = 0;
-    let tx = 0;
-    for (const last of this.lastStats.values()) {
-      rx += last.rx;
-      tx += last.tx;
-      if (last.handshake > 0 && last.handshake >= since) handshakes3m++;
-    }
-    return { peers: this.lastStats.size, handshakes3m, rx, tx };
+    const { peers, handshakes, rx, tx } = this.lastStats.totals(nowMs / 1000 - 180);
+    return { peers, handshakes3m: handshakes, rx, tx };
   }
 
   /** The last revision applied to the interface. */
@@ -334,11 +317,8 @@ export class Reconciler {
         // A key that is not desired is not on the interface either (or a repair removes it).
         const known = desired.peers.delete(key);
         if (retire && known) {
-          const last = this.lastStats.get(key);
-          this.retiring.set(key, {
-            seq: ++this.retirements,
-            ...(last ? { since: { rx_bytes: last.rx, tx_bytes: last.tx } } : {}),
-          });
+          const since = this.lastStats.since(key);
+          this.retiring.set(key, { seq: ++this.retirements, ...(since ? { since } : {}) });
           ops.push(retireOp(key));
         } else ops.push({ publicKey: key, remove: true });
       }
@@ -514,23 +494,19 @@ export class Reconciler {
           if (held && leaving.size === retiring.size) release();
           return;
         }
-        const last = seen.get(publicKey);
-        if (last) {
-          const same =
-            last.rx === rx && last.tx === tx && last.handshake === handshake && last.endpoint === endpoint;
-          last.pass = pass;
+        const last = seen.slot(publicKey);
+        if (last >= 0) {
+          const same = seen.same(last, rx, tx, handshake, endpoint);
+          seen.seen(last, pass);
           // Only peers whose endpoint moved reach the detector: its cost follows the moves, not the fleet.
-          if (concurrent && last.endpoint !== endpoint)
-            concurrent.moved(publicKey, last.endpoint, endpoint, now);
+          const before = seen.endpointOf(last);
+          if (concurrent && before !== endpoint) concurrent.moved(publicKey, before, endpoint, now);
           if (same && onlyChanged) return;
-          last.rx = rx;
-          last.tx = tx;
-          last.handshake = handshake;
-          last.endpoint = endpoint;
+          seen.set(last, rx, tx, handshake, endpoint);
         } else {
           // Keyed by the desired peer's own key string when there is one: no second copy kept.
           const key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
-          seen.set(key, { rx, tx, handshake, endpoint, pass });
+          seen.add(key, rx, tx, handshake, endpoint, pass);
           if (held) {
             held.push({
               public_key: publicKey,
@@ -562,11 +538,7 @@ export class Reconciler {
       throw err;
     }
     release();
-    for (const [key, last] of seen)
-      if (last.pass !== pass) {
-        seen.delete(key);
-        concurrent?.forget(key);
-      }
+    seen.sweep(pass, (key) => concurrent?.forget(key));
     // A retired key the read did not find is gone already (daemon restarted): nothing left to read.
     for (const [key, retired] of retiring)
       if (!leaving.has(key) && retired.seq <= retiredBefore) retiring.delete(key);
@@ -726,8 +698,7 @@ export class Reconciler {
       if (final && !d.peers.has(p.publicKey)) {
         // A retired key's baseline goes with its first last report only; a stray's is its last read.
         const retired = this.retiring.get(p.publicKey);
-        const last = retired ? undefined : this.lastStats.get(p.publicKey);
-        const since = retired ? retired.since : last && { rx_bytes: last.rx, tx_bytes: last.tx };
+        const since = retired ? retired.since : this.lastStats.since(p.publicKey);
         if (retired?.since) {
           taken.push([retired, retired.since]);
           retired.since = undefined;
