@@ -472,7 +472,7 @@ export class Reconciler {
     };
     try {
       await this.opts.backend.statsReader().readStats((publicKey, rx, tx, handshake, reported) => {
-        const endpoint = reported && reported.length <= 64 ? reported : null;
+        let endpoint = reported && reported.length <= 64 ? reported : null;
         const retired = retiring.get(publicKey);
         if (retired !== undefined) {
           // Not marked as seen: the pass forgets it below, like a peer that left the interface.
@@ -494,22 +494,28 @@ export class Reconciler {
           if (held && leaving.size === retiring.size) release();
           return;
         }
+        // Reports and the detector get the strings already kept (the key the readings are kept
+        // under, the endpoint when unchanged): this pass's copies die young, and a busy pass
+        // promotes no second copy of every key with its report (issue 33).
+        let key: string;
         const last = seen.slot(publicKey);
         if (last >= 0) {
+          key = seen.keyOf(last);
           const same = seen.same(last, rx, tx, handshake, endpoint);
           seen.seen(last, pass);
           // Only peers whose endpoint moved reach the detector: its cost follows the moves, not the fleet.
           const before = seen.endpointOf(last);
-          if (concurrent && before !== endpoint) concurrent.moved(publicKey, before, endpoint, now);
+          if (concurrent && before !== endpoint) concurrent.moved(key, before, endpoint, now);
           if (same && onlyChanged) return;
           seen.set(last, rx, tx, handshake, endpoint);
+          endpoint = seen.endpointOf(last);
         } else {
           // Keyed by the desired peer's own key string when there is one: no second copy kept.
-          const key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
+          key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
           seen.add(key, rx, tx, handshake, endpoint, pass);
           if (held) {
             held.push({
-              public_key: publicKey,
+              public_key: key,
               rx_bytes: rx,
               tx_bytes: tx,
               latest_handshake: handshake,
@@ -519,7 +525,7 @@ export class Reconciler {
           }
         }
         out.push({
-          public_key: publicKey,
+          public_key: key,
           rx_bytes: rx,
           tx_bytes: tx,
           latest_handshake: handshake,

@@ -10,6 +10,7 @@ describe('LastReadings', () => {
     const a = r.slot('a');
     expect(r.same(a, 1, 2, 3, '192.0.2.1:1')).toBe(true);
     expect(r.same(a, 1, 2, 3, null)).toBe(false);
+    expect(r.keyOf(a)).toBe('a');
     expect(r.since('b')).toEqual({ rx_bytes: 5_000_000_000, tx_bytes: 6 });
     expect(r.since('c')).toBeUndefined();
     expect(r.totals(3)).toEqual({ peers: 2, handshakes: 1, rx: 5_000_000_001, tx: 8 });

@@ -14,6 +14,8 @@ export class LastReadings {
   /** The pass that last saw each slot: peers gone from the interface are forgotten. */
   private seenIn = new Uint32Array(0);
   private endpoint: (string | null)[] = [];
+  /** Each slot's key: the string the map holds, handed out again so a pass's own copy dies young. */
+  private keys: string[] = [];
   private readonly free: number[] = [];
 
   get size(): number {
@@ -35,6 +37,11 @@ export class LastReadings {
     );
   }
 
+  /** The key of slot `s`, as first added (the desired peer's own string). */
+  keyOf(s: number): string {
+    return this.keys[s] ?? '';
+  }
+
   endpointOf(s: number): string | null {
     return this.endpoint[s] ?? null;
   }
@@ -48,7 +55,8 @@ export class LastReadings {
     this.rx[s] = rx;
     this.tx[s] = tx;
     this.handshake[s] = handshake;
-    this.endpoint[s] = endpoint;
+    // An equal endpoint keeps the string already held: the pass's copy dies young.
+    if (this.endpoint[s] !== endpoint) this.endpoint[s] = endpoint;
   }
 
   /** `key`'s first readings, seen by pass `pass`. */
@@ -59,6 +67,8 @@ export class LastReadings {
       if (s === this.seenIn.length) this.grow(s + 1);
     }
     this.slots.set(key, s);
+    this.keys[s] = key;
+    this.endpoint[s] = null;
     this.set(s, rx, tx, handshake, endpoint);
     this.seenIn[s] = pass;
   }
@@ -75,6 +85,7 @@ export class LastReadings {
       if (this.seenIn[s] !== pass) {
         this.slots.delete(key);
         this.endpoint[s] = null;
+        this.keys[s] = '';
         this.free.push(s);
         forget(key);
       }
@@ -84,6 +95,7 @@ export class LastReadings {
     this.slots.clear();
     this.free.length = 0;
     this.endpoint = [];
+    this.keys = [];
     this.grow(0, true);
   }
 
