@@ -10,6 +10,12 @@ import type { Database } from '../db/client.ts';
  */
 export type BusEvent =
   | { kind: 'user'; realm: 'customer' | 'manager'; userId: number; message: PushMessage }
+  /**
+   * Many users' messages in one event (a scheduler pass telling thousands of owners at once, issue
+   * 33): one notification (stored when big) instead of one notifying commit per message, which are
+   * serialized cluster-wide and held the other requests' connections (bench:fleet, 10,000 expiring).
+   */
+  | { kind: 'users'; pushes: { realm: 'customer' | 'manager'; userId: number; message: PushMessage }[] }
   | { kind: 'server'; serverId: number; revision: number }
   | { kind: 'acked'; serverId: number; revision: number }
   /** A server's agent token was rotated, or the server deleted: every instance drops its agent socket. */

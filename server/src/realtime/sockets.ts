@@ -107,10 +107,18 @@ export class SocketRegistry {
         if (!e.session || this.sessions.get(s) === e.session) s.close(CLOSE_TOKEN_OVER, 'revoked');
       return;
     }
-    if (e.kind !== 'user') return;
-    const set = this.sockets.get(`${e.realm}:${e.userId}`);
+    if (e.kind === 'users') {
+      for (const p of e.pushes) this.sendTo(p.realm, p.userId, p.message);
+      return;
+    }
+    if (e.kind === 'user') this.sendTo(e.realm, e.userId, e.message);
+  }
+
+  /** A message to every open socket of one user on this instance. */
+  private sendTo(realm: 'customer' | 'manager', userId: number, message: PushMessage): void {
+    const set = this.sockets.get(`${realm}:${userId}`);
     if (!set) return;
-    const text = JSON.stringify(e.message satisfies PushMessage);
+    const text = JSON.stringify(message satisfies PushMessage);
     for (const s of set) if (s.readyState === s.OPEN) s.send(text);
   }
 

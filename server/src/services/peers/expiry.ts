@@ -3,7 +3,7 @@
  * and exhausted peers, and managers edit a peer.
  */
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import { fill, msg, type Peer } from '@vpn/contracts';
+import { fill, msg, type Peer, type PushMessage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { peers, planHistory } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -32,6 +32,9 @@ export interface ReducedPeer {
  * in a deadlock (bench:fleet, 10,000 peers expiring beside 100 agents' reports: five aborts in a
  * row). A row skipped now is taken at the next pass of the step.
  */
+/** Peers presented (one read) and their owners told (one bus event) at a time by the bulk steps. */
+const PRESENT_BATCH = 500;
+
 const unlocked = (tx: Pick<Db, 'select'>, where: SQL) =>
   tx
     .select({ id: peers.id })
@@ -261,23 +264,31 @@ export class PeerExpiry extends PeerCreation {
     for (const r of held.revisions)
       await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
     const out: ReducedPeer[] = [];
-    for (const r of held.rows) {
-      const peer = (await this.present([r]))[0]!;
-      await this.push(r.customerId, { type: 'updated_peer', peer });
-      const reduced = peer.speed.reduced;
-      if (!reduced) continue;
-      const speed = formatKbit(reduced.kbit);
-      const until = reduced.until ? formatDay(new Date(reduced.until)) : '';
-      await this.push(r.customerId, {
-        type: 'info',
-        peer_id: r.id,
-        message: fill(reduced.reason === 'data' ? msg.peerSpeedReducedData : msg.peerSpeedReducedExpired, {
-          name: r.name,
-          speed,
-          until,
-        }),
-      });
-      out.push({ id: r.id, customerId: r.customerId, name: r.name, reason: reduced.reason, speed, until });
+    for (let i = 0; i < held.rows.length; i += PRESENT_BATCH) {
+      const chunk = held.rows.slice(i, i + PRESENT_BATCH);
+      const shown = await this.present(chunk);
+      const pushes: { customerId: number; message: PushMessage }[] = [];
+      for (const [j, r] of chunk.entries()) {
+        const peer = shown[j]!;
+        pushes.push({ customerId: r.customerId, message: { type: 'updated_peer', peer } });
+        const reduced = peer.speed.reduced;
+        if (!reduced) continue;
+        const speed = formatKbit(reduced.kbit);
+        const until = reduced.until ? formatDay(new Date(reduced.until)) : '';
+        pushes.push({
+          customerId: r.customerId,
+          message: {
+            type: 'info',
+            peer_id: r.id,
+            message: fill(
+              reduced.reason === 'data' ? msg.peerSpeedReducedData : msg.peerSpeedReducedExpired,
+              { name: r.name, speed, until },
+            ),
+          },
+        });
+        out.push({ id: r.id, customerId: r.customerId, name: r.name, reason: reduced.reason, speed, until });
+      }
+      await this.pushMany(pushes);
     }
     return out;
   }
@@ -314,13 +325,7 @@ export class PeerExpiry extends PeerCreation {
         .update(peers)
         .set({ active: false, ...extra, updatedAt: sql`now()` })
         .where(inArray(peers.id, unlocked(tx, where)))
-        .returning({
-          id: peers.id,
-          customerId: peers.customerId,
-          serverId: peers.serverId,
-          publicKey: peers.publicKey,
-          name: peers.name,
-        });
+        .returning();
       const byServer = new Map<number, Change>();
       for (const r of rows) {
         const change = byServer.get(r.serverId) ?? { serverId: r.serverId, removeKeys: [] };
@@ -332,13 +337,20 @@ export class PeerExpiry extends PeerCreation {
     });
     for (const r of off.revisions)
       await this.deps.bus.publish({ kind: 'server', serverId: r.serverId, revision: r.revision });
-    for (const r of off.rows) {
-      await this.push(r.customerId, { type: 'updated_peer', peer: await this.presentOne(r.id) });
-      await this.push(r.customerId, {
-        type: 'info',
-        peer_id: r.id,
-        message: fill(message, { name: r.name }),
-      });
+    // Owners told in batches: one presentation read and one bus event per PRESENT_BATCH peers (10,000
+    // at once took a read and two notifying commits each, and held the other requests meanwhile).
+    for (let i = 0; i < off.rows.length; i += PRESENT_BATCH) {
+      const chunk = off.rows.slice(i, i + PRESENT_BATCH);
+      const shown = await this.present(chunk);
+      await this.pushMany(
+        chunk.flatMap((r, j) => [
+          { customerId: r.customerId, message: { type: 'updated_peer' as const, peer: shown[j]! } },
+          {
+            customerId: r.customerId,
+            message: { type: 'info' as const, peer_id: r.id, message: fill(message, { name: r.name }) },
+          },
+        ]),
+      );
     }
     return off.rows.length;
   }
