@@ -167,6 +167,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       statsIntervalMs: opts.statsIntervalMs,
       release: agentRelease,
       concurrentUse,
+      onUpdateBuilt: (seconds) => telemetry.agentUpdateBuild.observe(seconds),
     }),
     sockets: new SocketRegistry(bus, (token, realm) =>
       sessions.verifyAccess(token, realm).then(

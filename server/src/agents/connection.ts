@@ -49,6 +49,8 @@ export interface HubDeps {
   statsIntervalMs?: number;
   /** Stores agents' `concurrent_use` reports (issue 19); absent, agents are not asked for them. */
   concurrentUse?: ConcurrentUseService;
+  /** How long building one delta for an agent took (/metrics: vpn_agent_update_build_seconds). */
+  onUpdateBuilt?: (seconds: number) => void;
 }
 
 /**
@@ -237,6 +239,7 @@ export class AgentConnection {
   sync(): void {
     this.enqueue(async () => {
       if (this.sent < 0 || this.closed) return;
+      const started = performance.now();
       const delta = await buildDelta(
         this.deps.db,
         this.server.id,
@@ -245,6 +248,7 @@ export class AgentConnection {
         this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
       );
       if (delta === null) return;
+      if (delta !== 'resync') this.deps.onUpdateBuilt?.((performance.now() - started) / 1000);
       if (delta === 'resync') return this.sendSnapshot();
       this.send(delta);
       this.sent = delta.revision;

@@ -188,6 +188,8 @@ describe('with METRICS_TOKEN', () => {
     expect(sample(text, 'vpn_agents_connected')).toBe(1);
     // Nothing waits to be stored on an idle instance (the gauge bench:fleet follows under load).
     expect(sample(text, 'vpn_agent_stats_queued_reports')).toBe(0);
+    // The delta that brought the agent its peer was built and timed.
+    expect(sample(text, 'vpn_agent_update_build_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'vpn_server_agent_connected', server)).toBe(1);
     expect(sample(text, 'vpn_websocket_connections', { kind: 'agent' })).toBe(1);
     expect(sample(text, 'vpn_websocket_connections', { kind: 'browser' })).toBe(1);
