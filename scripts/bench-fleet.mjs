@@ -12,7 +12,8 @@
  *
  * Seeded by SQL: 1,000,000 peers, 600,000 customers, 100 servers, 10,000 rooms of 2–8 members over
  * 1–4 servers (BENCH_FLEET_SCALE scales peers, customers and rooms; 1 = the issue's size).
- * BENCH_FLEET_RATE: stats readings per second asked of the agents (default 2,500: what this 2-core
+ * BENCH_FLEET_WAL_COMPRESSION: the database's wal_compression (default lz4, as docs/scale.md advises;
+ * off to compare). BENCH_FLEET_RATE: stats readings per second asked of the agents (default 2,500: what this 2-core
  * machine sustains beside the panel and PostgreSQL; the issue's peak is 25,000). BENCH_FLEET_SECONDS:
  * the steady phase (default 120). Prints each scenario's figures, a MISSED line per target missed
  * and exits non-zero when any was.
@@ -63,6 +64,11 @@ if (!(await admin.query(`select pg_try_advisory_lock(724133, 1) as ok`)).rows[0]
 await admin.query(DROP_WAL_SLOT);
 await admin.query(`drop database if exists ${DB_NAME} with (force)`);
 await admin.query(`create database ${DB_NAME}`);
+// docs/scale.md: full-page images compressed (a setting of the database, as an operator sets it).
+const WAL_COMPRESSION = process.env.BENCH_FLEET_WAL_COMPRESSION ?? 'lz4';
+if (!/^(off|on|pglz|lz4|zstd)$/.test(WAL_COMPRESSION))
+  throw new Error('BENCH_FLEET_WAL_COMPRESSION: off, pglz, lz4 or zstd');
+await admin.query(`alter database ${DB_NAME} set wal_compression = '${WAL_COMPRESSION}'`);
 const dbUrl = new URL(BASE_URL);
 dbUrl.pathname = `/${DB_NAME}`;
 const url = dbUrl.toString();
@@ -421,15 +427,31 @@ const q = (sql, params) => db.query(sql, params).then((r) => r.rows);
  */
 const cpuSeen = new Map();
 let cpuTicks = 0;
+/** CPU ticks by what the backend ran last (a second's attribution: rough, for the largest costs). */
+const cpuByKind = new Map();
+let attributing = false;
+const kindOf = (backend, query) =>
+  backend === 'autovacuum worker'
+    ? 'autovacuum'
+    : /^\s*with input as[\s\S]*peer_stats/i.test(query)
+      ? 'stats report'
+      : /count\(\*\) filter/i.test(query)
+        ? '/metrics peer counts'
+        : query.replace(/\s+/g, ' ').trim().slice(0, 48) || backend;
 async function followPgCpu() {
-  const pids = await q(`select pid from pg_stat_activity where datname = $1`, [DB_NAME]);
-  for (const { pid } of pids) {
+  const pids = await q(`select pid, backend_type, query from pg_stat_activity where datname = $1`, [DB_NAME]);
+  for (const { pid, backend_type: backend, query } of pids) {
     try {
       const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       const now = Number(f[11]) + Number(f[12]);
       // A backend first seen here started less than a second ago: all of its time counts.
-      cpuTicks += now - (cpuSeen.get(pid) ?? 0);
+      const spent = now - (cpuSeen.get(pid) ?? 0);
+      cpuTicks += spent;
       cpuSeen.set(pid, now);
+      if (spent > 0 && attributing) {
+        const kind = kindOf(backend, query ?? '');
+        cpuByKind.set(kind, (cpuByKind.get(kind) ?? 0) + spent);
+      }
     } catch {
       // The backend ended since the list: at most its last second is lost.
     }
@@ -584,7 +606,7 @@ async function changes(perSecond, seconds) {
 
 // ---------- scenario 1 + 2: steady stats with changes under it ----------
 console.log(
-  `\nmachine: ${cpus().length} cores, load ${loadavg()
+  `\nmachine: ${cpus().length} cores, wal_compression ${WAL_COMPRESSION} on this database, load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}; scale ${SCALE} (${PEERS} peers)`,
 );
@@ -601,6 +623,8 @@ const walSlot = await q(`create extension if not exists pg_walinspect`)
     (err) => (console.log(`  (no WAL slot: ${err.message})`), false),
   );
 await Promise.all([0, 1, 2].map(instanceMetrics));
+cpuByKind.clear();
+attributing = true;
 const s0 = {
   readings: sim.readings,
   cpu: await pgCpuTicks(),
@@ -623,6 +647,7 @@ const s1 = {
   hot: await hot(),
   at: performance.now(),
 };
+attributing = false;
 const readings = s1.readings - s0.readings;
 const perSec = readings / ((s1.at - s0.at) / 1000);
 const hotRows = s1.hot
@@ -639,6 +664,13 @@ check(
   ((s1.cpu - s0.cpu) * 10_000) / readings,
   40,
   ' µs',
+);
+console.log(
+  `    by what each backend ran last in each second (rough): ${[...cpuByKind]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([k, t]) => `${k} ${((t * 10_000) / readings).toFixed(1)} µs`)
+    .join('; ')}`,
 );
 const walAll = await walDiff(s0.wal, s1.wal);
 const walOurs = walSlot ? await walOfThisDatabase(s0.wal, s1.wal) : null;
