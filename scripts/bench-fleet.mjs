@@ -20,7 +20,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,9 @@ const url = dbUrl.toString();
 const dataDir = mkdtempSync(join(tmpdir(), 'vpn-fleet-'));
 const children = new Map();
 const ports = [18521, 18522, 18523];
+/** An instance's log file, kept after the run (its errors are summed up at the end). */
+const logOf = (port) => join(tmpdir(), `bench-fleet-${port}.log`);
+for (const port of ports) rmSync(logOf(port), { force: true });
 async function instance(port) {
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: join(ROOT, 'server'),
@@ -98,7 +101,8 @@ async function instance(port) {
       RATE_LIMIT_MANAGER_LOGIN_PER_IP: '9999999/1',
       RATE_LIMIT_PEER_CHANGES: '9999999/1',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Its log (warnings and errors, JSON lines) kept for the summary at the end.
+    stdio: ['ignore', openSync(logOf(port), 'a'), 'inherit'],
   });
   children.set(port, child);
   for (;;) {
@@ -941,6 +945,21 @@ console.log(
   `\nload at the end: ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}; ${elapsed()} in all`,
+);
+// What the instances logged as errors (a stats report not stored, a failed step…), by message.
+const errors = new Map();
+for (const port of ports)
+  for (const line of readFileSync(logOf(port), 'utf8').split('\n')) {
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (entry.level >= 50) errors.set(entry.msg, (errors.get(entry.msg) ?? 0) + 1);
+  }
+console.log(
+  `instances' errors: ${errors.size ? [...errors].map(([m, n]) => `${n} × ${m}`).join('; ') : 'none'} (logs: ${logOf('<port>')})`,
 );
 for (const m of missed) console.log(`MISSED ${m}`);
 stopping = true;

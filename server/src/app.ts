@@ -168,6 +168,8 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
       release: agentRelease,
       concurrentUse,
       onUpdateBuilt: (seconds) => telemetry.agentUpdateBuild.observe(seconds),
+      // A quarter of the pool stores stats reports; the rest stays for requests.
+      statsConcurrency: Math.max(1, Math.floor(config.databasePoolSize / 4)),
     }),
     sockets: new SocketRegistry(bus, (token, realm) =>
       sessions.verifyAccess(token, realm).then(

@@ -18,6 +18,7 @@ import { buildDelta, buildSnapshot, pruneChanges } from '../services/fleet/desir
 import type { PeerService } from '../services/peers/peers.ts';
 import type { ServerRow } from '../services/fleet/servers.ts';
 import { recordStats } from '../services/peers/usage.ts';
+import type { Limiter } from '../lib/limiter.ts';
 import type { AgentRelease } from '../services/fleet/agentRelease.ts';
 import type { ConcurrentUseService } from '../services/peers/concurrentUse.ts';
 import { recordNodeHealth } from '../services/fleet/nodeHealth.ts';
@@ -51,6 +52,13 @@ export interface HubDeps {
   concurrentUse?: ConcurrentUseService;
   /** How long building one delta for an agent took (/metrics: vpn_agent_update_build_seconds). */
   onUpdateBuilt?: (seconds: number) => void;
+  /**
+   * Stats reports stored at once on this instance, all agents together (AgentHub sets it from the
+   * pool size): each holds a database connection for its transaction, and 33 agents reconnecting
+   * with their full reports took the whole pool from the customers' requests (bench:fleet's kill -9:
+   * push p99 7.2 s). Absent: no limit (tests of one connection).
+   */
+  statsLimiter?: Limiter;
 }
 
 /**
@@ -219,10 +227,17 @@ export class AgentConnection {
     if (this.statsRunning) return;
     this.statsRunning = true;
     try {
-      for (let peers = this.statsQueue.shift(); peers; peers = this.statsQueue.shift()) {
+      // The report leaves the queue only when its turn comes (the instance's limiter): while it
+      // waits it is still queued, counted, and the newer ones can merge into the queue's tail.
+      const store = async () => {
+        const peers = this.statsQueue.shift();
+        if (!peers) return;
+        await this.seen();
+        await this.recordStats(peers);
+      };
+      while (this.statsQueue.length > 0) {
         try {
-          await this.seen();
-          await this.recordStats(peers);
+          await (this.deps.statsLimiter ? this.deps.statsLimiter.run(store) : store());
         } catch (err) {
           this.deps.log.error({ err, serverId: this.server.id }, 'agent stats failed');
         }

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { servers } from '../db/schema.ts';
 import type { BusEvent } from '../realtime/bus.ts';
 import type { ServerRow } from '../services/fleet/servers.ts';
+import { Limiter } from '../lib/limiter.ts';
 import { AgentConnection, type HubDeps } from './connection.ts';
 
 export const DEFAULT_CATCHUP_MS = 60_000;
@@ -15,10 +16,17 @@ export const DEFAULT_CATCHUP_MS = 60_000;
  */
 export class AgentHub {
   private readonly connections = new Map<number, AgentConnection>();
+  private readonly deps: HubDeps;
   private readonly unsubscribe: () => void;
   private readonly catchupTimer: NodeJS.Timeout;
 
-  constructor(private readonly deps: HubDeps) {
+  constructor(
+    deps: HubDeps & {
+      /** Stats reports stored at once by this instance (default: a quarter of DATABASE_POOL_SIZE's 10). */
+      statsConcurrency?: number;
+    },
+  ) {
+    this.deps = { ...deps, statsLimiter: deps.statsLimiter ?? new Limiter(deps.statsConcurrency ?? 2) };
     this.unsubscribe = deps.bus.subscribe((e) => this.onEvent(e));
     this.catchupTimer = setInterval(() => {
       this.catchUp().catch((err: unknown) => deps.log.error({ err }, 'agent catch-up failed'));
