@@ -373,6 +373,11 @@ export const peers = pgTable(
     index('peers_customer').on(t.customerId),
     index('peers_server').on(t.serverId),
     index('peers_room').on(t.roomId),
+    // A server's room members (issue 33): a room change's mesh link reads the members two servers
+    // share, not every peer of each (10,000 a node in bench:fleet).
+    index('peers_room_members')
+      .on(t.serverId, t.roomId)
+      .where(sql`${t.roomId} is not null`),
     // Few peers are busy at once: acks look them up through this small partial index.
     index('peers_pending')
       .on(t.serverId)
