@@ -639,8 +639,16 @@ const walSlot = await q(`create extension if not exists pg_walinspect`)
     (err) => (console.log(`  (no WAL slot: ${err.message})`), false),
   );
 await Promise.all([0, 1, 2].map(instanceMetrics));
+// The stats alone first: the per-reading costs the issue's steady targets are about. The changes
+// (re-keys, pushes, the scheduler) cost PostgreSQL too; the window after this one has both.
+const STATS_ONLY_S = 30;
 cpuByKind.clear();
 attributing = true;
+const sa = { readings: sim.readings, cpu: await pgCpuTicks(), wal: await walLsn() };
+await new Promise((r) => setTimeout(r, STATS_ONLY_S * 1000));
+const sb = { readings: sim.readings, cpu: await pgCpuTicks(), wal: await walLsn() };
+attributing = false;
+const statsOnly = { readings: sb.readings - sa.readings, byKind: [...cpuByKind] };
 const s0 = {
   readings: sim.readings,
   cpu: await pgCpuTicks(),
@@ -663,7 +671,6 @@ const s1 = {
   hot: await hot(),
   at: performance.now(),
 };
-attributing = false;
 const readings = s1.readings - s0.readings;
 const perSec = readings / ((s1.at - s0.at) / 1000);
 const hotRows = s1.hot
@@ -675,35 +682,38 @@ const hotRows = s1.hot
 console.log(
   `\nsteady (${STEADY_S} s): ${readings} readings sent (${perSec.toFixed(0)}/s), ${sim.frames} frames, stats_wait received ${sim.waits} times`,
 );
+console.log(`  stats only, the first ${STATS_ONLY_S} s: ${statsOnly.readings} readings`);
 check(
   'PostgreSQL CPU per reading (backends of this database, /proc)',
-  ((s1.cpu - s0.cpu) * 10_000) / readings,
+  ((sb.cpu - sa.cpu) * 10_000) / statsOnly.readings,
   40,
   ' µs',
 );
 console.log(
-  `    by what each backend ran last in each second (rough): ${[...cpuByKind]
+  `    by what each backend ran last in each second (rough): ${statsOnly.byKind
     .sort((a, b) => b[1] - a[1])
     .slice(0, 6)
-    .map(([k, t]) => `${k} ${((t * 10_000) / readings).toFixed(1)} µs`)
+    .map(([k, t]) => `${k} ${((t * 10_000) / statsOnly.readings).toFixed(1)} µs`)
     .join('; ')}`,
 );
-const walAll = await walDiff(s0.wal, s1.wal);
-const walOurs = walSlot ? await walOfThisDatabase(s0.wal, s1.wal) : null;
-if (walSlot) await q(DROP_WAL_SLOT).catch(() => {});
-if (walOurs) {
-  const perReading = (walOurs.records + walOurs.fpi) / readings / 1024;
-  check('WAL per reading (this database, pg_walinspect)', perReading, 1.2, ' KB');
+/** WAL per reading between two positions: this database's (pg_walinspect) when it can be told apart. */
+async function walPerReading(label, from, to, n, limit) {
+  const all = await walDiff(from, to);
+  const ours = walSlot ? await walOfThisDatabase(from, to) : null;
+  // A figure with a target is checked; one without (Infinity) only printed.
+  const report = (text, kb) =>
+    Number.isFinite(limit) ? check(text, kb, limit, ' KB') : console.log(`  ${text}: ${kb.toFixed(1)} KB`);
+  if (!ours) return report(`${label} (whole cluster: others on this PostgreSQL count too)`, all / n / 1024);
+  report(`${label} (this database, pg_walinspect)`, (ours.records + ours.fpi) / n / 1024);
   console.log(
-    `    of which full-page images ${(walOurs.fpi / readings / 1024).toFixed(2)} KB, records ${(walOurs.records / readings / 1024).toFixed(2)} KB; the whole cluster wrote ${(walAll / readings / 1024).toFixed(2)} KB per reading`,
+    `    of which full-page images ${(ours.fpi / n / 1024).toFixed(2)} KB, records ${(ours.records / n / 1024).toFixed(2)} KB; the whole cluster wrote ${(all / n / 1024).toFixed(2)} KB per reading`,
   );
-} else
-  check(
-    'WAL per reading (whole cluster: others on this PostgreSQL count too)',
-    walAll / readings / 1024,
-    1.2,
-    ' KB',
-  );
+}
+await walPerReading('WAL per reading', sa.wal, sb.wal, statsOnly.readings, 1.2);
+console.log(`  with the changes, the next ${STEADY_S} s (every cost of the database, per reading):`);
+console.log(`    PostgreSQL CPU ${(((s1.cpu - s0.cpu) * 10_000) / readings).toFixed(1)} µs`);
+await walPerReading('  WAL', s0.wal, s1.wal, readings, Infinity);
+if (walSlot) await q(DROP_WAL_SLOT).catch(() => {});
 // peers also takes the re-keys (a new public key: an indexed column, never HOT); the rest is data_used.
 for (const r of hotRows)
   check(`HOT updates missed on ${r.t} (of ${r.upd})`, 100 - (100 * r.hot) / r.upd, 10, ' %');
