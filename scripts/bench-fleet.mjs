@@ -755,6 +755,29 @@ check(
   4,
 );
 
+// ---------- every agent's full report at once (a panel restart: every peer, 5,000 a statement) ----------
+// The steady rate's reports carry ~250 readings each (2,500/s over 100 agents every 10 s): a
+// statement's fixed costs (its plan, the transaction, the commit) weigh on each reading ten times
+// more than at the issue's 25,000/s. A full pass of every agent shows the per-reading cost of big
+// reports.
+{
+  const queuedNow = async () =>
+    (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
+  const r0 = sim.readings;
+  const c0 = await pgCpuTicks();
+  const t = performance.now();
+  for (const a of agents) a.full = true;
+  // Every agent's next pass (within its 10 s interval) is full; then the queues drain.
+  await until(() => agents.every((a) => !a.full), 30_000, 'full reports').catch(() => {});
+  while ((await queuedNow()) > 0 && performance.now() - t < 180_000)
+    await new Promise((r) => setTimeout(r, 500));
+  const n = sim.readings - r0;
+  console.log(
+    `\nfull reports of every agent at once: ${n} readings stored in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+  console.log(`  PostgreSQL CPU per reading: ${((((await pgCpuTicks()) - c0) * 10_000) / n).toFixed(1)} µs`);
+}
+
 // ---------- scenario: usage totals exact ----------
 // The agents stop reporting for the check (as if the fleet went quiet), then the reports still queued
 // (or held by stats_wait) drain: up to 120 s for the queues to empty and the stored total to match.
