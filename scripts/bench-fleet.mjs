@@ -511,6 +511,9 @@ async function instanceMetrics(i) {
     ]),
   };
 }
+/** Stats reports waiting to be stored, every instance together (a dead one counts none). */
+const statsWaiting = async () =>
+  (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
 /** The bucket bound (ms) under which `p` % of the builds between two readings of every instance fell. */
 function buildPct(before, after, p) {
   const bounds = after[0].builds.map(([le]) => le);
@@ -622,9 +625,7 @@ log(
 await new Promise((r) => setTimeout(r, 5_000));
 {
   const from = performance.now();
-  const waiting = async () =>
-    (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
-  while ((await waiting()) > 0 && performance.now() - from < 180_000)
+  while ((await statsWaiting()) > 0 && performance.now() - from < 180_000)
     await new Promise((r) => setTimeout(r, 1000));
   log(
     `the first full reports (${PEERS} readings) stored ${((performance.now() - from) / 1000 + 5).toFixed(0)} s after the snapshots`,
@@ -761,15 +762,13 @@ check(
 // more than at the issue's 25,000/s. A full pass of every agent shows the per-reading cost of big
 // reports.
 {
-  const queuedNow = async () =>
-    (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
   const r0 = sim.readings;
   const c0 = await pgCpuTicks();
   const t = performance.now();
   for (const a of agents) a.full = true;
   // Every agent's next pass (within its 10 s interval) is full; then the queues drain.
   await until(() => agents.every((a) => !a.full), 30_000, 'full reports').catch(() => {});
-  while ((await queuedNow()) > 0 && performance.now() - t < 180_000)
+  while ((await statsWaiting()) > 0 && performance.now() - t < 180_000)
     await new Promise((r) => setTimeout(r, 500));
   const n = sim.readings - r0;
   console.log(
@@ -786,15 +785,13 @@ const sent = () => sim.rx;
 const stored = async () =>
   (await q(`select coalesce(sum(rx_bytes), 0)::text as rx from peer_usage_hourly`))[0].rx;
 const drainFrom = performance.now();
-const waitingNow = async () =>
-  (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
 while (
-  (BigInt(await stored()) !== BigInt(sent()) || (await waitingNow()) > 0) &&
+  (BigInt(await stored()) !== BigInt(sent()) || (await statsWaiting()) > 0) &&
   performance.now() - drainFrom < 120_000
 )
   await new Promise((r) => setTimeout(r, 1000));
 const rx = await stored();
-console.log(`  reports still waiting to be stored at the end: ${await waitingNow()}`);
+console.log(`  reports still waiting to be stored at the end: ${await statsWaiting()}`);
 console.log(
   `\nusage totals: stored ${rx} bytes received, the agents reported ${sent()}, ${sim.finals} last readings of keys leaving an interface among them (drained in ${((performance.now() - drainFrom) / 1000).toFixed(1)} s)`,
 );
