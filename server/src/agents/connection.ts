@@ -251,19 +251,25 @@ export class AgentConnection {
     }
   }
 
+  /** The changes after `revision` for this agent (timed for /metrics when there are some). */
+  private async deltaAfter(revision: number): ReturnType<typeof buildDelta> {
+    const started = performance.now();
+    const delta = await buildDelta(
+      this.deps.db,
+      this.server.id,
+      revision,
+      this.deps.encryptionKey,
+      this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
+    );
+    if (delta !== null && delta !== 'resync') this.deps.onUpdateBuilt?.((performance.now() - started) / 1000);
+    return delta;
+  }
+
   sync(): void {
     this.enqueue(async () => {
       if (this.sent < 0 || this.closed) return;
-      const started = performance.now();
-      const delta = await buildDelta(
-        this.deps.db,
-        this.server.id,
-        this.sent,
-        this.deps.encryptionKey,
-        this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
-      );
+      const delta = await this.deltaAfter(this.sent);
       if (delta === null) return;
-      if (delta !== 'resync') this.deps.onUpdateBuilt?.((performance.now() - started) / 1000);
       if (delta === 'resync') return this.sendSnapshot();
       this.send(delta);
       this.sent = delta.revision;
@@ -327,13 +333,7 @@ export class AgentConnection {
   private async resume(row: typeof servers.$inferSelect, revision: number): Promise<boolean> {
     if (revision < 1 || revision !== row.ackedRevision || row.agentTokenHash !== this.server.agentTokenHash)
       return false;
-    const delta = await buildDelta(
-      this.deps.db,
-      this.server.id,
-      revision,
-      this.deps.encryptionKey,
-      this.roomDeltas ? { meshKey: this.deps.meshKey } : undefined,
-    );
+    const delta = await this.deltaAfter(revision);
     if (delta === 'resync') return false;
     // No change kept after that revision while the server is further on: not provable, a snapshot.
     if (delta === null && row.revision !== revision) return false;
