@@ -25,11 +25,10 @@ afterEach(() => {
   pageErrors.length = 0;
 });
 
-/**
- * A phone (390 × 844, touch) whose application entry (`/assets/index-….js`, what the boot script
- * imports) waits at the network until `release()`.
- */
-async function heldPhone(): Promise<{ context: BrowserContext; page: Page; release: () => void }> {
+/** A phone (390 × 844, touch) whose requests for `held` wait at the network until `release()`. */
+async function phoneHolding(
+  held: RegExp,
+): Promise<{ context: BrowserContext; page: Page; release: () => void }> {
   const context = await browser.newContext({
     baseURL: baseUrl,
     locale: 'es-ES',
@@ -37,20 +36,23 @@ async function heldPhone(): Promise<{ context: BrowserContext; page: Page; relea
     isMobile: true,
     hasTouch: true,
   });
-  const held: Route[] = [];
+  const waiting: Route[] = [];
   let released = false;
-  await context.route(/\/assets\/index-[^/]+\.js$/, async (route) => {
+  await context.route(held, async (route) => {
     if (released) await route.continue();
-    else held.push(route);
+    else waiting.push(route);
   });
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   const release = () => {
     released = true;
-    for (const route of held.splice(0)) void route.continue();
+    for (const route of waiting.splice(0)) void route.continue();
   };
   return { context, page, release };
 }
+
+/** The application entry (`/assets/index-….js`, what the boot script imports) held. */
+const heldPhone = () => phoneHolding(/\/assets\/index-[^/]+\.js$/);
 
 const hydrated = (page: Page) =>
   page.evaluate(() => (window as { __vpnHydrated?: boolean }).__vpnHydrated === true);
@@ -103,31 +105,10 @@ describe('the first tap on a pre-rendered page', () => {
 });
 
 /**
- * A phone whose boot script (`/assets/boot-….js`, the page's one file of its own) waits at the
- * network until `release()`: "before the boot script has arrived" is certain, not a race.
+ * The boot script (`/assets/boot-….js`, the page's one file of its own) held: "before the boot
+ * script has arrived" is certain, not a race.
  */
-async function bootHeldPhone(): Promise<{ context: BrowserContext; page: Page; release: () => void }> {
-  const context = await browser.newContext({
-    baseURL: baseUrl,
-    locale: 'es-ES',
-    viewport: { width: 390, height: 844 },
-    isMobile: true,
-    hasTouch: true,
-  });
-  const held: Route[] = [];
-  let released = false;
-  await context.route(/\/assets\/boot-[^/]+\.js$/, async (route) => {
-    if (released) await route.continue();
-    else held.push(route);
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  const release = () => {
-    released = true;
-    for (const route of held.splice(0)) void route.continue();
-  };
-  return { context, page, release };
-}
+const bootHeldPhone = () => phoneHolding(/\/assets\/boot-[^/]+\.js$/);
 
 /** The taps the page's inline capture holds for the boot script (null once it has taken them). */
 const keptTaps = (page: Page) =>
