@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AdminServer, AdminServerDetail, MetricsSeries } from '../../api/adminFleet';
 import { fakeApi } from '../../test/api';
 import type { Handler } from '../../test/api';
-import { MADRID } from '../../test/console';
+import { MADRID, SETTINGS } from '../../test/console';
 import { renderApp } from '../../test/render';
 import { setViewportWidth } from '../../test/viewport';
 import { FakeWebSocket } from '../../test/websocket';
@@ -439,23 +439,12 @@ const gateways = {
   qvapay: { configured: true, source: 'env' },
   remesita: { configured: false, source: 'none' },
 };
-const siteSettings = {
-  maintenance: false,
-  allow_registration: true,
-  allow_password_recovery: true,
-  show_landing: true,
-  allow_payments_qvapay: false,
-  allow_email: true,
-  allow_partys: false,
-  allow_payments_remesita: false,
-  allow_discovery: true,
-};
 
 describe('Ajustes — pasarelas', { timeout: 20_000 }, () => {
   it('shows only set / not set, saves credentials without ever showing them, flips a switch', async () => {
     let state = { ...gateways };
     const api = signedIn({
-      'GET /api/admin/settings': { body: siteSettings },
+      'GET /api/admin/settings': { body: SETTINGS },
       'GET /api/admin/settings/gateways': () => ({ body: state }),
       'PATCH /api/admin/settings/gateways': (call) => {
         const body = call.body as { allow_payments_qvapay?: boolean; qvapay?: object };
@@ -501,7 +490,7 @@ describe('Ajustes — pasarelas', { timeout: 20_000 }, () => {
 
   it('Remesita: the API URL is optional and sent only when given', async () => {
     const api = signedIn({
-      'GET /api/admin/settings': { body: siteSettings },
+      'GET /api/admin/settings': { body: SETTINGS },
       'GET /api/admin/settings/gateways': { body: gateways },
       'PATCH /api/admin/settings/gateways': { body: gateways },
     });
@@ -535,7 +524,7 @@ describe('Ajustes — pasarelas', { timeout: 20_000 }, () => {
 
   it('is not shown to operations, whose public switches still work', async () => {
     const api = signedIn(
-      { 'GET /api/admin/settings': { body: siteSettings } },
+      { 'GET /api/admin/settings': { body: SETTINGS } },
       { id: 5, username: 'ops', role: 'operations' },
     );
     renderApp('/manager/dashboard/settings');
