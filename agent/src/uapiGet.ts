@@ -38,25 +38,29 @@ export class UapiError extends Error {
 
 /**
  * Splits an answer arriving in chunks into `key=value` lines, handed over as byte offsets (`eq` is
- * the position of `=`). Holds one partial line between chunks, never the answer: at 50,000 peers a
- * `get` answer is ~12 MB and ~500,000 lines.
+ * the position of `=`; lines without one in their first 40 bytes are skipped). Holds one partial
+ * line between chunks, never the answer (at 50,000 peers a `get` answer is ~12 MB and ~500,000
+ * lines), in a buffer kept from answer to answer: the chunk itself is the socket's reused buffer.
+ * Used by both readers of `get=1` (GetStreamParser here, stats/counters.ts's CounterCapture).
  */
-class LineSplitter {
-  private carry: Buffer | null = null;
+export class LineSplitter {
+  private carry = Buffer.allocUnsafeSlow(256);
+  private carryLen = 0;
 
   constructor(private readonly onLine: (b: Buffer, start: number, eq: number, end: number) => void) {}
 
+  /** Forgets a partial line (a new answer begins). */
+  reset(): void {
+    this.carryLen = 0;
+  }
+
   push(chunk: Buffer): void {
     let pos = 0;
-    if (this.carry) {
+    if (this.carryLen > 0) {
       const nl = chunk.indexOf(0x0a);
-      if (nl < 0) {
-        this.carry = Buffer.concat([this.carry, chunk]);
-        return;
-      }
-      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
-      this.carry = null;
-      this.line(line, 0, line.length);
+      this.keep(chunk, 0, nl < 0 ? chunk.length : nl);
+      if (nl < 0) return;
+      this.flushCarry();
       pos = nl + 1;
     }
     for (;;) {
@@ -65,15 +69,28 @@ class LineSplitter {
       this.line(chunk, pos, nl);
       pos = nl + 1;
     }
-    // A partial line waits for the next chunk (copied: the chunk itself is not kept).
-    if (pos < chunk.length) this.carry = Buffer.from(chunk.subarray(pos));
+    if (pos < chunk.length) this.keep(chunk, pos, chunk.length);
   }
 
+  /** After the last chunk: a last line without its newline is handed over. */
   end(): void {
-    if (!this.carry) return;
-    const line = this.carry;
-    this.carry = null;
-    this.line(line, 0, line.length);
+    if (this.carryLen > 0) this.flushCarry();
+  }
+
+  private flushCarry(): void {
+    const len = this.carryLen;
+    this.carryLen = 0;
+    this.line(this.carry, 0, len);
+  }
+
+  private keep(b: Buffer, start: number, end: number): void {
+    const need = this.carryLen + end - start;
+    if (need > this.carry.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.carry.length));
+      this.carry.copy(bigger, 0, 0, this.carryLen);
+      this.carry = bigger;
+    }
+    this.carryLen += b.copy(this.carry, this.carryLen, start, end);
   }
 
   private line(b: Buffer, start: number, end: number): void {

@@ -15,7 +15,7 @@
  * Extracting costs about what copying did (a native newline search per line and a few byte
  * comparisons), so the lock is held no longer.
  */
-import { UapiError, type UapiDeviceState } from '../uapiGet.ts';
+import { LineSplitter, UapiError, type UapiDeviceState } from '../uapiGet.ts';
 
 /** What a stats pass needs of one peer, called once per peer of a `get=1` answer (key in base64). */
 export type PeerCountersVisitor = (
@@ -63,8 +63,7 @@ export class CounterCapture {
   /** Offset of the record being read in the current block, -1 between peers. */
   private record = -1;
   private errno: number | null = null;
-  private carry = Buffer.allocUnsafeSlow(256);
-  private carryLen = 0;
+  private readonly lines = new LineSplitter((b, start, eq, end) => this.line(b, start, eq, end));
   /** A pass is using this capture (see UapiClient.readStats). */
   busy = false;
   /** Peers in the answer. */
@@ -77,7 +76,7 @@ export class CounterCapture {
     this.pos = 0;
     this.record = -1;
     this.errno = null;
-    this.carryLen = 0;
+    this.lines.reset();
     this.peers = 0;
   }
 
@@ -92,33 +91,12 @@ export class CounterCapture {
   }
 
   push(chunk: Buffer): void {
-    let pos = 0;
-    if (this.carryLen > 0) {
-      const nl = chunk.indexOf(0x0a);
-      this.keep(chunk, 0, nl < 0 ? chunk.length : nl);
-      if (nl < 0) return;
-      const len = this.carryLen;
-      this.carryLen = 0;
-      this.line(this.carry, 0, len);
-      pos = nl + 1;
-    }
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, pos);
-      if (nl < 0) break;
-      this.line(chunk, pos, nl);
-      pos = nl + 1;
-    }
-    // A partial line waits for the next chunk, copied: the chunk is the socket's reused buffer.
-    if (pos < chunk.length) this.keep(chunk, pos, chunk.length);
+    this.lines.push(chunk);
   }
 
   /** After the last chunk: closes the last peer; a missing or non-zero errno throws. */
   end(): void {
-    if (this.carryLen > 0) {
-      const len = this.carryLen;
-      this.carryLen = 0;
-      this.line(this.carry, 0, len);
-    }
+    this.lines.end();
     this.close();
     if (this.errno === null) throw new Error('respuesta UAPI sin errno');
     if (this.errno !== 0) throw new UapiError(this.errno);
@@ -160,24 +138,7 @@ export class CounterCapture {
     return false;
   }
 
-  private keep(b: Buffer, start: number, end: number): void {
-    const need = this.carryLen + end - start;
-    if (need > this.carry.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.carry.length));
-      this.carry.copy(bigger, 0, 0, this.carryLen);
-      this.carry = bigger;
-    }
-    this.carryLen += b.copy(this.carry, this.carryLen, start, end);
-  }
-
-  private line(b: Buffer, start: number, end: number): void {
-    let eq = -1;
-    for (let i = start; i < end && i < start + 40; i++)
-      if (b[i] === 0x3d) {
-        eq = i;
-        break;
-      }
-    if (eq < 0) return;
+  private line(b: Buffer, start: number, eq: number, end: number): void {
     const n = eq - start;
     const c = b[start];
     if (n === 10 && c === 0x70 && isKey(b, start, eq, KEY_PUBLIC)) {
