@@ -414,7 +414,7 @@ const tc = performance.now();
 agents.forEach((a) => a.connect());
 const until = async (check, timeoutMs, label) => {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timeout: ${label}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -505,20 +505,28 @@ async function instanceMetrics(i) {
     rss: read('vpn_process_resident_memory_bytes') / 2 ** 20,
     queued: read('vpn_agent_stats_queued_reports'),
     // Cumulative counts of vpn_agent_update_build_seconds by bucket bound (seconds).
-    builds: [...text.matchAll(/^vpn_agent_update_build_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => [
-      m[1] === '+Inf' ? Infinity : Number(m[1]),
-      Number(m[2]),
-    ]),
+    builds: buckets(text, 'vpn_agent_update_build_seconds'),
+    // The same of vpn_bus_notify_lag_seconds: notifications from any instance heard by this one.
+    notifyLags: buckets(text, 'vpn_bus_notify_lag_seconds'),
   };
 }
+/** A histogram's cumulative counts by bucket bound (seconds) in a /metrics text. */
+const buckets = (text, name) =>
+  [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))].map((m) => [
+    m[1] === '+Inf' ? Infinity : Number(m[1]),
+    Number(m[2]),
+  ]);
 /** Stats reports waiting to be stored, every instance together (a dead one counts none). */
 const statsWaiting = async () =>
   (await Promise.all([0, 1, 2].map(instanceMetrics))).reduce((n, m) => n + (m.queued || 0), 0);
-/** The bucket bound (ms) under which `p` % of the builds between two readings of every instance fell. */
-function buildPct(before, after, p) {
-  const bounds = after[0].builds.map(([le]) => le);
+/**
+ * The bucket bound (ms) under which `p` % of a histogram's observations (`key` of instanceMetrics,
+ * default the update builds) between two readings of every instance fell.
+ */
+function buildPct(before, after, p, key = 'builds') {
+  const bounds = after[0][key].map(([le]) => le);
   const counts = bounds.map((_, b) =>
-    after.reduce((n, m, i) => n + (m.builds[b]?.[1] ?? 0) - (before[i].builds[b]?.[1] ?? 0), 0),
+    after.reduce((n, m, i) => n + (m[key][b]?.[1] ?? 0) - (before[i][key][b]?.[1] ?? 0), 0),
   );
   const total = counts.at(-1);
   if (!total) return { total: 0, ms: NaN };
@@ -657,6 +665,7 @@ const s0 = {
   hot: await hot(),
   at: performance.now(),
 };
+const lagsBefore = await Promise.all([0, 1, 2].map(instanceMetrics));
 const rekeys = changes(5, STEADY_S);
 const loops = [];
 const sampler = setInterval(
@@ -665,6 +674,7 @@ const sampler = setInterval(
 );
 const times = await rekeys;
 clearInterval(sampler);
+const lagsAfter = await Promise.all([0, 1, 2].map(instanceMetrics));
 const s1 = {
   readings: sim.readings,
   cpu: await pgCpuTicks(),
@@ -725,6 +735,14 @@ console.log('\nevery instance (sampled every 10 s from /metrics):');
 check('event-loop delay p99 (worst sample)', Math.max(...loops.map((l) => l.p99)), 50, ' ms');
 check('event-loop delay max', Math.max(...loops.map((l) => l.max)), 200, ' ms');
 check('RSS peak', Math.max(...loops.map((l) => l.rss)), 500, ' MB');
+{
+  // Publish on one instance → notification heard on another (vpn_bus_notify_lag_seconds), every
+  // instance together, over the steady phase with its changes.
+  const lag = buildPct(lagsBefore, lagsAfter, 99, 'notifyLags');
+  const lag50 = buildPct(lagsBefore, lagsAfter, 50, 'notifyLags');
+  console.log(`  bus notifications heard meanwhile: ${lag.total}; lag p50 ≤ ${lag50.ms} ms (bucket bound)`);
+  check('NOTIFY lag p99 (bucket bound)', lag.ms, 20, ' ms');
+}
 // Steady: each instance's median over the samples (loops holds instances 0, 1, 2 in turn).
 const rssOf = (i) => loops.filter((_, j) => j % 3 === i).map((l) => l.rss);
 console.log(
@@ -880,6 +898,14 @@ quiet = false;
   const worst = Math.max(...theirs.map((a) => (a.reackedAt || Infinity) - t)) / 1000;
   console.log(`\nkill -9 of instance ${victim + 1} (${theirs.length} agents on it):`);
   check('its agents re-acked on the others', worst, 30, ' s');
+  // Their full reports (every agent sends one after connecting) stored: each has sent its full pass
+  // and no instance holds a report waiting.
+  await until(
+    async () => theirs.every((a) => !a.full) && (await statsWaiting()) === 0,
+    120_000,
+    'full reports drained',
+  ).catch(() => {});
+  check('their full reports drained (sent and stored)', (Date.now() - t) / 1000, 60, ' s');
   check('push p99 meanwhile', pct(await rekeyTimes, 99), 1000, ' ms');
   await new Promise((r) => setTimeout(r, 20_000));
   const desired =

@@ -116,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: FastifyInstance
   const db = database.db;
   const log = app.log;
   const { telemetry, mailer } = createSite({ config, log, mailer: opts.mailer });
+  bus.onLag?.((seconds) => telemetry.busNotifyLag.observe(seconds));
   const identity = createIdentity({
     config,
     db,

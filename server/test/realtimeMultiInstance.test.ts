@@ -19,6 +19,13 @@ import { ProtocolAgent, PushClient } from './protocolAgent.ts';
 import { LISTEN_APPLICATION_NAME } from '../src/realtime/bus.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const METRICS = 'metrics-token-for-the-bus-0123';
+
+/** How many bus notifications A has heard, by its /metrics (vpn_bus_notify_lag_seconds). */
+async function notificationsHeard(app: TestApp): Promise<number> {
+  const res = await app.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS) });
+  return Number(/^vpn_bus_notify_lag_seconds_count (\d+)$/m.exec(res.body)?.[1] ?? NaN);
+}
 
 describe.skipIf(!onPostgres)('revocations on two instances', () => {
   let a: TestApp;
@@ -28,7 +35,7 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
   beforeAll(async () => {
     const database = await createTestDatabase();
     closeDb = database.close;
-    a = await createTestApp({ database, scheduler: false });
+    a = await createTestApp({ database, scheduler: false, env: { METRICS_TOKEN: METRICS } });
     b = await createTestApp({ database, scheduler: false });
     baseA = await listen(a);
   });
@@ -39,6 +46,7 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
   });
 
   it('closes a socket on A when the customer changes the password through B', async () => {
+    const heardBefore = await notificationsHeard(a);
     const c = await createCustomer(b);
     const phone = await login(b, c.username, c.password);
     const laptop = await login(b, c.username, c.password);
@@ -51,6 +59,8 @@ describe.skipIf(!onPostgres)('revocations on two instances', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(await push.waitClosed()).toBe(4401);
+    // The revocation came over the bus: A's /metrics counts its notification's lag.
+    expect(await notificationsHeard(a)).toBeGreaterThan(heardBefore);
   });
 
   it("closes a socket on A whose revocation came while A's LISTEN connection was down", async () => {

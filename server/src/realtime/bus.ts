@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { AdminPush, Permission, PushMessage } from '@vpn/contracts';
-import type { Database } from '../db/client.ts';
+import { sql } from 'drizzle-orm';
+import type { Database, Db } from '../db/client.ts';
 
 /**
  * Events that must reach every control-plane instance: a message for one user's sockets, or a
@@ -40,6 +41,11 @@ export interface Bus {
   publish(event: BusEvent): Promise<void>;
   subscribe(listener: (event: BusEvent) => void): () => void;
   close(): Promise<void>;
+  /**
+   * Between instances only (PostgresBus): `listener` gets, for each notification heard from the
+   * bus, the seconds from its publish to its arrival here (/metrics: vpn_bus_notify_lag_seconds).
+   */
+  onLag?(listener: (seconds: number) => void): void;
 }
 
 /** One process (PGlite): an in-memory emitter. */
@@ -61,13 +67,26 @@ export class LocalBus implements Bus {
   }
 }
 
-/**
- * The database channel events travel on. Besides the bus's own publishes, a transaction may
- * `pg_notify` on it (services/site/audit.ts does, for the audit tail): PostgreSQL and PGlite deliver a
- * notification only when its transaction commits, so a rolled-back change is never announced.
- */
+/** The database channel events travel on. */
 export const BUS_CHANNEL = 'vpn_events';
 const CHANNEL = BUS_CHANNEL;
+
+/**
+ * Publishes `event` from inside a transaction (`notifyInTransaction(tx, …)`, the audit tail, a
+ * revoked session, a payment): PostgreSQL and PGlite deliver a notification only when its
+ * transaction commits, so a rolled-back change is never announced. Inline only (pg_notify's limit):
+ * these events are a few ids.
+ */
+export async function notifyInTransaction(tx: Pick<Db, 'execute'>, event: BusEvent): Promise<void> {
+  await tx.execute(sql`select pg_notify(${CHANNEL}, ${withSent(JSON.stringify(event))})`);
+}
+
+/** A notification's event, without the send time it travelled with. */
+function eventOf<T>(payload: string): T {
+  const parsed = JSON.parse(payload) as T & { sent?: number };
+  delete parsed.sent;
+  return parsed;
+}
 
 /** One process on PGlite: in-memory delivery, plus the notifications committed transactions send. */
 export class PgliteBus implements Bus {
@@ -78,7 +97,7 @@ export class PgliteBus implements Bus {
     const bus = new PgliteBus();
     bus.unlisten = await pglite.listen(CHANNEL, (payload) => {
       try {
-        void bus.local.publish(JSON.parse(payload) as BusEvent);
+        void bus.local.publish(eventOf<BusEvent>(payload));
       } catch {
         // Only this code notifies on the channel; a malformed payload is ignored.
       }
@@ -103,6 +122,22 @@ export class PgliteBus implements Bus {
 /** Events up to this size travel in the notification itself (pg_notify's limit is 8000 bytes). */
 export const INLINE_PAYLOAD_BYTES = 7000;
 
+/** A published event's text with its send time appended as the last field (`{…,"sent":1764…}`). */
+function withSent(text: string): string {
+  return `${text.slice(0, -1)},"sent":${Date.now()}}`;
+}
+
+/**
+ * The send time (ms) a notification of this bus ends with (undefined for any other). Read from the
+ * text's end, without parsing: the notification handler runs for every event and must not wait.
+ */
+function sentAtOf(payload: string): number | undefined {
+  const at = payload.lastIndexOf(',"sent":');
+  if (at < 0 || !payload.endsWith('}')) return undefined;
+  const ms = Number(payload.slice(at + 8, -1));
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 /** The LISTEN connection's application_name (operators, and tests, find it in pg_stat_activity). */
 export const LISTEN_APPLICATION_NAME = 'vpn-bus';
 
@@ -116,6 +151,7 @@ export class PostgresBus implements Bus {
   private client: pg.Client | undefined;
   private closed = false;
   private received: Promise<unknown> = Promise.resolve();
+  private lagListener: ((seconds: number) => void) | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -136,6 +172,8 @@ export class PostgresBus implements Bus {
     client.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       const payload = n.payload;
+      const lag = sentAtOf(payload);
+      if (lag !== undefined) this.lagListener?.(Math.max(0, Date.now() - lag) / 1000);
       // One at a time, so a stored event read from the database keeps its place among the others.
       this.received = this.received
         .then(() => this.resolve(payload))
@@ -173,17 +211,19 @@ export class PostgresBus implements Bus {
   /**
    * pg_notify refuses payloads of 8000 bytes or more: a bigger event is stored in bus_payloads and
    * only its id notified, in one statement (so it is readable when the notification is heard).
+   * Every notification ends with `"sent":<ms since the epoch>` (SENT_FIELD), which the listeners read
+   * as the notification's lag (the instances' clocks are assumed in step, as NTP keeps them).
    */
   async publish(event: BusEvent): Promise<void> {
     const text = JSON.stringify(event);
     if (Buffer.byteLength(text) <= INLINE_PAYLOAD_BYTES) {
-      await this.pool.query('select pg_notify($1, $2)', [CHANNEL, text]);
+      await this.pool.query('select pg_notify($1, $2)', [CHANNEL, withSent(text)]);
       return;
     }
     await this.pool.query(
       `with stored as (insert into bus_payloads (payload) values ($2) returning id)
-       select pg_notify($1, json_build_object('kind', 'stored', 'id', id)::text) from stored`,
-      [CHANNEL, text],
+       select pg_notify($1, '{"kind":"stored","id":' || id || ',"sent":' || $3::bigint || '}') from stored`,
+      [CHANNEL, text, Date.now()],
     );
     // Every instance reads a stored event within moments; old ones are dropped by the next big one.
     await this.pool.query(`delete from bus_payloads where created_at < now() - interval '5 minutes'`);
@@ -191,7 +231,7 @@ export class PostgresBus implements Bus {
 
   /** A notification's event: inline, or read from bus_payloads for a stored one. */
   private async resolve(payload: string): Promise<BusEvent | undefined> {
-    const parsed = JSON.parse(payload) as BusEvent | { kind: 'stored'; id: number };
+    const parsed = eventOf<BusEvent | { kind: 'stored'; id: number }>(payload);
     if (parsed.kind !== 'stored') return parsed;
     const { rows } = await this.pool.query<{ payload: string }>(
       'select payload from bus_payloads where id = $1',
@@ -202,6 +242,10 @@ export class PostgresBus implements Bus {
 
   subscribe(listener: (event: BusEvent) => void): () => void {
     return this.local.subscribe(listener);
+  }
+
+  onLag(listener: (seconds: number) => void): void {
+    this.lagListener = listener;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { BUS_CHANNEL, type Bus, type BusEvent } from '../../realtime/bus.ts';
+import { notifyInTransaction, type Bus, type BusEvent } from '../../realtime/bus.ts';
 
 /**
  * Tells the managers who may read invoices that one was created or changed state (the console's
@@ -26,5 +25,5 @@ export async function announceUnmatchedPayment(tx: Db, paymentId: number): Promi
     permission: 'revenue.read',
     message: { type: 'admin_payment', payment_id: paymentId },
   };
-  await tx.execute(sql`select pg_notify(${BUS_CHANNEL}, ${JSON.stringify(event)})`);
+  await notifyInTransaction(tx, event);
 }

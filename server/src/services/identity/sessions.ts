@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.ts';
 import { customers, managers, refreshTokens } from '../../db/schema.ts';
 import { randomToken, sha256 } from '../../lib/crypto.ts';
 import { UUID_RE, unauthorized } from '../../lib/errors.ts';
-import { BUS_CHANNEL, type BusEvent } from '../../realtime/bus.ts';
+import { notifyInTransaction, type BusEvent } from '../../realtime/bus.ts';
 
 /** Customers and managers are separate realms: a token of one never opens the other's API. */
 export type Realm = 'customer' | 'manager';
@@ -334,5 +334,5 @@ export class SessionService {
  * token no longer verifies.
  */
 async function announceRevoked(db: Db, event: Extract<BusEvent, { kind: 'revoked' }>): Promise<void> {
-  await db.execute(sql`select pg_notify(${BUS_CHANNEL}, ${JSON.stringify(event)})`);
+  await notifyInTransaction(db, event);
 }

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, or, type SQL } from 'drizzle-orm';
 import type { AuditEntry, AuditQuery, Paged } from '@vpn/contracts';
 import { auditLog } from '../../db/schema.ts';
 import type { Db } from '../../db/client.ts';
-import { BUS_CHANNEL, type Bus, type BusEvent } from '../../realtime/bus.ts';
+import { notifyInTransaction, type Bus, type BusEvent } from '../../realtime/bus.ts';
 import { lowerContains, pageOf } from '../../db/listing.ts';
 import { auditInWords, loadAuditNames } from './auditWords.ts';
 
@@ -83,7 +83,7 @@ export async function writeAudit(tx: Db, actor: Actor, entry: AuditEntryInput): 
     permission: 'audit.read',
     message: { type: 'admin_audit', entry_id: id },
   };
-  await tx.execute(sql`select pg_notify(${BUS_CHANNEL}, ${JSON.stringify(event)})`);
+  await notifyInTransaction(tx, event);
   return id;
 }
 

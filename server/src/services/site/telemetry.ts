@@ -60,6 +60,20 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  /**
+   * From a bus event's publish on one instance to its notification's arrival on this one (PostgreSQL
+   * LISTEN/NOTIFY; issue 33: p99 ≤ 20 ms). Every notifying commit is serialized cluster-wide, so
+   * this is the first figure to watch before adding instances (docs/scale.md).
+   */
+  readonly busNotifyLag = new Histogram({
+    name: 'vpn_bus_notify_lag_seconds',
+    help: 'Time from a bus event published by any instance to its notification arriving at this one',
+    buckets: [
+      0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+    ],
+    registers: [this.registry],
+  });
+
   private readonly statsQueued = new Gauge({
     name: 'vpn_agent_stats_queued_reports',
     help: "Agents' stats reports received by this instance and waiting to be stored (at most 4 per agent)",
