@@ -447,6 +447,25 @@ export const roomMembers = pgTable(
   (t) => [primaryKey({ columns: [t.roomId, t.peerId] }), uniqueIndex('room_members_peer').on(t.peerId)],
 );
 
+/**
+ * Every room member as the room computations read it (issue 33, migration 0040): a copy of the
+ * peers' `room_id`, `server_id` and `address`, kept by triggers on `peers` (never written by the
+ * code), in a table the stats reports do not rewrite. A room change's mesh link reads the members
+ * of every room two servers share through its index alone (services/fleet/roomDelta.ts).
+ */
+export const roomLinks = pgTable(
+  'room_links',
+  {
+    peerId: integer('peer_id')
+      .primaryKey()
+      .references(() => peers.id, { onDelete: 'cascade' }),
+    roomId: integer('room_id').notNull(),
+    serverId: integer('server_id').notNull(),
+    address: inet('address').notNull(),
+  },
+  (t) => [index('room_links_server_room').on(t.serverId, t.roomId), index('room_links_room').on(t.roomId)],
+);
+
 export const invoices = pgTable(
   'invoices',
   {

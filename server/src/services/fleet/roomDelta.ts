@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { AgentPeer, AgentRelayRoom } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { peers, rooms, servers, type RoomChangeRecord } from '../../db/schema.ts';
+import { peers, roomLinks, rooms, servers, type RoomChangeRecord } from '../../db/schema.ts';
 import { getSiteSettings } from '../site/settings.ts';
 import { meshPeer, relayRooms, roomChanges, type RoomMember } from './roomLinks.ts';
 
@@ -19,9 +19,10 @@ export interface RoomDelta {
  * Room changes recorded for one server (oldest first) as one delta (issue 33). Pairs are the
  * records' net effect in order (a later record wins over an earlier one for the same pair); the
  * touched rooms' relay entries and the touched mesh links are read as they are now, whole: each is
- * a function of the current members, so sending today's is exact and idempotent. Reads only the
- * touched rooms' members and the peers of the touched mesh links' servers that share a room with
- * this one, never the server's other rooms.
+ * a function of the current members, so sending today's is exact and idempotent. Reads the touched
+ * rooms' members and, for the touched mesh links, the rooms the two servers share, all from
+ * room_links' indexes (migration 0040), never a page of `peers`; two statements whatever the
+ * number of links (guard: roomJoinCost.test.ts).
  */
 export async function buildRoomDelta(
   db: Db,
@@ -45,42 +46,56 @@ export async function buildRoomDelta(
   for (const { pair, add } of pairs.values()) (add ? out.pairsAdd : out.pairsRemove).push(pair);
   const roomIds = [...new Set(records.flatMap((r) => r.rooms))].sort((a, b) => a - b);
   const meshIds = [...new Set(records.flatMap((r) => r.mesh))].filter((o) => o !== serverId);
-  const [server] = await db
-    .select({ allowDiscovery: servers.allowDiscovery })
-    .from(servers)
-    .where(eq(servers.id, serverId));
-  // The relay's rooms only while it is on (a switch records a full change: a snapshot).
-  if (roomIds.length && server?.allowDiscovery && (await getSiteSettings(db)).allow_discovery) {
-    const members = await db
-      .select({ id: peers.id, roomId: peers.roomId, address: peers.address, serverId: peers.serverId })
-      .from(peers)
-      .where(inArray(peers.roomId, roomIds));
-    out.relayRooms = relayRooms(serverId, members);
-    const kept = new Set(out.relayRooms.map((r) => r.id));
-    out.relayRemove = roomIds.filter((id) => !kept.has(id));
+  // The relay's rooms only while it is on (a switch records a full change: a snapshot). The
+  // server's switch and the touched rooms' members in one statement: no member rows when it is off.
+  if (roomIds.length && (await getSiteSettings(db)).allow_discovery) {
+    const rows = await db
+      .select({
+        relays: servers.allowDiscovery,
+        id: roomLinks.peerId,
+        roomId: roomLinks.roomId,
+        address: roomLinks.address,
+        serverId: roomLinks.serverId,
+      })
+      .from(servers)
+      .leftJoin(roomLinks, and(eq(servers.allowDiscovery, true), inArray(roomLinks.roomId, roomIds)))
+      .where(eq(servers.id, serverId));
+    if (rows[0]?.relays) {
+      const members = rows.flatMap((r) =>
+        r.id === null ? [] : [{ id: r.id, roomId: r.roomId, address: r.address!, serverId: r.serverId! }],
+      );
+      out.relayRooms = relayRooms(serverId, members);
+      const kept = new Set(out.relayRooms.map((r) => r.id));
+      out.relayRemove = roomIds.filter((id) => !kept.has(id));
+    }
   }
   if (meshIds.length) {
-    const others = await db.select().from(servers).where(inArray(servers.id, meshIds));
+    // Every touched link in one statement: each other server with the mates it must carry for this
+    // one, i.e. its members of the rooms that have a member here. Read from room_links' index alone
+    // (migration 0040), never from peers' pages.
+    const others = await db
+      .select({
+        id: servers.id,
+        publicKey: servers.publicKey,
+        host: servers.host,
+        port: servers.port,
+        mates: sql<string[]>`array(
+          select host(o.address) from ${roomLinks} o
+          where o.server_id = servers.id
+            and exists (select 1 from ${roomLinks} l where l.server_id = ${serverId} and l.room_id = o.room_id))`,
+      })
+      .from(servers)
+      .where(inArray(servers.id, meshIds))
+      .orderBy(asc(servers.id));
     for (const o of others) {
-      // The mates on `o` of this server's room members: peers there whose room has a member here.
-      const rows = await db
-        .select({ address: peers.address })
-        .from(peers)
-        .where(
-          and(
-            eq(peers.serverId, o.id),
-            isNotNull(peers.roomId),
-            sql`exists (select 1 from ${peers} l where l.room_id = ${peers.roomId} and l.server_id = ${serverId})`,
-          ),
-        );
-      if (rows.length === 0) out.meshRemove.push(o.publicKey);
+      if (o.mates.length === 0) out.meshRemove.push(o.publicKey);
       else
         out.meshUpsert.push(
           meshPeer(
             meshKey,
             serverId,
             o,
-            rows.map((r) => `${r.address.replace(/\/\d+$/, '')}/32`),
+            o.mates.map((a) => `${a}/32`),
           ),
         );
     }
