@@ -71,33 +71,42 @@ export async function buildRoomDelta(
   }
   if (meshIds.length) {
     // Every touched link in one statement: each other server with the mates it must carry for this
-    // one, i.e. its members of the rooms that have a member here. Read from room_links' index alone
-    // (migration 0040), never from peers' pages.
-    const others = await db
+    // one, i.e. its members of the rooms that have a member here, from room_links' indexes alone
+    // (migration 0040), never from peers' pages. The mates are filtered by the servers named (not per
+    // server, correlated): the planner then knows each list's size and starts from the shorter.
+    const mates = db
+      .select({
+        serverId: roomLinks.serverId,
+        address: sql<string>`host(${roomLinks.address})`.as('address'),
+      })
+      .from(roomLinks)
+      .where(
+        and(
+          inArray(roomLinks.serverId, meshIds),
+          sql`exists (select 1 from ${roomLinks} l where l.server_id = ${serverId} and l.room_id = ${roomLinks.roomId})`,
+        ),
+      )
+      .as('mates');
+    const rows = await db
       .select({
         id: servers.id,
         publicKey: servers.publicKey,
         host: servers.host,
         port: servers.port,
-        mates: sql<string[]>`array(
-          select host(o.address) from ${roomLinks} o
-          where o.server_id = servers.id
-            and exists (select 1 from ${roomLinks} l where l.server_id = ${serverId} and l.room_id = o.room_id))`,
+        mate: mates.address,
       })
       .from(servers)
-      .where(inArray(servers.id, meshIds))
-      .orderBy(asc(servers.id));
-    for (const o of others) {
-      if (o.mates.length === 0) out.meshRemove.push(o.publicKey);
-      else
-        out.meshUpsert.push(
-          meshPeer(
-            meshKey,
-            serverId,
-            o,
-            o.mates.map((a) => `${a}/32`),
-          ),
-        );
+      .leftJoin(mates, eq(mates.serverId, servers.id))
+      .where(inArray(servers.id, meshIds));
+    const links = new Map<number, { end: (typeof rows)[number]; mates: string[] }>();
+    for (const r of rows) {
+      const link = links.get(r.id) ?? { end: r, mates: [] };
+      if (r.mate !== null) link.mates.push(`${r.mate}/32`);
+      links.set(r.id, link);
+    }
+    for (const [, { end, mates: addresses }] of [...links].sort(([x], [y]) => x - y)) {
+      if (addresses.length === 0) out.meshRemove.push(end.publicKey);
+      else out.meshUpsert.push(meshPeer(meshKey, serverId, end, addresses));
     }
   }
   return out;
