@@ -95,12 +95,31 @@ function mergeReports(older: AgentPeerStats[], newer: AgentPeerStats[]): AgentPe
   return older;
 }
 
+/**
+ * A report waiting for its turn, as text (issue 33): a 5,000-peer report is ~0.8 MB as a string and
+ * several times that as 5,000 parsed objects, and one instance's 33 agents sending their full
+ * reports at once (330,000 readings) held them all parsed while they waited: 554 MB of RSS in
+ * bench:fleet. Only text that AgentStats accepted is kept (checked on arrival, so a malformed
+ * report is still refused at once), and it is parsed again when its turn comes.
+ */
+interface WaitingReport {
+  /** `{"peers":[…]}`: the frame as the agent sent it, or merged reports written back. */
+  text: string;
+  /** Some reading is a key's last one (never merged, see mergeReports). */
+  finals: boolean;
+}
+
+/** The readings of a waiting report (its text passed AgentStats when it arrived). */
+function readingsOf(report: WaitingReport): AgentPeerStats[] {
+  return (JSON.parse(report.text) as { peers: AgentPeerStats[] }).peers;
+}
+
 export class AgentConnection {
   /** The newest revision sent to the agent; -1 until the snapshot went out. */
   private sent = -1;
   private chain: Promise<void> = Promise.resolve();
   /** `stats` reports waiting to be stored, oldest first, beside `chain` (see STATS_FRAME). */
-  private readonly statsQueue: AgentPeerStats[][] = [];
+  private readonly statsQueue: WaitingReport[] = [];
   private statsRunning = false;
   /** The agent's hello said it holds its reports on `stats_wait`. */
   private holdsStats = false;
@@ -213,9 +232,15 @@ export class AgentConnection {
     } catch {
       return this.send({ type: 'error', message: 'unknown or malformed message' });
     }
+    const finals = peers.some((p) => p.since || p.final);
     const tail = this.statsQueue.at(-1);
-    const merged = this.statsQueue.length >= STATS_QUEUE_REPORTS && tail ? mergeReports(tail, peers) : null;
-    if (!merged) this.statsQueue.push(peers);
+    // Merged into the tail (parsed again for it, written back as text) only when the queue is full.
+    const merged =
+      this.statsQueue.length >= STATS_QUEUE_REPORTS && tail && !tail.finals && !finals
+        ? mergeReports(readingsOf(tail), peers)
+        : null;
+    if (merged && tail) tail.text = JSON.stringify({ peers: merged });
+    else this.statsQueue.push({ text: raw, finals });
     if (this.holdsStats && !this.statsWaitSent && this.statsQueue.length >= STATS_WAIT_AT) {
       this.statsWaitSent = true;
       this.send({ type: 'stats_wait', wait: true });
@@ -230,10 +255,10 @@ export class AgentConnection {
       // The report leaves the queue only when its turn comes (the instance's limiter): while it
       // waits it is still queued, counted, and the newer ones can merge into the queue's tail.
       const store = async () => {
-        const peers = this.statsQueue.shift();
-        if (!peers) return;
+        const report = this.statsQueue.shift();
+        if (!report) return;
         await this.seen();
-        await this.recordStats(peers);
+        await this.recordStats(readingsOf(report));
       };
       while (this.statsQueue.length > 0) {
         try {
