@@ -13,7 +13,7 @@ import {
   type TestApp,
 } from '../../../test/helpers.ts';
 import { ProtocolAgent } from '../../../test/protocolAgent.ts';
-import { compactUsage, dailyUsage, recordStats, usageSince } from './usage.ts';
+import { compactUsage, dailyUsage, recordStats, reportStatement, usageSince } from './usage.ts';
 
 let t: TestApp;
 let base: string;
@@ -178,6 +178,64 @@ describe('usage rollups', () => {
       .execute(sql`select count(*)::int as n from peer_usage_hourly where peer_id = ${p.id}`)
       .then((r) => (r as unknown as { rows: { n: number }[] }).rows);
     expect(n!.n).toBe(1);
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** Scans of `relation` in a plan (EXPLAIN ANALYZE's JSON), each counted as often as it ran. */
+function scansOf(node: PlanNode, relation: string): number {
+  const own =
+    node['Relation Name'] === relation && node['Node Type'].endsWith('Scan') ? node['Actual Loops'] : 0;
+  return own + (node.Plans ?? []).reduce((n, child) => n + scansOf(child, relation), 0);
+}
+
+describe('a report’s statement', () => {
+  it('reads each reading’s peer once, by its key (issue 33: not again by its id)', async () => {
+    // bench:fleet at 1,000,000 peers: a report of 250 readings cost PostgreSQL ~22 ms, most of it in
+    // random reads of big indexes and pages; each reading looked its peer up by key, then again by
+    // id (another index's pages). Counted in the plan, with the planner choosing nested loops over
+    // index scans as it does on a big `peers` (on a small one it reads the table whole).
+    const ps = [];
+    for (let i = 0; i < 6; i++) ps.push(await newPeer());
+    const at = new Date(Date.UTC(2026, 10, 24, 10));
+    await recordStats(
+      t.ctx.db,
+      server.id,
+      ps.map((p) => stat(p.publicKey, 1000, 10)),
+      at,
+    );
+    const report = ps.map((p) => stat(p.publicKey, 5000, 70));
+    let plan: PlanNode | undefined;
+    await t.ctx.db
+      .transaction(async (tx) => {
+        for (const off of [
+          'enable_seqscan',
+          'enable_hashjoin',
+          'enable_mergejoin',
+          'enable_bitmapscan',
+          'enable_material',
+        ])
+          await tx.execute(sql.raw(`set local ${off} = off`));
+        const explained = await tx.execute<{ 'QUERY PLAN': { Plan: PlanNode }[] | string }>(
+          sql`explain (analyze, format json) ${reportStatement(server.id, report, at)}`,
+        );
+        const out = explained.rows[0]!['QUERY PLAN'];
+        plan = (typeof out === 'string' ? (JSON.parse(out) as { Plan: PlanNode }[]) : out)[0]!.Plan;
+        tx.rollback();
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof Error && err.message === 'Rollback')) throw err;
+      });
+    // The plan's peers have no data allowance: no update of data_used reads them again.
+    expect(scansOf(plan!, 'peers')).toBe(ps.length);
+    // Rolled back: the readings of the statement explained were not counted.
+    expect(await total(ps[0]!.id)).toEqual({ rx: 1000, tx: 10 });
   });
 });
 

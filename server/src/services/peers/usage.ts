@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { AgentPeerStats, PeerUsage } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
 import { isDeadlock } from '../../lib/errors.ts';
@@ -38,7 +38,7 @@ async function rowsOf<T extends Record<string, unknown>>(
  * - else the difference.
  * Stats of peers that are not on this server (any more) are ignored. Reports of one server are
  * serialized across instances (a replaced connection may still be finishing one), so a delta is
- * never taken twice. One statement per batch: the readings travel as one JSON parameter.
+ * never taken twice.
  */
 export async function recordStats(
   db: Db,
@@ -47,96 +47,113 @@ export async function recordStats(
   now = new Date(),
 ): Promise<void> {
   const hour = hourOf(now).toISOString();
-  const at = now.toISOString();
   for (let i = 0; i < stats.length; i += BATCH) {
     const batch = stats.slice(i, i + BATCH);
-    const input = JSON.stringify(
-      batch.map((s) => ({
-        k: s.public_key,
-        rx: s.rx_bytes,
-        tx: s.tx_bytes,
-        hs: s.latest_handshake || null,
-        ep: s.endpoint,
-        ...(s.final || s.since ? { f: true } : {}),
-      })),
-    );
     await retryDeadlock(() =>
       db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(724101, ${serverId})`);
-        await tx.execute(sql`
-      with input as (
-        select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text, f boolean)
-      ), cur as (
-        select p.id, p.data_allowance is not null as limited, i.k, i.rx, i.tx, i.f,
-          case when i.hs is null then null else to_timestamp(i.hs) end as hs, i.ep,
-          s.peer_id is not null and s.server_id = ${serverId} and s.public_key = i.k as same,
-          s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
-        from input i
-        -- The peer this server carries with that key; else (L4) the peer whose last state this
-        -- server reported under that key: a peer that has just moved away or changed its key,
-        -- whose final counters the agent read before taking it off the interface; else (issue 33)
-        -- the peer that was re-keyed away from that key here before any reading of it was stored:
-        -- a pass read it just before the agent got the re-key, and the report reached the panel
-        -- after the re-key's commit. Counted as that key's first reading (from zero) and stored,
-        -- its last reading then counts from it (last readings themselves are countMovedTails's:
-        -- several keys of one peer may leave in one frame). Not for a moved key (the same key now elsewhere):
-        -- the new server's reading may be the stored one, and the last reading's since covers it.
-        join peers p on p.id = coalesce(
-          (select p2.id from peers p2 where p2.public_key = i.k and p2.server_id = ${serverId}),
-          (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k),
-          (select dep.peer_id from peer_departures dep join peers p3 on p3.id = dep.peer_id
-            where i.f is null and dep.server_id = ${serverId} and dep.public_key = i.k and p3.public_key <> i.k))
-        left join peer_stats s on s.peer_id = p.id
-      ), d as (
-        select *,
-          case when not same then rx when s_rx is null or s_tx is null then 0
-            when rx < s_rx or tx < s_tx then rx else rx - s_rx end as drx,
-          case when not same then tx when s_rx is null or s_tx is null then 0
-            when rx < s_rx or tx < s_tx then tx else tx - s_tx end as dtx
-        from cur
-      ), state as (
-        insert into peer_stats as ps
-          (peer_id, server_id, public_key, rx_counter, tx_counter, latest_handshake, endpoint, reported_at)
-        select id, ${serverId}, k, rx, tx, hs, ep, ${at}::timestamptz from d
-        where not same or s_rx is distinct from rx or s_tx is distinct from tx
-          or s_hs is distinct from hs or s_ep is distinct from ep
-        on conflict (peer_id) do update set server_id = excluded.server_id,
-          public_key = excluded.public_key, rx_counter = excluded.rx_counter,
-          tx_counter = excluded.tx_counter, latest_handshake = excluded.latest_handshake,
-          endpoint = excluded.endpoint, reported_at = excluded.reported_at
-        returning 1
-      ), departed as (
-        -- A key with a reading stored here is counted from that reading on: its departure (a move
-        -- or re-key, services/peers/departures.ts) no longer stands for unread traffic. Only
-        -- first readings under a key and last ones look: a steady report never probes the table.
-        delete from peer_departures dep using d
-        where (not d.same or d.f) and dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
-        returning 1
-      ), hourly as (
-        insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
-        select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
-        on conflict (peer_id, hour) do update set server_id = excluded.server_id,
-          rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
-        returning 1
-      ), allowance as (
-        -- Traffic counts against the period's data allowance (services/peers/allowance.ts enforces it).
-        update peers p set data_used = p.data_used + d.drx + d.dtx
-        from d where d.limited and p.id = d.id and (d.drx > 0 or d.dtx > 0)
-        returning 1
-      ), per_server as (
-        insert into server_usage_hourly as su (server_id, hour, rx_bytes, tx_bytes)
-        select ${serverId}, ${hour}::timestamptz, sum(drx), sum(dtx) from d
-        having sum(drx) > 0 or sum(dtx) > 0
-        on conflict (server_id, hour) do update set
-          rx_bytes = su.rx_bytes + excluded.rx_bytes, tx_bytes = su.tx_bytes + excluded.tx_bytes
-        returning 1
-      )
-      select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
-        + (select count(*) from allowance) + (select count(*) from departed) as n`);
+        await tx.execute(reportStatement(serverId, batch, now));
         await countMovedTails(tx, serverId, batch, hour);
       }),
     );
   }
+}
+
+/**
+ * The statement that stores one batch of a report (recordStats; exported for the test that reads
+ * its plan). One statement per batch: the readings travel as one JSON parameter.
+ */
+export function reportStatement(serverId: number, batch: AgentPeerStats[], now: Date): SQL {
+  const hour = hourOf(now).toISOString();
+  const at = now.toISOString();
+  const input = JSON.stringify(
+    batch.map((s) => ({
+      k: s.public_key,
+      rx: s.rx_bytes,
+      tx: s.tx_bytes,
+      hs: s.latest_handshake || null,
+      ep: s.endpoint,
+      ...(s.final || s.since ? { f: true } : {}),
+    })),
+  );
+  return sql`
+  with input as (
+    select * from jsonb_to_recordset(${input}::jsonb) as t(k text, rx bigint, tx bigint, hs bigint, ep text, f boolean)
+  ), direct as (
+    -- The peer this server carries with that key, read once (its id and its allowance).
+    select i.*, p.id as pid, p.data_allowance is not null as plimited
+    from input i left join peers p on p.public_key = i.k and p.server_id = ${serverId}
+  ), matched as (
+    select pid as id, plimited as limited, k, rx, tx, hs, ep, f from direct where pid is not null
+    union all
+    -- Else (L4) the peer whose last state this server reported under that key: a peer that has
+    -- just moved away or changed its key, whose final counters the agent read before taking it
+    -- off the interface; else (issue 33) the peer that was re-keyed away from that key here
+    -- before any reading of it was stored: a pass read it just before the agent got the re-key,
+    -- and the report reached the panel after the re-key's commit. Counted as that key's first
+    -- reading (from zero) and stored, its last reading then counts from it (last readings
+    -- themselves are countMovedTails's: several keys of one peer may leave in one frame). Not
+    -- for a moved key (the same key now elsewhere): the new server's reading may be the stored
+    -- one, and the last reading's since covers it.
+    select p.id, p.data_allowance is not null, i.k, i.rx, i.tx, i.hs, i.ep, i.f
+    from direct i join peers p on p.id = coalesce(
+      (select s2.peer_id from peer_stats s2 where s2.server_id = ${serverId} and s2.public_key = i.k),
+      (select dep.peer_id from peer_departures dep join peers p3 on p3.id = dep.peer_id
+        where i.f is null and dep.server_id = ${serverId} and dep.public_key = i.k and p3.public_key <> i.k))
+    where i.pid is null
+  ), cur as (
+    select m.id, m.limited, m.k, m.rx, m.tx, m.f,
+      case when m.hs is null then null else to_timestamp(m.hs) end as hs, m.ep,
+      s.peer_id is not null and s.server_id = ${serverId} and s.public_key = m.k as same,
+      s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
+    from matched m
+    left join peer_stats s on s.peer_id = m.id
+  ), d as (
+    select *,
+      case when not same then rx when s_rx is null or s_tx is null then 0
+        when rx < s_rx or tx < s_tx then rx else rx - s_rx end as drx,
+      case when not same then tx when s_rx is null or s_tx is null then 0
+        when rx < s_rx or tx < s_tx then tx else tx - s_tx end as dtx
+    from cur
+  ), state as (
+    insert into peer_stats as ps
+      (peer_id, server_id, public_key, rx_counter, tx_counter, latest_handshake, endpoint, reported_at)
+    select id, ${serverId}, k, rx, tx, hs, ep, ${at}::timestamptz from d
+    where not same or s_rx is distinct from rx or s_tx is distinct from tx
+      or s_hs is distinct from hs or s_ep is distinct from ep
+    on conflict (peer_id) do update set server_id = excluded.server_id,
+      public_key = excluded.public_key, rx_counter = excluded.rx_counter,
+      tx_counter = excluded.tx_counter, latest_handshake = excluded.latest_handshake,
+      endpoint = excluded.endpoint, reported_at = excluded.reported_at
+    returning 1
+  ), departed as (
+    -- A key with a reading stored here is counted from that reading on: its departure (a move
+    -- or re-key, services/peers/departures.ts) no longer stands for unread traffic. Only
+    -- first readings under a key and last ones look: a steady report never probes the table.
+    delete from peer_departures dep using d
+    where (not d.same or d.f) and dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
+    returning 1
+  ), hourly as (
+    insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
+    select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
+    on conflict (peer_id, hour) do update set server_id = excluded.server_id,
+      rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
+    returning 1
+  ), allowance as (
+    -- Traffic counts against the period's data allowance (services/peers/allowance.ts enforces it).
+    update peers p set data_used = p.data_used + d.drx + d.dtx
+    from d where d.limited and p.id = d.id and (d.drx > 0 or d.dtx > 0)
+    returning 1
+  ), per_server as (
+    insert into server_usage_hourly as su (server_id, hour, rx_bytes, tx_bytes)
+    select ${serverId}, ${hour}::timestamptz, sum(drx), sum(dtx) from d
+    having sum(drx) > 0 or sum(dtx) > 0
+    on conflict (server_id, hour) do update set
+      rx_bytes = su.rx_bytes + excluded.rx_bytes, tx_bytes = su.tx_bytes + excluded.tx_bytes
+    returning 1
+  )
+  select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
+    + (select count(*) from allowance) + (select count(*) from departed) as n`;
 }
 
 /** Attempts of one report batch that PostgreSQL picked as a deadlock's victim. */
