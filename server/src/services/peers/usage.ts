@@ -104,7 +104,7 @@ export function reportStatement(serverId: number, batch: AgentPeerStats[], now: 
   ), cur as (
     select m.id, m.limited, m.k, m.rx, m.tx, m.f,
       case when m.hs is null then null else to_timestamp(m.hs) end as hs, m.ep,
-      s.peer_id is not null and s.server_id = ${serverId} and s.public_key = m.k as same,
+      s.peer_id is not null as stored, s.peer_id is not null and s.server_id = ${serverId} and s.public_key = m.k as same,
       s.rx_counter as s_rx, s.tx_counter as s_tx, s.latest_handshake as s_hs, s.endpoint as s_ep
     from matched m
     left join peer_stats s on s.peer_id = m.id
@@ -116,11 +116,17 @@ export function reportStatement(serverId: number, batch: AgentPeerStats[], now: 
         when rx < s_rx or tx < s_tx then tx else tx - s_tx end as dtx
     from cur
   ), state as (
+    -- A stored row is updated in place; an upsert would lock it first (a WAL record more per reading).
+    update peer_stats ps set server_id = ${serverId}, public_key = d.k, rx_counter = d.rx,
+      tx_counter = d.tx, latest_handshake = d.hs, endpoint = d.ep, reported_at = ${at}::timestamptz
+    from d
+    where d.stored and ps.peer_id = d.id and (not same or s_rx is distinct from rx
+      or s_tx is distinct from tx or s_hs is distinct from hs or s_ep is distinct from ep)
+    returning 1
+  ), first_state as (
     insert into peer_stats as ps
       (peer_id, server_id, public_key, rx_counter, tx_counter, latest_handshake, endpoint, reported_at)
-    select id, ${serverId}, k, rx, tx, hs, ep, ${at}::timestamptz from d
-    where not same or s_rx is distinct from rx or s_tx is distinct from tx
-      or s_hs is distinct from hs or s_ep is distinct from ep
+    select id, ${serverId}, k, rx, tx, hs, ep, ${at}::timestamptz from d where not d.stored
     on conflict (peer_id) do update set server_id = excluded.server_id,
       public_key = excluded.public_key, rx_counter = excluded.rx_counter,
       tx_counter = excluded.tx_counter, latest_handshake = excluded.latest_handshake,
@@ -133,9 +139,16 @@ export function reportStatement(serverId: number, batch: AgentPeerStats[], now: 
     delete from peer_departures dep using d
     where (not d.same or d.f) and dep.peer_id = d.id and dep.server_id = ${serverId} and dep.public_key = d.k
     returning 1
+  ), hour_added as (
+    -- The peer's hour so far, updated in place (see state); the hour's first reading inserts it.
+    update peer_usage_hourly h set server_id = ${serverId},
+      rx_bytes = h.rx_bytes + d.drx, tx_bytes = h.tx_bytes + d.dtx
+    from d where h.peer_id = d.id and h.hour = ${hour}::timestamptz and (d.drx > 0 or d.dtx > 0)
+    returning h.peer_id
   ), hourly as (
     insert into peer_usage_hourly as h (peer_id, server_id, hour, rx_bytes, tx_bytes)
-    select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d where drx > 0 or dtx > 0
+    select id, ${serverId}, ${hour}::timestamptz, drx, dtx from d
+    where (drx > 0 or dtx > 0) and id not in (select peer_id from hour_added)
     on conflict (peer_id, hour) do update set server_id = excluded.server_id,
       rx_bytes = h.rx_bytes + excluded.rx_bytes, tx_bytes = h.tx_bytes + excluded.tx_bytes
     returning 1
@@ -152,7 +165,8 @@ export function reportStatement(serverId: number, batch: AgentPeerStats[], now: 
       rx_bytes = su.rx_bytes + excluded.rx_bytes, tx_bytes = su.tx_bytes + excluded.tx_bytes
     returning 1
   )
-  select (select count(*) from state) + (select count(*) from hourly) + (select count(*) from per_server)
+  select (select count(*) from state) + (select count(*) from first_state) + (select count(*) from hour_added)
+    + (select count(*) from hourly) + (select count(*) from per_server)
     + (select count(*) from allowance) + (select count(*) from departed) as n`;
 }
 
