@@ -6,13 +6,30 @@
  * given as a ratio to a static 1 KiB page served by the same server in the same run: the floor of
  * this network (one connection, one request), so numbers compare across machines.
  *
- * It starts the real control plane (`server/src/main.ts`, as `npm start` does) on a free port with a
- * throw-away PGlite database and the demo content, serving `web/dist` (build it first; the root
- * script does). Knobs: `BENCH_RUNS` (default 3, the median is shown), `BENCH_WEB_DIST` (another
- * build), `BENCH_SERVER_DIR` (another checkout's server, to measure a "before"), `CHROMIUM_PATH`,
- * `BENCH_PAGES` (comma-separated paths instead of the four public pages; `BENCH_LIGHTHOUSE_PAGES`
- * the same for the Lighthouse part alone, e.g. `/dashboard/peers`), `BENCH_TRACE=1` (every
- * request of every load with its start and end, cache hits included: what a slow load waits for).
+ * It starts the real control plane (`server/src/main.ts`, as `npm start` does; `benchServer.ts`) on
+ * a free port with a throw-away PGlite database and the demo content, serving `web/dist` (build it
+ * first; the root script does). Knobs: `BENCH_PUBLIC_RUNS` (default 15: rounds of the public pages),
+ * `BENCH_RUNS` (default 3: the dashboard after login and each Lighthouse page; medians are shown),
+ * `BENCH_WEB_DIST` (another build), `BENCH_SERVER_DIR` (another checkout's server), `CHROMIUM_PATH`,
+ * `BENCH_PAGES` (comma-separated paths instead of the four public pages; `BENCH_LIGHTHOUSE_PAGES` the
+ * same for the Lighthouse part alone, e.g. `/dashboard/peers`), `BENCH_TRACE=1` (every request of
+ * every load with its start and end, cache hits included, and each LCP candidate: what a slow load
+ * waits for).
+ *
+ * The public pages against the build issue 32 started from, measured in the same run (issue 32: cold
+ * bytes and LCP at most 5 % over it). `BENCH_WEB_BASELINE` (default 34cf308; `none`: no comparison)
+ * names the commit; its web is built once with this checkout's dependencies and cached
+ * (`baselineBuild.ts`; `BENCH_WEB_BASELINE_DIST`: a build of it already made). A second instance of
+ * the same server code serves it (`benchServer.ts`), so both builds' documents get the same boot data
+ * and headers (Content-Security-Policy included: the tap capture's hash is allowed on both, and the
+ * old pages have no inline script it would refuse). The loads alternate: in each round every page
+ * (and the floor) is loaded cold on one build, then on the other, the order flipping from page to
+ * page and round to round, so the machine's load drifts over both alike (warm loads: the current
+ * build only). Compared: each page's median cold bytes and median cold LCP, current over baseline,
+ * MISSED past +5 %, with each build's range and a 95 % interval of the ratio (paired bootstrap over
+ * the rounds); the floor page, the same file on both servers, shows the interval when nothing
+ * differs. Printed beside: the document's first and last byte and the LCP after it (what a
+ * difference is made of), and every round's LCP.
  *
  * Issue 32 added two parts (`BENCH_PARTS`, comma-separated, default all: `journey`, `throttled`,
  * `lighthouse`):
@@ -21,19 +38,21 @@
  *   to the QR (goal ≤ 2) and the seconds from the landing page to the QR (goal ≤ 60 s);
  * - `lighthouse`: Lighthouse's Performance (mobile preset) on the public pages and, logged in, on
  *   `/dashboard/home` and `/dashboard/peers` (`lighthouse.ts`; `BENCH_LIGHTHOUSE_DIR` keeps the
- *   reports), each at least 90; and the public pages' cold bytes and LCP at most 5 % over
- *   `bench/baseline.json`.
+ *   reports), each at least 90.
  * A goal not reached prints a `MISSED` line, and the exit code is 1.
+ *
+ * Over 400 lines: the three parts share one server, browser, wire meter and MISSED list; the server
+ * and the baseline's build live in their own files.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { ManagerApi, connectAgent, registerCustomer } from '../e2e/api';
 import type { AgentHandle } from '../e2e/api';
 import { launchChromium } from '../e2e/browser';
+import { baselineDist } from './baselineBuild';
+import { FLOOR, startServer } from './benchServer';
+import type { BenchServer } from './benchServer';
 import { runLighthouse } from './lighthouse';
 import type { LighthouseResult } from './lighthouse';
 
@@ -41,6 +60,8 @@ const webDir = resolve(import.meta.dirname, '..');
 const serverDir = resolve(process.env.BENCH_SERVER_DIR ?? join(webDir, '../server'));
 const sourceDist = resolve(process.env.BENCH_WEB_DIST ?? join(webDir, 'dist'));
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+/** Rounds of the public pages (`throttled` part): enough for stable medians of a 5 % comparison. */
+const PUBLIC_RUNS = Math.max(1, Number(process.env.BENCH_PUBLIC_RUNS ?? 15));
 
 /** The profile of the issue: kbit/s as DevTools counts them (1 kbit = 1000 bits). */
 const NETWORK = {
@@ -63,7 +84,6 @@ const IDLE_MS = 500;
 const PAGES = process.env.BENCH_PAGES?.split(',') ?? ['/', '/plans', '/login', '/register'];
 /** BENCH_TRACE=1 prints every request of every load with its times (what a slow load waits for). */
 const TRACE = process.env.BENCH_TRACE === '1';
-const FLOOR = '/bench-floor.html';
 /** Which parts run (comma-separated): `throttled` (the tables), `lighthouse`, `journey`. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throttled,lighthouse,journey').split(','));
 /** Lighthouse's Performance every page must reach (issue 32). */
@@ -75,22 +95,21 @@ const LIGHTHOUSE_PAGES = process.env.BENCH_LIGHTHOUSE_PAGES?.split(',') ?? [
   '/dashboard/peers',
 ];
 /**
- * The public pages' cold bytes and LCP may grow at most 5 % over the recorded baseline (issue 32;
- * `bench/baseline.json`, from docs/performance.md). Bytes are exact from run to run; LCP moves with
- * the machine's load, so it is compared as a ratio to the 1 KiB floor page's LCP of the same run
- * (and of the baseline's run).
+ * The public pages' cold bytes and LCP may grow at most 5 % over the baseline's (issue 32), both
+ * measured in this run.
  */
 const MAX_GROWTH = 0.05;
-const BASELINE = JSON.parse(readFileSync(join(import.meta.dirname, 'baseline.json'), 'utf8')) as {
-  floorLcpSeconds: number;
-  pages: Record<string, { bytesKiB: number; lcpSeconds: number }>;
-};
+/** The commit whose web build the public pages are compared with (`none`: no comparison). */
+const BASELINE_COMMIT = process.env.BENCH_WEB_BASELINE ?? '34cf308';
 
 interface Sample {
   idleMs: number;
   lcpMs: number | null;
   bytes: number;
   requests: number;
+  /** The document's first and last byte (navigation timing, from the same start as LCP). */
+  firstByteMs: number | null;
+  documentMs: number | null;
 }
 
 if (!existsSync(join(sourceDist, 'index.html'))) {
@@ -98,77 +117,20 @@ if (!existsSync(join(sourceDist, 'index.html'))) {
   process.exit(1);
 }
 
-// The build is copied so the floor page can sit beside it without touching web/dist.
-const dataDir = mkdtempSync(join(tmpdir(), 'vpn-bench-web-'));
-const dist = join(dataDir, 'dist');
-cpSync(sourceDist, dist, { recursive: true });
-writeFileSync(join(dist, FLOOR.slice(1)), floorPage());
-
-function floorPage(): string {
-  const head =
-    '<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Suelo</title></head><body><p>';
-  const tail = '</p></body></html>';
-  return head + 'x'.repeat(1024 - head.length - tail.length) + tail;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => ok(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 const ADMIN_PASSWORD = 'clave-de-gestor-bench';
-const port = await freePort();
-const baseUrl = `http://127.0.0.1:${port}`;
-let serverLog = '';
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  cwd: serverDir,
-  env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    WEB_DIST: dist,
-    ADMIN_PASSWORD,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'true',
-    // The journey pays through the built-in sandbox gateway.
-    PAYMENTS_SANDBOX: 'true',
-  },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-server.stdout.on('data', (c: Buffer) => (serverLog += c.toString()));
-server.stderr.on('data', (c: Buffer) => (serverLog += c.toString()));
-
-async function stop() {
-  if (server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (server.exitCode === null) server.kill('SIGKILL');
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-}
-
-async function waitForHealth() {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`El servidor terminó:\n${serverLog}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`El servidor no respondió:\n${serverLog}`);
-}
+/** The baseline's build, made (or taken from the cache) before anything is measured. */
+const baseline =
+  PARTS.has('throttled') && BASELINE_COMMIT !== 'none'
+    ? process.env.BENCH_WEB_BASELINE_DIST
+      ? { label: BASELINE_COMMIT, dist: resolve(process.env.BENCH_WEB_BASELINE_DIST) }
+      : (() => {
+          const built = baselineDist(resolve(webDir, '..'), BASELINE_COMMIT);
+          return { label: built.sha.slice(0, 7), dist: built.dist };
+        })()
+    : null;
+const current = await startServer(serverDir, sourceDist, ADMIN_PASSWORD);
+const baseUrl = current.url;
+let baselineServer: BenchServer | undefined;
 
 /**
  * Counts what crosses the (emulated) wire for one page: requests sent, encoded bytes received
@@ -261,16 +223,32 @@ async function lcpOf(page: Page): Promise<number | null> {
   return page.evaluate(() => (window as unknown as { __lcp: number | null }).__lcp);
 }
 
-/** One navigation: from the start of `goto` to network idle. */
-async function load(page: Page, meter: WireMeter, path: string): Promise<Sample> {
+/** One navigation of `url`: from the start of `goto` to network idle. */
+async function load(page: Page, meter: WireMeter, url: string): Promise<Sample> {
+  if (TRACE) console.log(`${url}:`);
   meter.reset();
-  await page.goto(baseUrl + path, { waitUntil: 'commit', timeout: 120_000 });
+  await page.goto(url, { waitUntil: 'commit', timeout: 120_000 });
   const idleMs = await meter.idle();
   if (TRACE) {
     const what = await page.evaluate(() => (window as unknown as { __lcpWhat: string[] }).__lcpWhat);
     for (const line of what) console.log(`  LCP candidato: ${line}`);
   }
-  return { idleMs, lcpMs: await lcpOf(page), bytes: meter.bytes, requests: meter.requests };
+  const [nav] = await page.evaluate(() =>
+    performance
+      .getEntriesByType('navigation')
+      .map((e) => [
+        (e as PerformanceNavigationTiming).responseStart,
+        (e as PerformanceNavigationTiming).responseEnd,
+      ]),
+  );
+  return {
+    idleMs,
+    lcpMs: await lcpOf(page),
+    bytes: meter.bytes,
+    requests: meter.requests,
+    firstByteMs: nav?.[0] ?? null,
+    documentMs: nav?.[1] ?? null,
+  };
 }
 
 const newContext = async () => {
@@ -280,15 +258,19 @@ const newContext = async () => {
   return context;
 };
 
-/** Cold: a fresh context (empty HTTP cache). Warm: the same context, a new tab, the same URL. */
-async function coldAndWarm(path: string): Promise<{ cold: Sample; warm: Sample }> {
+/**
+ * Cold: a fresh context (empty HTTP cache). Warm (unless `coldOnly`): the same context, a new tab,
+ * the same URL.
+ */
+async function coldAndWarm(url: string, coldOnly = false): Promise<{ cold: Sample; warm: Sample | null }> {
   const context = await newContext();
   try {
     const first = await throttledPage(context);
-    const cold = await load(first.page, first.meter, path);
+    const cold = await load(first.page, first.meter, url);
     await first.page.close();
+    if (coldOnly) return { cold, warm: null };
     const second = await throttledPage(context);
-    const warm = await load(second.page, second.meter, path);
+    const warm = await load(second.page, second.meter, url);
     return { cold, warm };
   } finally {
     await context.close();
@@ -303,7 +285,7 @@ async function dashboardAfterLogin(username: string, password: string): Promise<
   const context = await newContext();
   try {
     const { page, meter } = await throttledPage(context);
-    await load(page, meter, '/login');
+    await load(page, meter, `${baseUrl}/login`);
     // Typed as a customer types on a phone (~8 characters a second), unless BENCH_TYPING=instant:
     // the dashboard's code loads meanwhile (issue 28).
     const typeIn = (field: ReturnType<Page['getByLabel']>, text: string) =>
@@ -322,7 +304,14 @@ async function dashboardAfterLogin(username: string, password: string): Promise<
     const greetingMs = performance.now() - clicked;
     const idleMs = await meter.idle();
     // The bytes: the whole visit, /login cold included (the issue's "first visit").
-    return { idleMs, lcpMs: greetingMs, bytes: meter.visitBytes, requests: meter.requests };
+    return {
+      idleMs,
+      lcpMs: greetingMs,
+      bytes: meter.visitBytes,
+      requests: meter.requests,
+      firstByteMs: null,
+      documentMs: null,
+    };
   } finally {
     await context.close();
   }
@@ -341,12 +330,13 @@ function summarize(samples: Sample[]): Sample {
     lcpMs: lcps.length ? median(lcps) : null,
     bytes: median(samples.map((s) => s.bytes)),
     requests: median(samples.map((s) => s.requests)),
+    firstByteMs: null,
+    documentMs: null,
   };
 }
 
 const rows: string[] = [];
 function row(name: string, cache: string, s: Sample, floor: Sample) {
-  const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}×`;
   const kib = (s.bytes / 1024).toFixed(1);
   const lcp = s.lcpMs === null ? '—' : `${sec(s.lcpMs)} (${ratio(s.lcpMs, floor.lcpMs ?? s.lcpMs)})`;
@@ -399,7 +389,6 @@ async function lighthousePart(username: string, password: string): Promise<void>
     for (let i = 0; i < RUNS; i++) runs.push(await runLighthouse(baseUrl, path, session));
     // The run of median score (its other figures belong to that same load).
     const r = [...runs].sort((a, b) => a.score - b.score)[Math.floor(runs.length / 2)]!;
-    const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     console.log(
       `| \`${path}\` | ${r.score} (${runs.map((x) => x.score).join(', ')}) | ${sec(r.lcpMs)} | ${r.tbtMs.toFixed(0)} ms | ${sec(r.fcpMs)} | ${sec(r.mainThreadMs)} | ${(r.bytes / 1024).toFixed(1)} KiB |`,
     );
@@ -519,47 +508,133 @@ async function journeyPart(): Promise<void> {
 
 let browser: Browser | undefined;
 
+/** Milliseconds as seconds, two decimals. */
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** `now` over `before` as a signed percentage. */
+const pct = (now: number, before: number) =>
+  `${now >= before ? '+' : ''}${((now / before - 1) * 100).toFixed(1)} %`;
+
+/** One build's cold and warm samples of one page, one per round. */
+interface Loads {
+  cold: Sample[];
+  warm: Sample[];
+}
+
+/**
+ * The public pages (and the floor) on the current build and, with a baseline, on the baseline's
+ * (cold only: the comparison's loads), alternating: in each round every page is loaded on both builds
+ * back to back, the one first flipping from page to page and from round to round.
+ */
+async function measurePublic(builds: { name: string; url: string }[]): Promise<Map<string, Loads>> {
+  const loads = new Map<string, Loads>();
+  const paths = [FLOOR, ...PAGES];
+  for (let round = 0; round < PUBLIC_RUNS; round++)
+    for (const [i, path] of paths.entries()) {
+      const order = (round + i) % 2 ? [...builds].reverse() : builds;
+      for (const build of order) {
+        const { cold, warm } = await coldAndWarm(build.url + path, build.name !== 'actual');
+        const key = `${build.name} ${path}`;
+        const entry = loads.get(key) ?? { cold: [], warm: [] };
+        entry.cold.push(cold);
+        if (warm) entry.warm.push(warm);
+        loads.set(key, entry);
+      }
+    }
+  return loads;
+}
+
+/**
+ * The 95 % interval of median(now) / median(before) over the rounds, by a paired bootstrap (rounds
+ * drawn with replacement, each keeping its two loads; a fixed seed, so a run's figures repeat): how
+ * far the comparison of this run can be trusted at the machine's load.
+ */
+function ratioInterval(before: number[], now: number[]): [number, number] {
+  let seed = 0x2545f491;
+  const random = () => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const n = Math.min(before.length, now.length);
+  const ratios: number[] = [];
+  for (let b = 0; b < 2000; b++) {
+    const picks = Array.from({ length: n }, () => Math.floor(random() * n));
+    ratios.push(median(picks.map((i) => now[i]!)) / median(picks.map((i) => before[i]!)));
+  }
+  ratios.sort((x, y) => x - y);
+  return [ratios[Math.floor(ratios.length * 0.025)]!, ratios[Math.ceil(ratios.length * 0.975) - 1]!];
+}
+
+/**
+ * Each public page's cold bytes and LCP, current over baseline (medians of the same run), MISSED past
+ * +5 %. Beside them each build's LCP range and the 95 % interval of the LCP ratio; the floor page
+ * (the same file on both servers) shows what that interval is when nothing differs.
+ */
+function compareWithBaseline(loads: Map<string, Loads>, label: string): string[] {
+  const lines = [
+    '| página | bytes base → actual | LCP base: mediana (mín–máx) | LCP actual: mediana (mín–máx) | LCP actual / base (IC 95 %) |',
+    '|---|---|---|---|---|',
+  ];
+  for (const path of [FLOOR, ...PAGES]) {
+    const before = loads.get(`${label} ${path}`)?.cold ?? [];
+    const now = loads.get(`actual ${path}`)?.cold ?? [];
+    const lcp = (samples: Sample[]) => samples.map((s) => s.lcpMs ?? NaN);
+    const range = (values: number[]) =>
+      `${sec(median(values))} (${sec(Math.min(...values))}–${sec(Math.max(...values))})`;
+    const bytesBefore = median(before.map((s) => s.bytes));
+    const bytesNow = median(now.map((s) => s.bytes));
+    const lcpBefore = median(lcp(before));
+    const lcpNow = median(lcp(now));
+    const [low, high] = ratioInterval(lcp(before), lcp(now));
+    const interval = `${pct(low, 1)} … ${pct(high, 1)}`;
+    const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+    const name = path === FLOOR ? `${FLOOR} (suelo: el mismo archivo)` : path;
+    lines.push(
+      `| \`${name}\` | ${kib(bytesBefore)} → ${kib(bytesNow)} (${pct(bytesNow, bytesBefore)}) | ` +
+        `${range(lcp(before))} | ${range(lcp(now))} | ${pct(lcpNow, lcpBefore)} (${interval}) |`,
+    );
+    if (path === FLOOR) continue;
+    if (bytesNow > bytesBefore * (1 + MAX_GROWTH))
+      missed.push(`${path}: ${kib(bytesNow)} en frío, más del 5 % sobre ${kib(bytesBefore)} (${label})`);
+    if (!(lcpNow <= lcpBefore * (1 + MAX_GROWTH)))
+      missed.push(
+        `${path}: LCP en frío ${sec(lcpNow)}, ${pct(lcpNow, lcpBefore)} sobre ${sec(lcpBefore)} (${label}, misma ejecución; ` +
+          `IC 95 % ${interval}` +
+          (low <= 1 + MAX_GROWTH
+            ? ': no se distingue del ruido de esta ejecución, repita con más rondas'
+            : '') +
+          ')',
+      );
+  }
+  return lines;
+}
+
 async function throttledPart(username: string, password: string): Promise<void> {
   browser = await launchChromium();
+  const builds = [{ name: 'actual', url: baseUrl }];
+  if (baseline) {
+    baselineServer = await startServer(serverDir, baseline.dist, ADMIN_PASSWORD);
+    builds.push({ name: baseline.label, url: baselineServer.url });
+  }
   console.log(
-    `Perfil: 750 kbit/s bajada, 250 kbit/s subida, 300 ms de ida y vuelta, 390×844; mediana de ${RUNS} ${RUNS === 1 ? 'carga' : 'cargas'}.\n`,
+    `Perfil: 750 kbit/s bajada, 250 kbit/s subida, 300 ms de ida y vuelta, 390×844; páginas públicas: mediana de ${PUBLIC_RUNS}, ` +
+      `el panel tras login: de ${RUNS}` +
+      (baseline ? `; la base (${baseline.label}) en la misma ejecución, cargas alternadas.\n` : '.\n'),
   );
-  const collect = async (path: string) => {
-    const colds: Sample[] = [];
-    const warms: Sample[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const { cold, warm } = await coldAndWarm(path);
-      colds.push(cold);
-      warms.push(warm);
+  const loads = await measurePublic(builds);
+  for (const build of builds) {
+    const of = (path: string) => loads.get(`${build.name} ${path}`)!;
+    const floor = { cold: summarize(of(FLOOR).cold), warm: summarize(of(FLOOR).warm) };
+    const suffix = baseline ? ` (${build.name})` : '';
+    const warm = of(FLOOR).warm.length > 0;
+    row(`${FLOOR} (suelo, 1 KiB)${suffix}`, 'fría', floor.cold, floor.cold);
+    if (warm) row(`${FLOOR} (suelo, 1 KiB)${suffix}`, 'caliente', floor.warm, floor.warm);
+    for (const path of PAGES) {
+      row(`${path}${suffix}`, 'fría', summarize(of(path).cold), floor.cold);
+      if (warm) row(`${path}${suffix}`, 'caliente', summarize(of(path).warm), floor.warm);
     }
-    return { cold: summarize(colds), warm: summarize(warms) };
-  };
-
-  const floor = await collect(FLOOR);
-  row(`${FLOOR} (suelo, 1 KiB)`, 'fría', floor.cold, floor.cold);
-  row(`${FLOOR} (suelo, 1 KiB)`, 'caliente', floor.warm, floor.warm);
-  const growth: string[] = [];
-  for (const path of PAGES) {
-    const { cold, warm } = await collect(path);
-    row(path, 'fría', cold, floor.cold);
-    row(path, 'caliente', warm, floor.warm);
-    const base = BASELINE.pages[path];
-    if (!base) continue;
-    const kib = cold.bytes / 1024;
-    const lcp = (cold.lcpMs ?? NaN) / (floor.cold.lcpMs ?? NaN);
-    const baseLcp = base.lcpSeconds / BASELINE.floorLcpSeconds;
-    const pct = (now: number, before: number) =>
-      `${now >= before ? '+' : ''}${((now / before - 1) * 100).toFixed(1)} %`;
-    growth.push(
-      `${path}: ${kib.toFixed(1)} KiB (${pct(kib, base.bytesKiB)} sobre ${base.bytesKiB}), ` +
-        `LCP ${lcp.toFixed(2)}× el suelo (${pct(lcp, baseLcp)} sobre ${baseLcp.toFixed(2)}×)`,
-    );
-    if (kib > base.bytesKiB * (1 + MAX_GROWTH))
-      missed.push(`${path}: ${kib.toFixed(1)} KiB en frío, más del 5 % sobre ${base.bytesKiB} KiB`);
-    if (!(lcp <= baseLcp * (1 + MAX_GROWTH)))
-      missed.push(
-        `${path}: LCP ${lcp.toFixed(2)}× el suelo en frío, más del 5 % sobre ${baseLcp.toFixed(2)}×`,
-      );
   }
   const dash: Sample[] = [];
   for (let i = 0; i < RUNS; i++) dash.push(await dashboardAfterLogin(username, password));
@@ -567,18 +642,41 @@ async function throttledPart(username: string, password: string): Promise<void> 
     '/dashboard/home tras login (LCP: el saludo; bytes: toda la visita)',
     'fría',
     summarize(dash),
-    floor.cold,
+    summarize(loads.get(`actual ${FLOOR}`)!.cold),
   );
 
   console.log('| página | caché | red en reposo (× suelo) | LCP (× suelo) | transferido | peticiones |');
   console.log('|---|---|---|---|---|---|');
   for (const line of rows) console.log(line);
-  console.log('\nPáginas públicas frente a la base (bench/baseline.json, máximo +5 %):');
-  for (const line of growth) console.log(`  ${line}`);
+  if (!baseline) return;
+  console.log(
+    `\nPáginas públicas frente a ${baseline.label} (la misma ejecución, cargas en frío alternadas, ${PUBLIC_RUNS} por compilación; máximo +5 %):`,
+  );
+  for (const line of compareWithBaseline(loads, baseline.label)) console.log(line);
+  console.log(
+    '\nDe qué se compone (medianas en frío, ms, base → actual): primer byte del documento, último byte, LCP − último byte',
+  );
+  for (const path of [FLOOR, ...PAGES]) {
+    const part = (name: string, f: (s: Sample) => number | null) =>
+      median(loads.get(`${name} ${path}`)!.cold.map((s) => f(s) ?? NaN)).toFixed(0);
+    const both = (f: (s: Sample) => number | null) => `${part(baseline.label, f)} → ${part('actual', f)}`;
+    console.log(
+      `  ${path}: ${both((s) => s.firstByteMs)}; ${both((s) => s.documentMs)}; ` +
+        both((s) => (s.lcpMs === null || s.documentMs === null ? null : s.lcpMs - s.documentMs)),
+    );
+  }
+  console.log('LCP en frío de cada ronda, en ms (base / actual):');
+  for (const path of [FLOOR, ...PAGES]) {
+    const ms = (name: string) =>
+      loads
+        .get(`${name} ${path}`)!
+        .cold.map((s) => (s.lcpMs === null ? '—' : s.lcpMs.toFixed(0)))
+        .join(' ');
+    console.log(`  ${path}: ${ms(baseline.label)} / ${ms('actual')}`);
+  }
 }
 
 try {
-  await waitForHealth();
   const username = `bench${Date.now().toString(36)}`;
   const password = 'clave-de-bench-1';
   await registerCustomer(baseUrl, username, password);
@@ -590,5 +688,6 @@ try {
   if (missed.length) process.exitCode = 1;
 } finally {
   await browser?.close();
-  await stop();
+  await baselineServer?.stop();
+  await current.stop();
 }
