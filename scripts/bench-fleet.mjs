@@ -1010,6 +1010,15 @@ quiet = false;
       .map(([le, n]) => `${le * 1000} ms ${n}`)
       .join(', ')}`,
   );
+  // A build's time includes its waits for the event loop (its statements' answers are callbacks):
+  // the delays over the same window (each instance's figures reset at every scrape) tell them apart.
+  console.log(
+    `    event-loop delay over the joins, per instance: ${buildsAfter
+      .map((m) => `p99 ${m.p99.toFixed(1)} / max ${m.max.toFixed(1)} ms`)
+      .join('; ')}; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   check('update built, p50 (bucket bound)', b50.ms, 20, ' ms');
   check('update built, p99 (bucket bound)', b99.ms, 20, ' ms');
   console.log(
