@@ -437,7 +437,7 @@ let attributing = false;
 const kindOf = (backend, query) =>
   backend === 'autovacuum worker'
     ? 'autovacuum'
-    : /^\s*with input as[\s\S]*peer_stats/i.test(query)
+    : /^\s*with input as \(\s*select \* from jsonb_to_recordset/i.test(query)
       ? 'stats report'
       : /count\(\*\) filter/i.test(query)
         ? '/metrics peer counts'
