@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import {
   RELAY_DEFAULTS,
   type AgentPeer,
@@ -16,7 +16,7 @@ import { SERVER_TUNNEL_ADDRESS } from './addresses.ts';
 import { agentSpeed, withinData, withinGrace } from './peerSpeed.ts';
 import type { ServerRow } from './servers.ts';
 import { meshPeer, relayRooms, roomLinks } from './roomLinks.ts';
-import { buildRoomDelta } from './roomDelta.ts';
+import { buildRoomDelta, roomDeltaReads, type RoomDeltaRead } from './roomDelta.ts';
 
 export { meshPresharedKey, roomLinks } from './roomLinks.ts';
 
@@ -211,9 +211,72 @@ export async function roomsForServer(
 }
 
 /**
+ * buildDelta's one statement (issue 33): the log, the peers it names and, for an agent that applies
+ * room deltas, the room reads (roomDelta.ts roomDeltaReads) together, one round trip whatever the
+ * change. One row of JSON aggregates; every read after the log runs only when the log makes a delta.
+ */
+function deltaRead(serverId: number, after: number, withRooms: boolean): SQL {
+  const rooms = withRooms ? roomDeltaReads(serverId) : null;
+  return sql`
+    with
+    -- This server's log after the agent's revision, from server_changes' primary key.
+    changes as materialized (
+      select ${serverChanges.revision} as revision, ${serverChanges.upsertPeerIds} as upsert_peer_ids,
+        ${serverChanges.removeKeys} as remove_keys, ${serverChanges.full} as is_full, ${serverChanges.rooms} as rooms
+      from ${serverChanges}
+      where ${serverChanges.serverId} = ${serverId} and ${serverChanges.revision} > ${after}),
+    -- The newest revision (null: nothing new), and whether the log makes a delta: it reaches back to
+    -- the revision after the agent's and no entry asks for a snapshot (a full change, or a room
+    -- change for an agent that does not apply room deltas); else the agent gets a snapshot.
+    log as (
+      select max(revision) as last,
+        min(revision) = ${after}::bigint + 1 and not bool_or(is_full${withRooms ? sql`` : sql` or rooms is not null`}) as delta
+      from changes),
+    -- The peers the log names, each with whether it is live here (one read, not one for the live and
+    -- another for the stale; a stale one is removed by key), from peers' primary key.
+    named as (
+      select ${peers.id} as id, ${peers.publicKey} as public_key, ${peers.presharedKeyEnc} as preshared_key_enc,
+        ${peers.address} as address, ${peers.speedDownKbit} as speed_down_kbit,
+        ${peers.speedUpKbit} as speed_up_kbit, ${peers.reducedKbit} as reduced_kbit,
+        ${peers.speedReducedAt} as speed_reduced_at, ${liveOnServer(serverId)} as live
+      from ${peers}
+      where ${peers.id} = any(array(select distinct unnest(upsert_peer_ids) from changes)) and (select delta from log))
+    ${rooms ? sql`, ${rooms.ctes}` : sql``}
+    select (select last from log) as last, (select delta from log) as delta,
+      (select json_agg(json_build_object('remove_keys', remove_keys, 'rooms', rooms) order by revision)
+       from changes where (select delta from log)) as changes,
+      (select json_agg(named order by id) from named) as named
+      ${rooms ? sql`, ${rooms.columns}` : sql``}`;
+}
+
+/**
+ * The row deltaRead answers (JSON aggregates parsed by the driver; a null aggregate: no rows). The
+ * room columns are there when the statement has the room reads (`withRooms`).
+ */
+type DeltaRow = {
+  last: number | string | null;
+  delta: boolean | null;
+  changes: { remove_keys: string[]; rooms: RoomChangeRecord | null }[] | null;
+  named:
+    | {
+        id: number;
+        public_key: string;
+        preshared_key_enc: string;
+        address: string;
+        speed_down_kbit: number | null;
+        speed_up_kbit: number | null;
+        reduced_kbit: number;
+        speed_reduced_at: string | null;
+        live: boolean | null;
+      }[]
+    | null;
+} & RoomDeltaRead;
+
+/**
  * One delta that brings an agent from `after` to the newest recorded revision, or 'resync' when the
  * log no longer reaches back that far (send a snapshot), or null when there is nothing new. A room
  * change is part of the delta when `rooms` is given (the agent said `room_deltas`), else a resync.
+ * One statement whatever the change (deltaRead; guards: roomJoinCost.test.ts, scale.test.ts).
  */
 export async function buildDelta(
   db: Db,
@@ -222,38 +285,37 @@ export async function buildDelta(
   key: Buffer,
   rooms?: { meshKey: Buffer },
 ): Promise<ServerDelta | 'resync' | null> {
-  const changes = await db
-    .select()
-    .from(serverChanges)
-    .where(and(eq(serverChanges.serverId, serverId), gt(serverChanges.revision, after)))
-    .orderBy(asc(serverChanges.revision));
-  if (changes.length === 0) return null;
-  if (changes[0]!.revision !== after + 1 || changes.some((c) => c.full || (c.rooms && !rooms)))
-    return 'resync';
-  const ids = [...new Set(changes.flatMap((c) => c.upsertPeerIds))];
-  // The named peers in one statement, each with whether it is live here (issue 33: one read, not
-  // one for the live and another for the stale).
-  const named = ids.length
-    ? await db
-        .select({ id: peers.id, ...agentColumns, live: sql<boolean | null>`${liveOnServer(serverId)}` })
-        .from(peers)
-        .where(inArray(peers.id, ids))
-    : [];
+  const {
+    rows: [row],
+  } = await db.execute<DeltaRow>(deltaRead(serverId, after, rooms !== undefined));
+  if (!row || row.last === null) return null;
+  if (!row.delta) return 'resync';
+  const changes = row.changes ?? [];
+  const named = (row.named ?? []).map((p) => ({
+    live: p.live,
+    publicKey: p.public_key,
+    presharedKeyEnc: p.preshared_key_enc,
+    address: p.address,
+    speedDownKbit: p.speed_down_kbit,
+    speedUpKbit: p.speed_up_kbit,
+    reducedKbit: p.reduced_kbit,
+    speedReducedAt: p.speed_reduced_at === null ? null : new Date(p.speed_reduced_at),
+  }));
   const upsert = named.filter((p) => p.live === true).map((p) => toAgentPeer(key, p));
   const records = changes.flatMap((c) => (c.rooms ? [c.rooms] : []));
-  const room = rooms && records.length ? await buildRoomDelta(db, serverId, records, rooms.meshKey) : null;
+  const room = rooms && records.length ? buildRoomDelta(serverId, records, row, rooms.meshKey) : null;
   if (room) upsert.push(...room.meshUpsert);
   const kept = new Set(upsert.map((p) => p.public_key));
   // A peer named for upsert that is no longer live here (disabled, expired, moved) is removed by key.
   const stale = named.filter((p) => p.live === false);
   const remove = [
     ...new Set([
-      ...changes.flatMap((c) => c.removeKeys),
+      ...changes.flatMap((c) => c.remove_keys),
       ...stale.map((s) => s.publicKey),
       ...(room?.meshRemove ?? []),
     ]),
   ].filter((k) => !kept.has(k));
-  const delta: ServerDelta = { type: 'delta', revision: changes.at(-1)!.revision, upsert, remove };
+  const delta: ServerDelta = { type: 'delta', revision: Number(row.last), upsert, remove };
   if (room) {
     delta.room_pairs_add = room.pairsAdd;
     delta.room_pairs_remove = room.pairsRemove;

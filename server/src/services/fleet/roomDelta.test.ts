@@ -16,6 +16,7 @@ import {
 import { ProtocolAgent } from '../../../test/protocolAgent.ts';
 import { PeerService } from '../peers/peers.ts';
 import { RoomService } from '../rooms/rooms.ts';
+import { invalidateSiteSettings, updateSiteSettings } from '../site/settings.ts';
 import { buildDelta, buildSnapshot } from './desiredState.ts';
 
 /**
@@ -258,6 +259,37 @@ describe("a room member's move at N rooms on the server", () => {
     expect(large.pairs).toBe(small.pairs);
     expect(Math.abs(large.bytes - small.bytes)).toBeLessThan(160);
     expect(large.snapshotBytes).toBeGreaterThan(50 * small.snapshotBytes);
+  });
+});
+
+describe("a room delta and the relay's switches", () => {
+  it('carries no relay entry while the site or the server relays nothing; a malformed site switch reads as its default', async () => {
+    const [room] = await seedRooms(1);
+    const joinDelta = async () => {
+      const peer = await freshPeer(a.id);
+      const before = await revisionOf(a.id);
+      await rooms.addPeer(holder, room!, peer.id);
+      const delta = await deltaAfter(a.id, before);
+      await rooms.removePeer(holder, room!, peer.id, true);
+      return delta;
+    };
+    const relayed = (d: ServerDelta) => ({
+      rooms: d.relay_rooms!.map((r) => r.id),
+      removed: d.relay_rooms_remove,
+    });
+    expect(relayed(await joinDelta())).toEqual({ rooms: [room], removed: [] });
+    // Written without the switch's full change (which would send a snapshot instead).
+    await updateSiteSettings(t.ctx.db, { allow_discovery: false });
+    const siteOff = await joinDelta();
+    expect(relayed(siteOff)).toEqual({ rooms: [], removed: [] });
+    expect(siteOff.room_pairs_add).toHaveLength(8);
+    await t.ctx.db.execute(sql`update settings set value = '"no"'::jsonb where key = 'allow_discovery'`);
+    invalidateSiteSettings(t.ctx.db);
+    expect(relayed(await joinDelta())).toEqual({ rooms: [room], removed: [] });
+    await updateSiteSettings(t.ctx.db, { allow_discovery: true });
+    await t.ctx.db.update(servers).set({ allowDiscovery: false }).where(eq(servers.id, a.id));
+    expect(relayed(await joinDelta())).toEqual({ rooms: [], removed: [] });
+    await t.ctx.db.update(servers).set({ allowDiscovery: true }).where(eq(servers.id, a.id));
   });
 });
 

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AgentPeer, AgentRelayRoom } from '@vpn/contracts';
 import type { Db } from '../../db/client.ts';
-import { peers, roomLinks, rooms, servers, type RoomChangeRecord } from '../../db/schema.ts';
-import { getSiteSettings } from '../site/settings.ts';
+import { peers, roomLinks, rooms, servers, settings, type RoomChangeRecord } from '../../db/schema.ts';
+import { DEFAULT_SITE_SETTINGS } from '../site/settings.ts';
 import { meshPeer, relayRooms, roomChanges, type RoomMember } from './roomLinks.ts';
 
 /** The room part of a delta (contracts: ServerDelta's room fields), mesh links apart. */
@@ -15,21 +15,87 @@ export interface RoomDelta {
   meshRemove: string[];
 }
 
+/** What roomDeltaReads' columns bring back (one row, JSON aggregates parsed by the driver). */
+export type RoomDeltaRead = {
+  /** Whether this server relays now: the site's switch and its own (null: no such server). */
+  relays: boolean | null;
+  /** The touched rooms' members, while it relays (null: none). */
+  members: { id: number; room_id: number; address: string; server_id: number }[] | null;
+  /** Each touched mesh link's other end, with the mates it must carry for this server (null: none). */
+  links: { id: number; public_key: string; host: string; port: number; mates: string[] }[] | null;
+};
+
 /**
- * Room changes recorded for one server (oldest first) as one delta (issue 33). Pairs are the
- * records' net effect in order (a later record wins over an earlier one for the same pair); the
- * touched rooms' relay entries and the touched mesh links are read as they are now, whole: each is
- * a function of the current members, so sending today's is exact and idempotent. Reads the touched
- * rooms' members and, for the touched mesh links, the rooms the two servers share, all from
- * room_links' indexes (migration 0040), never a page of `peers`; two statements whatever the
- * number of links (guard: roomJoinCost.test.ts).
+ * The room reads of a delta (issue 33), as CTEs and select columns for buildDelta's one statement
+ * (desiredState.ts deltaRead): they read the room records of its `changes` CTE (this server's log
+ * after the agent's revision) and run only when its `log` CTE says the log makes a delta. The
+ * touched rooms' relay entries and the touched mesh links are read as they are now, whole, from
+ * room_links' indexes (migration 0040), never a page of `peers`; no more statements whatever the
+ * number of rooms and links (guard: roomJoinCost.test.ts).
  */
-export async function buildRoomDelta(
-  db: Db,
+export function roomDeltaReads(serverId: number): { ctes: SQL; columns: SQL } {
+  const ctes = sql`
+    -- The rooms whose relay entry the records touched.
+    touched_rooms as (
+      select distinct r.id::int as id
+      from changes cross join lateral jsonb_array_elements_text(changes.rooms -> 'rooms') r(id)
+      where changes.rooms is not null and (select delta from log)),
+    -- The other servers whose mesh link from this one the records touched.
+    touched_links as (
+      select distinct m.id::int as id
+      from changes cross join lateral jsonb_array_elements_text(changes.rooms -> 'mesh') m(id)
+      where changes.rooms is not null and (select delta from log) and m.id::int <> ${serverId}),
+    -- Whether this server relays (issue 25): its own switch and the site's, read as readSiteSettings
+    -- reads it (a JSON boolean, else the default), here rather than from getSiteSettings' copy,
+    -- which is up to a second old on another instance and a statement of its own when it expired.
+    relay_on as (
+      select ${servers.allowDiscovery} and coalesce(
+        (select ${settings.value}::boolean from ${settings}
+         where ${settings.key} = 'allow_discovery' and jsonb_typeof(${settings.value}) = 'boolean'),
+        ${DEFAULT_SITE_SETTINGS.allow_discovery}::boolean) as relays
+      from ${servers} where ${servers.id} = ${serverId}),
+    -- The touched rooms' members, only while it relays (a switch records a full change: a snapshot).
+    relay_members as (
+      select ${roomLinks.peerId} as id, ${roomLinks.roomId} as room_id, ${roomLinks.address} as address,
+        ${roomLinks.serverId} as server_id
+      from ${roomLinks}
+      where ${roomLinks.roomId} = any(array(select id from touched_rooms)) and (select relays from relay_on)),
+    -- This server's rooms, read once for every link (index-only: room_links_server_room).
+    here as materialized (
+      select distinct ${roomLinks.roomId} as room_id from ${roomLinks} where ${roomLinks.serverId} = ${serverId}),
+    -- Each touched link's other end (a deleted server has none) with the mates it must carry for
+    -- this server: its members of this server's rooms (none: the link goes). Per link, a subquery
+    -- on its own server id, so each reads that server's index range only (index-only); one scan of
+    -- every touched server at once (server_id = any of a list the planner cannot see) was planned as
+    -- a sequential scan of room_links. Before issue 33's room_links, a link read a page of peers per
+    -- mate; mates joined to the servers row by row were probed one by one (4,000 buffers).
+    links as (
+      select ${servers.id} as id, ${servers.publicKey} as public_key, ${servers.host} as host,
+        ${servers.port} as port,
+        array(select host(o.address) from ${roomLinks} o
+              where o.server_id = ${servers.id} and o.room_id in (select room_id from here)) as mates
+      from ${servers}
+      where ${servers.id} = any(array(select id from touched_links)))`;
+  const columns = sql`
+    (select relays from relay_on) as relays,
+    (select json_agg(relay_members) from relay_members) as members,
+    (select json_agg(links) from links) as links`;
+  return { ctes, columns };
+}
+
+/**
+ * Room changes recorded for one server (oldest first) as one delta (issue 33), from what
+ * roomDeltaReads read. Pairs are the records' net effect in order (a later record wins over an
+ * earlier one for the same pair); the touched rooms' relay entries and the touched mesh links are
+ * sent as they are now, whole: each is a function of the current members, so sending today's is
+ * exact and idempotent.
+ */
+export function buildRoomDelta(
   serverId: number,
   records: readonly RoomChangeRecord[],
+  read: RoomDeltaRead,
   meshKey: Buffer,
-): Promise<RoomDelta> {
+): RoomDelta {
   const pairs = new Map<string, { pair: [string, string]; add: boolean }>();
   for (const r of records) {
     for (const pair of r.remove) pairs.set(`${pair[0]}>${pair[1]}`, { pair, add: false });
@@ -45,66 +111,29 @@ export async function buildRoomDelta(
   };
   for (const { pair, add } of pairs.values()) (add ? out.pairsAdd : out.pairsRemove).push(pair);
   const roomIds = [...new Set(records.flatMap((r) => r.rooms))].sort((a, b) => a - b);
-  const meshIds = [...new Set(records.flatMap((r) => r.mesh))].filter((o) => o !== serverId);
-  // The relay's rooms only while it is on (a switch records a full change: a snapshot). The
-  // server's switch and the touched rooms' members in one statement: no member rows when it is off.
-  if (roomIds.length && (await getSiteSettings(db)).allow_discovery) {
-    const rows = await db
-      .select({
-        relays: servers.allowDiscovery,
-        id: roomLinks.peerId,
-        roomId: roomLinks.roomId,
-        address: roomLinks.address,
-        serverId: roomLinks.serverId,
-      })
-      .from(servers)
-      .leftJoin(roomLinks, and(eq(servers.allowDiscovery, true), inArray(roomLinks.roomId, roomIds)))
-      .where(eq(servers.id, serverId));
-    if (rows[0]?.relays) {
-      const members = rows.flatMap((r) =>
-        r.id === null ? [] : [{ id: r.id, roomId: r.roomId, address: r.address!, serverId: r.serverId! }],
-      );
-      out.relayRooms = relayRooms(serverId, members);
-      const kept = new Set(out.relayRooms.map((r) => r.id));
-      out.relayRemove = roomIds.filter((id) => !kept.has(id));
-    }
+  // The relay's rooms only while it is on (a switch records a full change: a snapshot).
+  if (roomIds.length && read.relays) {
+    const members: RoomMember[] = (read.members ?? []).map((m) => ({
+      id: m.id,
+      roomId: m.room_id,
+      address: m.address,
+      serverId: m.server_id,
+    }));
+    out.relayRooms = relayRooms(serverId, members);
+    const kept = new Set(out.relayRooms.map((r) => r.id));
+    out.relayRemove = roomIds.filter((id) => !kept.has(id));
   }
-  if (meshIds.length) {
-    // Every touched link in one statement: each other server with the mates it must carry for this
-    // one, i.e. its members of the rooms that have a member here, from room_links' indexes alone
-    // (migration 0040), never from peers' pages. The mates are read first, by themselves
-    // (`materialized`): joined to the servers row by row, the planner guessed 20 mates a server
-    // instead of 500 and probed this server's rooms once per mate (4,000 buffers, 10–16 ms at
-    // bench:fleet's size, against 35 and 1.7 ms so).
-    const { rows } = await db.execute<{
-      id: number;
-      public_key: string;
-      host: string;
-      port: number;
-      mate: string | null;
-    }>(sql`
-      with mates as materialized (
-        select ${roomLinks.serverId} as server_id, host(${roomLinks.address}) as mate from ${roomLinks}
-        where ${inArray(roomLinks.serverId, meshIds)}
-          and exists (select 1 from ${roomLinks} l where l.server_id = ${serverId} and l.room_id = ${roomLinks.roomId}))
-      select ${servers.id} as id, ${servers.publicKey} as public_key, ${servers.host} as host,
-        ${servers.port} as port, mates.mate
-      from ${servers} left join mates on mates.server_id = ${servers.id}
-      where ${inArray(servers.id, meshIds)}`);
-    const links = new Map<number, { end: Parameters<typeof meshPeer>[2]; mates: string[] }>();
-    for (const r of rows) {
-      const id = Number(r.id);
-      const link = links.get(id) ?? {
-        end: { id, publicKey: r.public_key, host: r.host, port: Number(r.port) },
-        mates: [],
-      };
-      if (r.mate !== null) link.mates.push(`${r.mate}/32`);
-      links.set(id, link);
-    }
-    for (const [, { end, mates: addresses }] of [...links].sort(([x], [y]) => x - y)) {
-      if (addresses.length === 0) out.meshRemove.push(end.publicKey);
-      else out.meshUpsert.push(meshPeer(meshKey, serverId, end, addresses));
-    }
+  for (const link of [...(read.links ?? [])].sort((x, y) => x.id - y.id)) {
+    if (link.mates.length === 0) out.meshRemove.push(link.public_key);
+    else
+      out.meshUpsert.push(
+        meshPeer(
+          meshKey,
+          serverId,
+          { id: link.id, publicKey: link.public_key, host: link.host, port: link.port },
+          link.mates.map((m) => `${m}/32`),
+        ),
+      );
   }
   return out;
 }
