@@ -776,6 +776,13 @@ const s0 = {
   at: performance.now(),
 };
 const lagsBefore = await Promise.all([0, 1, 2].map(instanceMetrics));
+// Per-statement costs over the steady phase, where pg_stat_statements is loaded (the run's own cluster).
+const statements = await q(`create extension if not exists pg_stat_statements`)
+  .then(() => q(`select pg_stat_statements_reset()`))
+  .then(
+    () => true,
+    () => false,
+  );
 const steadyLoop = ownLoop();
 const rekeys = changes(5, STEADY_S);
 const loops = [];
@@ -835,6 +842,22 @@ await walPerReading('WAL per reading', sa.wal, sb.wal, statsOnly.readings, 1.2);
 console.log(`  with the changes, the next ${STEADY_S} s (every cost of the database, per reading):`);
 console.log(`    PostgreSQL CPU ${(((s1.cpu - s0.cpu) * 10_000) / readings).toFixed(1)} µs`);
 await walPerReading('  WAL', s0.wal, s1.wal, readings, Infinity);
+if (statements) {
+  const top = await q(
+    `select calls, total_exec_time as ms, rows, shared_blks_hit + shared_blks_read as blocks, wal_records,
+       regexp_replace(query, '\\s+', ' ', 'g') as query
+     from pg_stat_statements join pg_database d on d.oid = dbid where d.datname = $1
+     order by total_exec_time desc limit 8`,
+    [DB_NAME],
+  );
+  console.log(
+    '    statements taking the most time (pg_stat_statements; per call: time, rows, buffers, WAL records):',
+  );
+  for (const t of top)
+    console.log(
+      `      ${t.calls} × ${(t.ms / t.calls).toFixed(2)} ms, ${(t.rows / t.calls).toFixed(0)} rows, ${(t.blocks / t.calls).toFixed(0)} buffers, ${(t.wal_records / t.calls).toFixed(0)} WAL: ${t.query.slice(0, 70)}`,
+    );
+}
 if (walSlot) await q(DROP_WAL_SLOT).catch(() => {});
 // peers also takes the re-keys (a new public key: an indexed column, never HOT); the rest is data_used.
 for (const r of hotRows)
