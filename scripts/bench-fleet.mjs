@@ -16,7 +16,8 @@
  * BENCH_FLEET_WAL_COMPRESSION: the database's wal_compression (default lz4, as docs/scale.md advises;
  * off to compare). BENCH_FLEET_RATE: stats readings per second asked of the agents (default 2,500: what this 2-core
  * machine sustains beside the panel and PostgreSQL; the issue's peak is 25,000). BENCH_FLEET_SECONDS:
- * the steady phase (default 600, the issue's 10 minutes). Prints each scenario's figures, a MISSED line per target missed
+ * the steady phase (default 600, the issue's 10 minutes). BENCH_FLEET_CPU_PROF: a folder for the
+ * instances' CPU profiles. Prints each scenario's figures, a MISSED line per target missed
  * and exits non-zero when any was.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -101,7 +102,12 @@ const children = new Map();
 const logOf = (port) => join(tmpdir(), `bench-fleet-${port}.log`);
 for (const port of ports) rmSync(logOf(port), { force: true });
 async function instance(port) {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  // BENCH_FLEET_CPU_PROF=<folder>: each instance writes a V8 CPU profile there when the run ends
+  // (open it in Chrome's DevTools): what fills the event loop.
+  const prof = process.env.BENCH_FLEET_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_FLEET_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...prof, 'dist/main.js'], {
     cwd: join(ROOT, 'server'),
     env: {
       ...process.env,
@@ -150,7 +156,7 @@ process.on('exit', () => cluster?.stop());
 async function cleanupOnce() {
   clearInterval(cpuFollower);
   for (const c of children.values()) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, process.env.BENCH_FLEET_CPU_PROF ? 10_000 : 1000));
   for (const c of children.values()) c.kill('SIGKILL');
   await admin.query(`drop database if exists ${DB_NAME} with (force)`).catch(() => {});
   await admin.query(DROP_WAL_SLOT).catch(() => {});
