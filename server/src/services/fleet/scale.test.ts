@@ -21,7 +21,8 @@ import { buildDelta, roomLinks } from './desiredState.ts';
  * Scale guards (issue 33): what a hot path reads, in buffers and statements, must not grow with
  * rows it does not need. Each path is measured on a small fleet; then, by SQL, the customers grow
  * to 100,000, the peers that expired long ago (off, with a data allowance far from used) to
- * 20,000 and the rooms nobody is changing to 10,000; each path is measured again. Nothing is timed.
+ * 20,000, the live peers with an allowance far from used to 20,000 and the rooms nobody is changing
+ * to 10,000; each path is measured again. Nothing is timed.
  */
 let t: TestApp;
 let owner: string;
@@ -70,6 +71,14 @@ async function grow(): Promise<void> {
       preshared_key_enc, mirror_token_enc, mirror_token_hash, active, expires_at, data_allowance)
     select ${holder}, ${serverId}, 'viejo ' || g, 3000000 + g, '10.64.0.0'::inet + (3000000 + g),
       md5('k' || g), 'x', 'x', 'x', md5('m' || g), false, now() - interval '90 days', 1000000000
+    from generate_series(1, 20000) g`);
+  // Live peers with a data allowance far from used: most limited peers of a business (a third of
+  // bench:fleet's million). The switch-offs at 100 % must not read them.
+  await db.execute(sql`
+    insert into peers (customer_id, server_id, name, address_index, address, public_key, private_key_enc,
+      preshared_key_enc, mirror_token_enc, mirror_token_hash, active, expires_at, data_allowance)
+    select ${holder}, ${serverId}, 'limitado ' || g, 4000000 + g, '10.64.0.0'::inet + (4000000 + g),
+      md5('l' || g), 'x', 'x', 'x', md5('n' || g), true, now() + interval '30 days', 1000000000000
     from generate_series(1, 20000) g`);
   await db.execute(sql`
     insert into rooms (name, owner_id, password_enc)

@@ -227,6 +227,10 @@ export class PeerExpiry extends PeerCreation {
       and(
         eq(peers.active, true),
         eq(peers.reduceOnExhausted, true),
+        // Past 80 % (data_due, index peers_data_due), as disableExhausted: without it every live
+        // limited peer was read at each 5-second pass (bench:fleet: 143,773 buffers, 344 ms a pass
+        // at 333,000 limited peers, ~27 µs per stats reading).
+        eq(peers.dataDue, true),
         isNotNull(peers.dataAllowance),
         isNull(peers.dataExhaustedAt),
         gte(peers.dataUsed, peers.dataAllowance),
