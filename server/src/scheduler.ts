@@ -14,7 +14,8 @@ import { ensureUsagePartitions } from './services/peers/usagePartitions.ts';
 /**
  * Periodic work: disable expired peers and peers out of data (80 % notices too), end busy states nobody answered, deliver paid invoices whose
  * delivery failed (no active server, an error, a restart), mail renewal reminders, prune old
- * counters and tokens, create the hourly usage's next day partitions and fold old hours into days. Every instance runs the timer, but each
+ * counters and tokens, create the hourly usage's next day partitions and fold old hours into days,
+ * count peers per server for /metrics. Every instance runs the timer, but each
  * step is leased (rate_limits, `scheduler:<step>`, for 90 % of the period): of several instances
  * the first to tick runs it and the others skip it, instead of all repeating the same scans
  * (issue 33). A lease left by an instance that died lapses within the period. Each step is still a
@@ -38,7 +39,9 @@ export function startScheduler(
     /** Concurrent-use flags without a report for 24 h are cleared (issue 19). */
     concurrentUse?: Pick<ConcurrentUseService, 'clearStale'>;
     log: FastifyBaseLogger;
-    telemetry?: Pick<Telemetry, 'schedulerRuns' | 'schedulerFailures'>;
+    /** Its counters; and /metrics' peer counts, taken here for the cluster once per period (telemetry.ts). */
+    telemetry?: Pick<Telemetry, 'schedulerRuns' | 'schedulerFailures'> &
+      Partial<Pick<Telemetry, 'peerCountsEveryMs' | 'recordPeerCounts'>>;
     /** Called after each tick (tests). */
     onTick?: () => void;
   },
@@ -76,6 +79,15 @@ export function startScheduler(
         // Hourly usage older than 30 days becomes daily (about once an hour at the default pace).
         await step('compact-usage', () => compactUsage(deps.db), hourly);
       }
+      // /metrics' per-server peer counts, once per METRICS_PEER_COUNTS_SECONDS for all instances:
+      // a full read of `peers` (~1.4 s of PostgreSQL at 1,000,000), last so a slow one holds up nothing.
+      const counts = deps.telemetry;
+      if (counts?.peerCountsEveryMs && counts.recordPeerCounts)
+        await step(
+          'peer-counts',
+          () => counts.recordPeerCounts!(deps.db),
+          Math.max(lease, Math.floor(counts.peerCountsEveryMs * 0.9)),
+        );
     } catch (err) {
       deps.telemetry?.schedulerFailures.inc();
       deps.log.error({ err }, 'scheduled task failed');

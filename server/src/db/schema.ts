@@ -466,6 +466,24 @@ export const roomLinks = pgTable(
   (t) => [index('room_links_server_room').on(t.serverId, t.roomId), index('room_links_room').on(t.roomId)],
 );
 
+/**
+ * Per-server peer counts as /metrics shows them (issue 33, migration 0041): counted once per
+ * METRICS_PEER_COUNTS_SECONDS for the whole cluster by the instance whose scheduler takes the
+ * period's lease (services/site/telemetry.ts), read by every instance's scrape. One row per server
+ * that existed at the count, all with the same `counted_at`.
+ */
+export const serverPeerCounts = pgTable('server_peer_counts', {
+  serverId: integer('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  active: integer('active').notNull(),
+  disabled: integer('disabled').notNull(),
+  concurrent: integer('concurrent').notNull(),
+  shaped: integer('shaped').notNull(),
+  reduced: integer('reduced').notNull(),
+  countedAt: timestamp('counted_at', { withTimezone: true }).notNull(),
+});
+
 export const invoices = pgTable(
   'invoices',
   {

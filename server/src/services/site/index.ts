@@ -9,7 +9,7 @@ import { Telemetry } from './telemetry.ts';
  * where used, nothing to build.
  */
 export interface SiteDeps {
-  config: Pick<Config, 'mail' | 'metricsPeerCountsMs'>;
+  config: Pick<Config, 'mail' | 'metricsPeerCountsMs' | 'metricsToken'>;
   log: FastifyBaseLogger;
   /** Tests hand in a mailer that records instead of sending. */
   mailer?: Mailer;
@@ -21,7 +21,11 @@ export interface Site {
 }
 
 export function createSite(deps: SiteDeps): Site {
-  const telemetry = new Telemetry({ peerCountsMaxAgeMs: deps.config.metricsPeerCountsMs });
+  const telemetry = new Telemetry({
+    peerCountsMaxAgeMs: deps.config.metricsPeerCountsMs,
+    // Without METRICS_TOKEN nobody scrapes: the scheduler counts nothing.
+    sharedPeerCounts: Boolean(deps.config.metricsToken),
+  });
   const mailer = deps.mailer ?? new Mailer(deps.config.mail, deps.log);
   mailer.onResult = (sent) => (sent ? telemetry.mailsSent : telemetry.mailsFailed).inc();
   return { telemetry, mailer };

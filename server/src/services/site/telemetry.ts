@@ -9,7 +9,8 @@ import { compareVersions } from '@vpn/contracts';
  * hook, scheduler, mailer); fleet and invoice gauges are read from the database at scrape time, so
  * every instance reports the same fleet and a restart loses nothing. Label values are bounded:
  * route patterns (never raw URLs, which carry tokens), status codes, server ids and names,
- * gateways and invoice states.
+ * gateways and invoice states. Over 400 lines: the metrics' declarations are most of it, and the
+ * per-server peer counts (one count per period for the cluster, migration 0041) belong to them.
  */
 export class Telemetry {
   readonly registry = new Registry();
@@ -186,30 +187,88 @@ export class Telemetry {
     registers: [this.registry],
   });
 
-  /** The last per-server peer counts and when they were read (see PEER_COUNTS_MAX_AGE_MS). */
+  /** This instance's own per-server peer counts and when they were read (see PEER_COUNTS_MAX_AGE_MS). */
   private counted: { at: number; counts: Promise<Map<number, PeerCounts>> } | null = null;
 
   private readonly countsMaxAge: number;
   private readonly now: () => number;
 
-  constructor(opts: { processMetrics?: boolean; peerCountsMaxAgeMs?: number; now?: () => number } = {}) {
+  /**
+   * How often the scheduler counts peers for the whole cluster into `server_peer_counts`
+   * (recordPeerCounts), 0 when it does not: /metrics off (no METRICS_TOKEN), or counts live at
+   * every scrape (METRICS_PEER_COUNTS_SECONDS=0).
+   */
+  readonly peerCountsEveryMs: number;
+
+  constructor(
+    opts: {
+      processMetrics?: boolean;
+      peerCountsMaxAgeMs?: number;
+      now?: () => number;
+      /** The scheduler counts for the cluster (site/index.ts: when /metrics is served). */
+      sharedPeerCounts?: boolean;
+    } = {},
+  ) {
     this.countsMaxAge = opts.peerCountsMaxAgeMs ?? PEER_COUNTS_MAX_AGE_MS;
+    this.peerCountsEveryMs = opts.sharedPeerCounts ? this.countsMaxAge : 0;
     this.now = opts.now ?? Date.now;
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'vpn_' });
   }
 
-  /** Per-server peer counts, read at most once per countsMaxAge (concurrent scrapes share a read). */
-  private peerCounts(db: Db): Promise<Map<number, PeerCounts>> {
+  /**
+   * Counts every server's peers into `server_peer_counts`, for every instance's scrapes (issue 33).
+   * The scheduler runs it on one instance per period (its `scheduler:peer-counts` lease): at
+   * 1,000,000 peers the count reads all of `peers` (~143,000 buffers, ~1.4 s of PostgreSQL), once
+   * for the cluster instead of once per instance. Count and write are one statement; every server
+   * gets a row (0 when it has no peers any more), all with the same `counted_at`. Without JIT: the
+   * plan's cost passes jit_above_cost at a million peers, and compiling its expressions (8
+   * functions a process) cost more than it saved (EXPLAIN ANALYZE, docs/decisions.md).
+   */
+  async recordPeerCounts(db: Db): Promise<void> {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('jit', 'off', true)`);
+      await tx.execute(sql`
+        with counted as (
+          select server_id,
+                 count(*) filter (where active) as active,
+                 count(*) filter (where not active) as disabled,
+                 count(*) filter (where concurrent_use_seen_at is not null) as concurrent,
+                 count(*) filter (where active and (speed_down_kbit is not null
+                   or speed_up_kbit is not null or speed_reduced_at is not null)) as shaped,
+                 count(*) filter (where active and speed_reduced_at is not null) as reduced
+            from peers where server_id is not null group by server_id)
+        insert into server_peer_counts (server_id, active, disabled, concurrent, shaped, reduced, counted_at)
+        select s.id, coalesce(c.active, 0), coalesce(c.disabled, 0), coalesce(c.concurrent, 0),
+               coalesce(c.shaped, 0), coalesce(c.reduced, 0), now()
+          from servers s left join counted c on c.server_id = s.id
+        on conflict (server_id) do update
+          set active = excluded.active, disabled = excluded.disabled, concurrent = excluded.concurrent,
+              shaped = excluded.shaped, reduced = excluded.reduced, counted_at = excluded.counted_at`);
+    });
+  }
+
+  /**
+   * Per-server peer counts: the cluster's (`server_peer_counts`, 100 rows at bench:fleet's size)
+   * while they are fresh; else (no scheduler, a fresh install, the counting instance gone for three
+   * periods) this instance counts itself, at most once per countsMaxAge.
+   */
+  private async peerCounts(db: Db): Promise<Map<number, PeerCounts>> {
+    if (this.countsMaxAge > 0) {
+      const staleMs = 3 * Math.max(this.countsMaxAge, SCHEDULER_TICK_MS);
+      const shared = rowsOf<CountRow>(
+        await db.execute(sql`
+          select server_id, active, disabled, concurrent, shaped, reduced from server_peer_counts
+           where counted_at > now() - ${staleMs}::double precision * interval '1 millisecond'`),
+      );
+      if (shared.length > 0) return countsOf(shared);
+    }
+    return this.ownPeerCounts(db);
+  }
+
+  /** This instance's count, read at most once per countsMaxAge (concurrent scrapes share a read). */
+  private ownPeerCounts(db: Db): Promise<Map<number, PeerCounts>> {
     const at = this.now();
     if (this.counted && at - this.counted.at < this.countsMaxAge) return this.counted.counts;
-    type Row = {
-      server_id: number;
-      active: string | number;
-      disabled: string | number;
-      concurrent: string | number;
-      shaped: string | number;
-      reduced: string | number;
-    };
     const counts = db
       .execute(
         sql`
@@ -222,21 +281,7 @@ export class Telemetry {
              count(*) filter (where active and speed_reduced_at is not null) as reduced
         from peers where server_id is not null group by server_id`,
       )
-      .then(
-        (result) =>
-          new Map(
-            rowsOf<Row>(result).map((r) => [
-              Number(r.server_id),
-              {
-                active: Number(r.active),
-                disabled: Number(r.disabled),
-                concurrent: Number(r.concurrent),
-                shaped: Number(r.shaped),
-                reduced: Number(r.reduced),
-              },
-            ]),
-          ),
-      );
+      .then((result) => countsOf(rowsOf<CountRow>(result)));
     this.counted = { at, counts };
     // A failed read is not kept: the next scrape tries again.
     counts.catch(() => {
@@ -366,12 +411,38 @@ interface PeerCounts {
 }
 const NO_PEERS: PeerCounts = { active: 0, disabled: 0, concurrent: 0, shaped: 0, reduced: 0 };
 
+type CountRow = {
+  server_id: number;
+  active: string | number;
+  disabled: string | number;
+  concurrent: string | number;
+  shaped: string | number;
+  reduced: string | number;
+};
+const countsOf = (rows: CountRow[]): Map<number, PeerCounts> =>
+  new Map(
+    rows.map((r) => [
+      Number(r.server_id),
+      {
+        active: Number(r.active),
+        disabled: Number(r.disabled),
+        concurrent: Number(r.concurrent),
+        shaped: Number(r.shaped),
+        reduced: Number(r.reduced),
+      },
+    ]),
+  );
+
+/** The scheduler's pace (scheduler.ts): the cluster's counts are at most this often, whatever the period. */
+const SCHEDULER_TICK_MS = 5_000;
+
 /**
- * How long the per-server peer counts of a scrape are reused. Counting them reads every peer row:
+ * How long the per-server peer counts of a scrape are reused (METRICS_PEER_COUNTS_SECONDS), and how
+ * often the scheduler counts them for the cluster (Telemetry.recordPeerCounts). Counting them reads every peer row:
  * at 1,000,000 peers 1.6 s of PostgreSQL per scrape (bench:fleet, load 8), for each instance at
  * each scrape, which was most of the database's CPU beside 2,400 stats readings a second. The
  * counts move slowly (peers bought, expired, moved); revisions, lag, last contact and the relay are
- * read at every scrape.
+ * read at every scrape. Since migration 0041 one instance counts for all of them each period.
  */
 export const PEER_COUNTS_MAX_AGE_MS = 60_000;
 
