@@ -280,7 +280,10 @@ export interface Config {
   telegram: { token: string | undefined; apiUrl: string; webhook: boolean };
   /** How often agents lagging their desired revision are caught up (a change notice may be lost). */
   agentCatchupMs: number;
-  /** How long /metrics reuses its per-server peer counts (METRICS_PEER_COUNTS_SECONDS; telemetry.ts). */
+  /**
+   * How often /metrics' per-server peer counts are taken, by one instance's scheduler for the
+   * cluster (METRICS_PEER_COUNTS_SECONDS; 0: each scrape counts; telemetry.ts).
+   */
   metricsPeerCountsMs: number;
   /** One box: also run an agent for a server on this machine (opt-in). */
   localAgent: {

@@ -49,6 +49,8 @@ export function startScheduler(
 ): () => void {
   let running = false;
   let ticks = 0;
+  /** The peer count under way (it outlives its tick). */
+  let counting: Promise<void> | null = null;
   const tick = async () => {
     if (running) return;
     running = true;
@@ -79,13 +81,21 @@ export function startScheduler(
         // Hourly usage older than 30 days becomes daily (about once an hour at the default pace).
         await step('compact-usage', () => compactUsage(deps.db), hourly);
       }
-      // /metrics' per-server peer counts, once per METRICS_PEER_COUNTS_SECONDS for all instances:
-      // a full read of `peers` (~1.4 s of PostgreSQL at 1,000,000), last so a slow one holds up nothing.
+      // /metrics' per-server peer counts, once per METRICS_PEER_COUNTS_SECONDS for all instances: a
+      // full read of `peers` (~1.4 s of PostgreSQL at 1,000,000), not awaited, so the next ticks'
+      // expiry is not held up behind it.
       const counts = deps.telemetry;
-      if (counts?.peerCountsEveryMs && counts.recordPeerCounts)
+      if (counts?.peerCountsEveryMs && counts.recordPeerCounts && !counting)
         await step(
           'peer-counts',
-          () => counts.recordPeerCounts!(deps.db),
+          async () => {
+            counting = counts.recordPeerCounts!(deps.db)
+              .catch((err: unknown) => {
+                deps.telemetry?.schedulerFailures.inc();
+                deps.log.error({ err }, 'peer counts failed');
+              })
+              .finally(() => (counting = null));
+          },
           Math.max(lease, Math.floor(counts.peerCountsEveryMs * 0.9)),
         );
     } catch (err) {

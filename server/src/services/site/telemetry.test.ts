@@ -118,7 +118,12 @@ describe('/metrics peer counts for the cluster (issue 33)', () => {
     });
     expect(telemetry.peerCountsEveryMs).toBe(60_000);
     const empty = await createServer(t, owner, 'Vacio');
-    const moved = await grantPeer(t, owner, { username: 'cuenta', plan: planId, server: empty.id, name: 'Tres' });
+    const moved = await grantPeer(t, owner, {
+      username: 'cuenta',
+      plan: planId,
+      server: empty.id,
+      name: 'Tres',
+    });
     const { db, seen } = counting(t.ctx.db);
     const scrape = async () => (await telemetry.scrape(db, { agents: 0, browserSockets: 0 })).body;
     const check = async (text: string) => {
@@ -145,7 +150,9 @@ describe('/metrics peer counts for the cluster (issue 33)', () => {
     expect(seen.peers).toBe(0);
 
     // Three periods without a count (no scheduler left): this instance counts, once per period.
-    await t.ctx.db.execute(sql`update server_peer_counts set counted_at = counted_at - interval '181 seconds'`);
+    await t.ctx.db.execute(
+      sql`update server_peer_counts set counted_at = counted_at - interval '181 seconds'`,
+    );
     await check(await scrape());
     await scrape();
     expect(seen.peers).toBe(1);
@@ -166,7 +173,8 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL', () => {
       const south = await createServer(seed, admin, 'Sur');
       const plan = (await createPlan(seed)).id;
       await createCustomer(seed, 'flota');
-      const grant = (on: number, name: string) => grantPeer(seed, admin, { username: 'flota', plan, server: on, name });
+      const grant = (on: number, name: string) =>
+        grantPeer(seed, admin, { username: 'flota', plan, server: on, name });
       const [n1] = [await grant(north.id, 'N1'), await grant(north.id, 'N2')];
       const [s1, s2] = [await grant(south.id, 'S1'), await grant(south.id, 'S2')];
 
@@ -178,9 +186,12 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL', () => {
         apps.push(await createTestApp({ database: logged.database, env: { METRICS_TOKEN: TOKEN } }));
       }
       const counts = () =>
-        logs.flat().filter((s) => /from peers where server_id is not null group by server_id/.test(s.sql)).length;
+        logs.flat().filter((s) => /from peers where server_id is not null group by server_id/.test(s.sql))
+          .length;
       const countedAt = async () => {
-        const result = await seed.ctx.db.execute(sql`select max(counted_at)::text as at from server_peer_counts`);
+        const result = await seed.ctx.db.execute(
+          sql`select max(counted_at)::text as at from server_peer_counts`,
+        );
         return (result as unknown as { rows: { at: string | null }[] }).rows[0]?.at ?? null;
       };
       const until = async (done: () => Promise<boolean>) => {
