@@ -267,7 +267,11 @@ class Agent {
   constructor(i) {
     this.i = i;
     this.token = tokens[i];
-    this.peers = new Map();
+    // Keys only: holding every peer's object (1,000,000 in all) gave this process a heap whose full
+    // collections stopped its clocks for ~300 ms in the kill -9 window (its own event loop's max).
+    this.peers = new Set();
+    /** this.peers as an array, for the passes' random picks; rebuilt after a change. */
+    this.keyList = null;
     this.counters = new Map();
     /** Keys a delta removed, waiting for the next pass to send their last reading: key → since. */
     this.retiring = new Map();
@@ -361,17 +365,18 @@ class Agent {
     }
   }
   apply(snapshot) {
-    const next = new Map(snapshot.peers.filter((p) => !p.endpoint).map((p) => [p.public_key, p]));
+    const next = new Set(snapshot.peers.filter((p) => !p.endpoint).map((p) => p.public_key));
     // Keys the snapshot drops leave at once, their last readings sent from the pass that removes
     // them; a retired key it wants again stays (the real agent keeps it on the interface).
     const at = Date.now();
     const finals = [];
-    for (const k of this.peers.keys())
+    for (const k of this.peers)
       if (!next.has(k)) finals.push(this.final(k, this.counters.get(k) && { ...this.counters.get(k) }, at));
     for (const [k, since] of this.retiring) if (!next.has(k)) finals.push(this.final(k, since, at));
     this.retiring.clear();
     if (finals.length) this.sendStats(at, finals);
     this.peers = next;
+    this.keyList = null;
     this.revision = snapshot.revision;
     this.ackLater(snapshot.revision, snapshot.peers.length);
   }
@@ -411,8 +416,9 @@ class Agent {
         }
         // Back before its last reading went out: removed and added again, its counters from zero.
         if (this.retiring.delete(p.public_key)) this.counters.delete(p.public_key);
-        this.peers.set(p.public_key, p);
+        this.peers.add(p.public_key);
       }
+      if (m.upsert.length || m.remove.length) this.keyList = null;
       this.revision = m.revision;
       this.ackLater(m.revision, m.upsert.length + m.remove.length, watched);
     } else if (m.type === 'stats_wait') {
@@ -432,7 +438,7 @@ class Agent {
       this.sendStats(at, finals);
     }
     if (this.peers.size === 0) return;
-    const keys = [...this.peers.keys()];
+    const keys = (this.keyList ??= [...this.peers]);
     const share = Math.round((RATE * STATS_INTERVAL_MS) / 1000 / SERVERS);
     const chosen = this.full
       ? keys
@@ -1216,6 +1222,20 @@ quiet = false;
   check('joins refused by the API', failed, 0);
 }
 
+// JIT compiling an OLTP statement costs more than it runs (the stats report did, ~460 ms a report,
+// before its transaction turned JIT off): any statement compiled since the steady phase is named.
+if (statements) {
+  const compiled = await q(
+    `select calls, jit_functions, jit_generation_time + jit_optimization_time + jit_emission_time + jit_inlining_time as ms,
+       regexp_replace(query, '\\s+', ' ', 'g') as query
+     from pg_stat_statements join pg_database d on d.oid = dbid where d.datname = $1 and jit_functions > 0
+     order by 3 desc`,
+    [DB_NAME],
+  );
+  console.log(`\nstatements JIT-compiled since the steady phase: ${compiled.length ? '' : 'none'}`);
+  for (const c of compiled)
+    console.log(`  ${c.calls} × ${(c.ms / c.calls).toFixed(1)} ms of JIT: ${c.query.slice(0, 90)}`);
+}
 console.log(
   `\nload at the end: ${loadavg()
     .map((l) => l.toFixed(2))
