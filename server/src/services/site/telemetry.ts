@@ -3,6 +3,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Db } from '../../db/client.ts';
 import { compareVersions } from '@vpn/contracts';
 
+/** Each server's peers by state: the cluster's count (recordPeerCounts) and an instance's own. */
+const COUNTS_BY_SERVER = sql`
+  select server_id,
+         count(*) filter (where active) as active,
+         count(*) filter (where not active) as disabled,
+         count(*) filter (where concurrent_use_seen_at is not null) as concurrent,
+         count(*) filter (where active and (speed_down_kbit is not null
+           or speed_up_kbit is not null or speed_reduced_at is not null)) as shaped,
+         count(*) filter (where active and speed_reduced_at is not null) as reduced
+    from peers where server_id is not null group by server_id`;
+
 /**
  * The control plane's Prometheus metrics (`/metrics`, plugins/prometheus.ts). One registry per app
  * instance (tests build several in one process). Counters are bumped where things happen (HTTP
@@ -228,15 +239,7 @@ export class Telemetry {
     await db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('jit', 'off', true)`);
       await tx.execute(sql`
-        with counted as (
-          select server_id,
-                 count(*) filter (where active) as active,
-                 count(*) filter (where not active) as disabled,
-                 count(*) filter (where concurrent_use_seen_at is not null) as concurrent,
-                 count(*) filter (where active and (speed_down_kbit is not null
-                   or speed_up_kbit is not null or speed_reduced_at is not null)) as shaped,
-                 count(*) filter (where active and speed_reduced_at is not null) as reduced
-            from peers where server_id is not null group by server_id)
+        with counted as (${COUNTS_BY_SERVER})
         insert into server_peer_counts (server_id, active, disabled, concurrent, shaped, reduced, counted_at)
         select s.id, coalesce(c.active, 0), coalesce(c.disabled, 0), coalesce(c.concurrent, 0),
                coalesce(c.shaped, 0), coalesce(c.reduced, 0), now()
@@ -269,19 +272,7 @@ export class Telemetry {
   private ownPeerCounts(db: Db): Promise<Map<number, PeerCounts>> {
     const at = this.now();
     if (this.counted && at - this.counted.at < this.countsMaxAge) return this.counted.counts;
-    const counts = db
-      .execute(
-        sql`
-      select server_id,
-             count(*) filter (where active) as active,
-             count(*) filter (where not active) as disabled,
-             count(*) filter (where concurrent_use_seen_at is not null) as concurrent,
-             count(*) filter (where active and (speed_down_kbit is not null
-               or speed_up_kbit is not null or speed_reduced_at is not null)) as shaped,
-             count(*) filter (where active and speed_reduced_at is not null) as reduced
-        from peers where server_id is not null group by server_id`,
-      )
-      .then((result) => countsOf(rowsOf<CountRow>(result)));
+    const counts = db.execute(COUNTS_BY_SERVER).then((result) => countsOf(rowsOf<CountRow>(result)));
     this.counted = { at, counts };
     // A failed read is not kept: the next scrape tries again.
     counts.catch(() => {
