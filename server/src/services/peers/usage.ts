@@ -53,13 +53,7 @@ export async function recordStats(
     await retryUnprepared(db, (prepared) =>
       retryDeadlock(() =>
         db.transaction(async (tx) => {
-          // Prepared, its generic plan from the first report on (see REPORT), and never compiled
-          // (JIT, below), set for this transaction in the lock's round trip.
-          await tx.execute(
-            prepared
-              ? sql`select pg_advisory_xact_lock(724101, ${serverId}), set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
-              : sql`select pg_advisory_xact_lock(724101, ${serverId}), set_config('jit', 'off', true)`,
-          );
+          await tx.execute(reportLock(serverId, prepared));
           const statement = reportStatement(serverId, batch, now);
           if (prepared)
             await tx._.session
@@ -86,14 +80,20 @@ export async function recordStats(
  * is added or dropped, or the tables are analysed.
  */
 const REPORT = 'vpn_record_stats_report';
-/*
- * JIT off for the report's transaction: its estimated cost (ten CTEs, a JSON input guessed at 100
- * rows) crosses PostgreSQL's jit_above_cost, and LLVM then compiled it at every report, ~460 ms
- * of CPU for a statement that runs in a few (bench:fleet at 1,000,000 peers: 583 µs per reading,
- * 3,756 of the statement's 4,600 s in JIT). A report reads a few hundred rows by their indexes;
- * compiling never pays (guard: usageJit.test.ts).
- */
 const dialect = new PgDialect();
+
+/**
+ * A report's first statement: its server's report lock, and this transaction's settings in the
+ * same round trip. JIT off: the report statement's estimated cost (ten CTEs, a JSON input guessed
+ * at 100 rows) crosses PostgreSQL's jit_above_cost, and LLVM then compiled it at every report,
+ * ~460 ms of CPU for a statement that runs in a few (bench:fleet at 1,000,000 peers: 583 µs per
+ * reading, 3,756 of the statement's 4,600 s in JIT); a report reads a few hundred rows by their
+ * indexes, compiling never pays (guard: usageJit.test.ts). Prepared: its generic plan (REPORT).
+ */
+const reportLock = (serverId: number, prepared: boolean): SQL =>
+  sql`select pg_advisory_xact_lock(724101, ${serverId}), set_config('jit', 'off', true)${
+    prepared ? sql`, set_config('plan_cache_mode', 'force_generic_plan', true)` : sql``
+  }`;
 /**
  * Through a pooler in transaction mode that does not keep prepared statements (PgBouncer before
  * 1.21, or without `max_prepared_statements`), a connection's statement is not found on the next
