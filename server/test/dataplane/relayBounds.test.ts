@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_DEFAULTS } from '@vpn/contracts';
 import { Fleet } from './fleet.ts';
 import { dataplaneSkipReason, eventually, nsExec, type Host, type Lab } from './network.ts';
-import { Receiver, sendRawIp, sendUdp, udpBody } from './udp.ts';
+import { Receiver, sendRawIp, sendTogether, sendUdp, udpBody } from './udp.ts';
 
 const skip = dataplaneSkipReason();
 const NAMES = ['ana', 'bea', 'cy', 'dan', 'luis'] as const;
@@ -110,11 +110,11 @@ describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${ski
     return { frags: get('frags'), big: get('big') };
   }
 
+  /** Each member's game, on its tunnel address: the relay's copies are unicast to it. */
   async function listenAll(port: number): Promise<Record<Name, Receiver>> {
-    const out = Object.fromEntries(NAMES.map((n) => [n, new Receiver(c[n].host.ns, [port])])) as Record<
-      Name,
-      Receiver
-    >;
+    const out = Object.fromEntries(
+      NAMES.map((n) => [n, new Receiver(c[n].host.ns, [port], c[n].addr)]),
+    ) as Record<Name, Receiver>;
     receivers.push(...Object.values(out));
     await Promise.all(Object.values(out).map((r) => r.ready));
     return out;
@@ -125,7 +125,7 @@ describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${ski
    * mate leave the server's interface and reach the mate in order, so whatever the relay let through
    * before the marker has arrived by then (no sleep decides it).
    */
-  async function marker(port: number, rx: Record<Name, Receiver>, tag: string): Promise<void> {
+  async function marker(port: number, rx: Record<Name, Receiver>, tag: string): Promise<number> {
     let i = 0;
     await eventually(
       async () => {
@@ -143,6 +143,7 @@ describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${ski
       20_000,
       `marcador ${tag} en cada compañero`,
     );
+    return i;
   }
 
   it('a datagram whose UDP length field lies about its size reaches no mate', async () => {
@@ -203,47 +204,53 @@ describe.skipIf(skip !== null)(`discovery relay bounds${skip ? ` (omitido: ${ski
           nftables: { counter?: { packets: number } }[];
         }
       ).nftables.find((i) => i.counter)!.counter!.packets;
+    /** Datagrams a namespace's kernel dropped for a full socket buffer (in the message if it fails). */
+    const bufferDrops = (name: Name) =>
+      Number(/^Udp: (?:\d+ ){5}(\d+)/m.exec(nsExec(c[name].host.ns, 'cat', ['/proc/net/snmp']))?.[1] ?? -1);
     const rx = await listenAll(27020);
     const before = relayed();
-    const t0 = Date.now();
-    await Promise.all(
-      NAMES.map((n, i) =>
-        sendUdp(c[n].host.ns, {
-          bind: c[n].addr,
-          sport: 40200 + i,
-          dest: '255.255.255.255',
-          dport: 27020,
-          count: 3000,
-          perSecond: 1000,
-          tag: `flood-${n}`,
-        }),
-      ),
+    const flood = await sendTogether(
+      NAMES.map((n, i) => ({
+        ns: c[n].host.ns,
+        bind: c[n].addr,
+        sport: 40200 + i,
+        dest: '255.255.255.255',
+        dport: 27020,
+        count: 3000,
+        perSecond: 1000,
+        tag: `flood-${n}`,
+      })),
     );
-    const seconds = (Date.now() - t0) / 1000;
-    await marker(27020, rx, 'tras-inundar');
-    const got = rx.luis.got.filter((d) => /^flood-(ana|bea|cy|dan) /.test(d.text));
-    const fromServer1 = got.length;
-    // The budget over the time the copies kept coming (their first to their last at Luis, plus
-    // half a second of slack for delivery jitter): not the wall time, which spawning four senders
-    // on a loaded machine stretches.
-    const span = got.length > 0 ? (got.at(-1)!.at - got[0]!.at) / 1000 + 0.5 : 0;
-    const room = RELAY_DEFAULTS.room_burst + RELAY_DEFAULTS.room_rate_per_second * span;
-    // What the four senders' own limits alone would let through over that time: well above it.
-    const senders = 4 * (RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * span);
+    await flood.done;
+    const fromServer1 = () => rx.luis.got.filter((d) => /^flood-(ana|bea|cy|dan) /.test(d.text)).length;
+    const fromLuis = () => rx.ana.tagged('flood-luis').length;
+    // At least the bursts get through (waited for, not slept: a starved tunnel may deliver late).
+    await eventually(
+      () => fromServer1() > RELAY_DEFAULTS.room_burst / 2 && fromLuis() > RELAY_DEFAULTS.burst / 2,
+      20_000,
+      'la ráfaga de la inundación en Luis y en Ana',
+    ).catch((err: Error) => {
+      const drops = { luis: bufferDrops('luis'), ana: bufferDrops('ana') };
+      throw new Error(
+        `${err.message}: ${JSON.stringify({ fromServer1: fromServer1(), fromLuis: fromLuis(), drops })}`,
+      );
+    });
+    const markers = await marker(27020, rx, 'tras-inundar');
+    // Everything counted below was relayed after the senders were told to go and before it is read:
+    // that span bounds the time the limits had to refill, however the load stretched the flood.
     const counted = relayed() - before;
-    const seen = JSON.stringify({ fromServer1, counted, span, seconds, room, senders });
-    expect(room, seen).toBeLessThan(senders * 0.75);
-    expect(fromServer1, seen).toBeGreaterThan(RELAY_DEFAULTS.room_burst / 2);
-    expect(fromServer1, seen).toBeLessThanOrEqual(room);
-    // The server's own count of originals relayed for the room (the markers' few included; its
-    // window may start a little before the first copy reached Luis).
-    expect(counted, seen).toBeLessThanOrEqual(room + 40);
+    const got = { fromServer1: fromServer1(), fromLuis: fromLuis() };
+    const span = (Date.now() - flood.started) / 1000;
+    const room = RELAY_DEFAULTS.room_burst + RELAY_DEFAULTS.room_rate_per_second * span;
+    const sender = RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * span;
+    const seen = JSON.stringify({ ...got, counted, markers, span, room, sender });
+    // Server 1's four flooding members share the room's budget: what reached Luis stays within it,
+    // where their own limits alone would have let through 4 × (40 + 20/s), twice as much.
+    expect(got.fromServer1, seen).toBeLessThanOrEqual(room);
+    // The server's own count of originals relayed for the room: the flood's, and Ana's markers.
+    expect(counted, seen).toBeLessThanOrEqual(room + markers);
     // Luis's flood is relayed by his own server: within one sender's limit, untouched by server 1's budget.
-    const fromLuis = rx.ana.tagged('flood-luis').length;
-    expect(fromLuis).toBeGreaterThan(RELAY_DEFAULTS.burst / 2);
-    expect(fromLuis).toBeLessThanOrEqual(
-      RELAY_DEFAULTS.burst + RELAY_DEFAULTS.rate_per_second * (seconds + 1),
-    );
+    expect(got.fromLuis, seen).toBeLessThanOrEqual(sender);
   });
 
   it('an agent whose nft refuses the relay still applies peer changes, and the panel shows why (§3)', async () => {

@@ -18,23 +18,33 @@ export interface Datagram {
 const RECEIVER = `
 const dgram = require('node:dgram');
 const t0 = Date.now();
-for (const port of process.argv.slice(1).map(Number)) {
-  const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+const [bind, ...ports] = process.argv.slice(1);
+for (const port of ports.map(Number)) {
+  // The largest buffer the kernel grants (net.core.rmem_max, doubled): a receiver starved of CPU
+  // on a loaded machine keeps what arrives meanwhile instead of dropping it.
+  const s = dgram.createSocket({ type: 'udp4', reuseAddr: true, recvBufferSize: 1 << 24 });
   s.on('message', (msg, r) => process.stdout.write(JSON.stringify({ port, from: r.address, fromPort: r.port, text: msg.toString().slice(0, 64), at: Date.now() - t0 }) + '\\n'));
-  s.bind(port, '0.0.0.0', () => { if (port === Number(process.argv.at(-1))) process.stdout.write('{"ready":true}\\n'); });
+  s.bind(port, bind, () => { if (port === Number(ports.at(-1))) process.stdout.write('{"ready":true}\\n'); });
 }
 `;
 
-/** Listens on `ports` (all addresses) in `ns` until stopped; collects every datagram. */
+/**
+ * Listens on `ports` in `ns` until stopped; collects every datagram. On every address by default
+ * (broadcasts, and the host's own limited broadcasts, which Linux always loops back to its
+ * sockets), or only on `bind`: a room mate's tunnel address gets the relay's copies, which are
+ * unicast to it, and not the mate's own flood looped back, which would fill the socket's buffer.
+ */
 export class Receiver {
   readonly got: Datagram[] = [];
   private readonly child: ChildProcess;
   readonly ready: Promise<void>;
 
-  constructor(ns: string, ports: number[]) {
-    this.child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', RECEIVER, ...ports.map(String)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+  constructor(ns: string, ports: number[], bind = '0.0.0.0') {
+    this.child = spawn(
+      'ip',
+      ['netns', 'exec', ns, process.execPath, '-e', RECEIVER, bind, ...ports.map(String)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let buf = '';
     let ready: () => void;
     this.ready = new Promise((r) => (ready = r));
@@ -62,11 +72,16 @@ export class Receiver {
 
 const SENDER = `
 const dgram = require('node:dgram');
-const [bindAddr, sport, dest, dport, count, perSecond, tag] = process.argv.slice(1);
+const [bindAddr, sport, dest, dport, count, perSecond, tag, gated] = process.argv.slice(1);
 const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
 s.bind(Number(sport), bindAddr, () => {
   s.setBroadcast(true);
   if (dest.startsWith('22') || dest.startsWith('23')) s.setMulticastInterface(bindAddr);
+  if (gated !== '1') return start();
+  process.stdin.once('data', start);
+  process.stdout.write('ready\\n');
+});
+function start() {
   const n = Number(count);
   const gap = 1000 / Number(perSecond);
   const t0 = Date.now();
@@ -77,37 +92,75 @@ s.bind(Number(sport), bindAddr, () => {
       i++;
     }
     if (i < n) setTimeout(next, 1);
-    else setTimeout(() => s.close(), 200);
+    else setTimeout(() => { s.close(); if (gated === '1') process.stdin.destroy(); }, 200);
   };
   next();
-});
+}
 `;
 
-/**
- * Sends `count` datagrams from `bind`:`sport` to `dest`:`dport` at `perSecond`, texts `<tag> <i>`,
- * from inside `ns` (broadcast allowed; multicast out of the tunnel address's interface).
- */
-export function sendUdp(
-  ns: string,
-  o: {
-    bind: string;
-    sport: number;
-    dest: string;
-    dport: number;
-    count: number;
-    perSecond: number;
-    tag: string;
-  },
-): Promise<void> {
-  const args = [o.bind, o.sport, o.dest, o.dport, o.count, o.perSecond, o.tag].map(String);
-  return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', SENDER, ...args], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+/** `count` datagrams from `bind`:`sport` to `dest`:`dport` at `perSecond`, texts `<tag> <i>`. */
+export interface UdpSend {
+  bind: string;
+  sport: number;
+  dest: string;
+  dport: number;
+  count: number;
+  perSecond: number;
+  tag: string;
+}
+
+function senderArgs(ns: string, o: UdpSend, gated: boolean): string[] {
+  const args = [o.bind, o.sport, o.dest, o.dport, o.count, o.perSecond, o.tag, gated ? 1 : 0].map(String);
+  return ['netns', 'exec', ns, process.execPath, '-e', SENDER, ...args];
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) =>
     child.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`emisor UDP terminó con ${code}`)),
-    );
-  });
+    ),
+  );
+}
+
+/**
+ * Sends the datagrams from inside `ns` (broadcast allowed; multicast out of the tunnel address's
+ * interface).
+ */
+export function sendUdp(ns: string, o: UdpSend): Promise<void> {
+  return exited(spawn('ip', senderArgs(ns, o, false), { stdio: ['ignore', 'inherit', 'inherit'] }));
+}
+
+/**
+ * Several senders that start at one instant: each is spawned and binds, and only when all are ready
+ * are they told to go. `started` is taken just before that, so nothing they send is older than it:
+ * a bound on the time a limit had to let datagrams through, however long spawning took on a
+ * loaded machine. `done` settles when every sender has sent all and exited.
+ */
+export async function sendTogether(
+  senders: (UdpSend & { ns: string })[],
+): Promise<{ started: number; done: Promise<void> }> {
+  const children = senders.map((o) =>
+    spawn('ip', senderArgs(o.ns, o, true), { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  const done = Promise.all(children.map(exited)).then(() => undefined);
+  await Promise.race([
+    done,
+    Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            let out = '';
+            child.stdout!.on('data', (chunk: Buffer) => {
+              out += chunk.toString();
+              if (out.includes('ready\n')) resolve();
+            });
+          }),
+      ),
+    ),
+  ]);
+  const started = Date.now();
+  for (const child of children) child.stdin!.write('go\n');
+  return { started, done };
 }
 
 /**
