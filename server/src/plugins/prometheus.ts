@@ -40,6 +40,7 @@ async function prometheusPlugin(
     const { contentType, body } = await telemetry.scrape(ctx.db, {
       agents: ctx.agents.count(),
       statsQueued: ctx.agents.statsQueued(),
+      snapshotsWaiting: ctx.agents.snapshotsWaiting(),
       connectedServers: ctx.agents.connectedServerIds(),
       browserSockets: ctx.sockets.count(),
       latestAgentVersion: ctx.agentRelease.current()?.version ?? null,

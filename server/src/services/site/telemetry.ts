@@ -93,6 +93,12 @@ export class Telemetry {
     registers: [this.registry],
   });
 
+  private readonly snapshotsWaiting = new Gauge({
+    name: 'vpn_agent_snapshots_waiting',
+    help: 'Agents waiting for this instance to build their snapshot (it builds two at a time)',
+    registers: [this.registry],
+  });
+
   private readonly serverConnected = new Gauge({
     name: 'vpn_server_agent_connected',
     help: 'Per server: 1 while its agent is connected to this instance (max over instances: connected at all)',
@@ -289,6 +295,8 @@ export class Telemetry {
       browserSockets: number;
       /** Stats reports waiting to be stored on this instance. */
       statsQueued?: number;
+      /** Agents waiting for their snapshot on this instance. */
+      snapshotsWaiting?: number;
       connectedServers?: number[];
       /** The agent version this panel serves (agent_info's `outdated`). */
       latestAgentVersion?: string | null;
@@ -296,6 +304,7 @@ export class Telemetry {
   ): Promise<{ contentType: string; body: string }> {
     this.agentsConnected.set(live.agents);
     this.statsQueued.set(live.statsQueued ?? 0);
+    this.snapshotsWaiting.set(live.snapshotsWaiting ?? 0);
     this.websockets.set({ kind: 'browser' }, live.browserSockets);
     this.websockets.set({ kind: 'agent' }, live.agents);
 
