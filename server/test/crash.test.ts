@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, killStarted, startServer } from './serverProcess.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vpn-crash-'));
 let child: ChildProcess | null = null;
-afterAll(() => {
-  child?.kill('SIGKILL');
+afterAll(async () => {
+  await killStarted();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

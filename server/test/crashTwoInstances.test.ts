@@ -15,7 +15,7 @@ import type { Database } from '../src/db/client.ts';
 import { customers, invoices, peers, planHistory, plans } from '../src/db/schema.ts';
 import { createTestDatabase, testHash } from './helpers.ts';
 import { ProtocolAgent } from './protocolAgent.ts';
-import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, killStarted, startServer } from './serverProcess.ts';
 
 const CUSTOMERS = 24;
 const PASSWORD = 'clave-de-cliente-1';
@@ -27,7 +27,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two instances, one killed with 
   const dirs: string[] = [];
   afterAll(async () => {
     await agent?.close();
-    for (const c of children) c.kill('SIGKILL');
+    await killStarted();
     await database?.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg } from '@vpn/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildServer, confirmedOver, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, confirmedOver, exited, freePort, killStarted, startServer } from './serverProcess.ts';
 
 const root = process.getuid?.() === 0;
 
@@ -20,10 +20,8 @@ describe.skipIf(!root)('embedded database on a full disk', () => {
   let mounted = false;
   let child: ChildProcess | null = null;
   afterAll(async () => {
-    if (child) {
-      child.kill('SIGKILL');
-      await exited(child);
-    }
+    // Also a server still starting when the test timed out (child is still the previous one then).
+    await killStarted();
     if (mounted) spawnSync('umount', [mountPoint]);
     rmSync(mountPoint, { recursive: true, force: true });
   });

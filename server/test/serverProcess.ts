@@ -22,6 +22,21 @@ export const freePort = () =>
   });
 
 /** Starts `node dist/main.js` on `port` with `env` and resolves once /healthz answers. */
+/**
+ * Every server process startServer spawned and not yet exited. A test's afterAll ends them with
+ * killStarted(): its own variable only holds a process once startServer returned, so a server still
+ * starting when the test timed out (a restart on a loaded CI machine) outlived it, holding its
+ * DATA_DIR's mount (diskFull.test.ts: umount EBUSY).
+ */
+const started = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every server process startServer spawned that is still running, and waits for them. */
+export async function killStarted(): Promise<void> {
+  const alive = [...started];
+  for (const proc of alive) proc.kill('SIGKILL');
+  await Promise.all(alive.map(exited));
+}
+
 export async function startServer(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const proc = spawn(process.execPath, ['dist/main.js'], {
     cwd: join(ROOT, 'server'),
@@ -35,6 +50,8 @@ export async function startServer(port: number, env: Record<string, string>): Pr
     },
     stdio: 'ignore',
   });
+  started.add(proc);
+  proc.once('exit', () => started.delete(proc));
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`the server exited with ${proc.exitCode}`);
     if (

@@ -15,7 +15,7 @@ import { TelegramService } from '../src/services/telegram/service.ts';
 import type { Database } from '../src/db/client.ts';
 import { FakeTelegram } from './fakeTelegram.ts';
 import { createTestApp, createTestDatabase, TEST_SECRET, type TestApp } from './helpers.ts';
-import { buildServer, exited, freePort, startServer } from './serverProcess.ts';
+import { buildServer, exited, freePort, killStarted, startServer } from './serverProcess.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const TOKEN = '555000111:AAF-failover-test-token-standin_ab';
@@ -41,6 +41,8 @@ describe.skipIf(!onPostgres)('Telegram poller fail-over between two instances', 
   afterAll(async () => {
     for (const p of procs) if (p.exitCode === null && !p.signalCode) p.kill('SIGTERM');
     await Promise.all(procs.map(exited));
+    // One still starting when a test timed out is not in procs yet.
+    await killStarted();
     await fake.close();
     await database?.close();
   });
