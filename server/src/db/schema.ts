@@ -58,6 +58,11 @@ export const customers = pgTable(
     uniqueIndex('customers_alias_lower').on(sql`lower(${t.alias})`),
     uniqueIndex('customers_email_lower').on(sql`lower(${t.email})`),
     index('customers_created').on(t.createdAt),
+    // Disabled accounts (a manager's switch, few): whether a peer is live asks this small index
+    // instead of the customer's row (services/fleet/desiredState.ts peerIsLive, migration 0042).
+    index('customers_disabled')
+      .on(t.id)
+      .where(sql`not ${t.active}`),
     // Admin search (`ILIKE '%q%'` on lower()) stays an index scan at 50,000 customers.
     index('customers_username_trgm').using('gin', sql`lower(${t.username}) gin_trgm_ops`),
     index('customers_email_trgm').using('gin', sql`lower(${t.email}) gin_trgm_ops`),

@@ -102,10 +102,13 @@ export const peerIsLive = () =>
     // Out of data: off like an expired peer until a plan starts a new period (services/peers/allowance.ts),
     // unless its plan reduces the speed instead (issue 35, services/fleet/peerSpeed.ts).
     withinData(),
-    // EXISTS, not `in (select …)`: negated (buildDelta's stale peers) an IN list cannot become a
-    // join and PostgreSQL hashed every customer for each delta (120–650 ms at 300,000, issue 33);
-    // an EXISTS is one index probe per named peer either way (guard: fleet/scale.test.ts).
-    sql`exists (select 1 from ${customers} where ${customers.id} = ${peers.customerId} and ${customers.active})`,
+    // Its owner is not among the disabled accounts (index customers_disabled: a manager's switch,
+    // few), rather than "its owner is active": a server's snapshot then hashes those few instead
+    // of every customer (bench:fleet: a parallel scan of 600,000 customers per snapshot, issue 33;
+    // guard: fleet/snapshotCost.test.ts). Not `in (select …)`: negated (buildDelta's stale peers)
+    // an IN list cannot become a join and PostgreSQL hashed every customer for each delta
+    // (120–650 ms at 300,000); NOT EXISTS is one probe of the small index per named peer.
+    sql`not exists (select 1 from ${customers} where ${customers.id} = ${peers.customerId} and not ${customers.active})`,
   )!;
 
 const liveOnServer = (serverId: number) => and(eq(peers.serverId, serverId), peerIsLive());
