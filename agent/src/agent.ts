@@ -102,7 +102,7 @@ export class Agent {
       }),
       applySnapshot: async (s) => (await r.applySnapshot(s))?.revision ?? null,
       applyDelta: async (d) => (await r.applyDelta(d))?.revision ?? null,
-      collectStats: (onlyChanged, emit) => r.collectStats(onlyChanged, emit),
+      collectStats: (onlyChanged, emit, pass) => r.collectStats(onlyChanged, emit, pass),
       upgrade: (msg, send) => this.upgrade(msg, send),
       concurrentUse: (now) => this.concurrent.take(now),
       relayStats: () => r.relayStats(),

@@ -49,6 +49,7 @@ describe('parseServerMessage', () => {
       { type: 'snapshot_peers', revision: 1, part: 2, peers: snapshotMsg(1).peers },
       { type: 'heartbeat', at: 1 },
       { type: 'error', message: 'x' },
+      { type: 'stats_stored', at: [1, 1, 2] },
     ])
       expect(parseServerMessage(JSON.stringify(m)).ok).toBe(true);
   });
@@ -161,6 +162,8 @@ describe('AgentConnection against a fake control plane', () => {
       stats_wait: true,
       // Room changes as deltas of pairs (issue 33).
       room_deltas: true,
+      // Understands stats_stored (issue 33).
+      stats_stored: true,
     });
     await cp.waitFor((m) => m.type === 'ack' && m.revision === 44);
     const acks = cp.received

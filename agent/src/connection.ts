@@ -29,6 +29,7 @@ import {
 import { errorMessage, type Logger } from './log.ts';
 import { AGENT_VERSION } from './version.ts';
 import type { NodeHealthReport } from './health/nodeHealth.ts';
+import { StoredPasses, type StatsPass } from './stats/storedPasses.ts';
 
 export { AGENT_VERSION };
 
@@ -57,6 +58,7 @@ export interface AgentHandler {
   collectStats(
     onlyChanged: boolean,
     emit?: (peers: AgentPeerStats[]) => void,
+    pass?: StatsPass,
   ): Promise<AgentPeerStats[] | null>;
   /**
    * Replace the agent with the panel's current file (`upgrade`); the handler answers
@@ -151,6 +153,17 @@ export class AgentConnection extends EventEmitter {
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly url: string;
+  /** Which stats passes the control plane stored, across connections (issue 33). */
+  readonly storedPasses = new StoredPasses();
+  /**
+   * A stats pass is running. One at a time across connections too: a new connection's first pass
+   * must see every peer the previous connection's last pass stamped (stats/storedPasses.ts).
+   */
+  private statsBusy = false;
+  /** Connections dialed so far: each one's number. */
+  private connections = 0;
+  /** The current connection's number while its control plane acknowledges stored stats, else 0. */
+  private acking = 0;
 
   constructor(private readonly opts: ConnectionOptions) {
     super();
@@ -159,7 +172,10 @@ export class AgentConnection extends EventEmitter {
 
   /** Sends a message now if connected (dropped otherwise: the next hello and snapshot cover it). */
   notify(msg: AgentToServer): void {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    // A key's last report (reconcile.ts, onFinalStats) is a frame the control plane acknowledges too.
+    if (msg.type === 'stats' && this.acking) this.storedPasses.sent(msg.at, this.acking);
+    this.ws.send(JSON.stringify(msg));
   }
 
   /** Dials and keeps dialing until `stop()`. */
@@ -202,17 +218,20 @@ export class AgentConnection extends EventEmitter {
       maxPayload: 256 * 1024 * 1024,
     });
     this.ws = ws;
+    const conn = ++this.connections;
+    this.acking = 0;
     let openedAt = 0;
     let statsTimer: NodeJS.Timeout | null = null;
     let heartbeatTimer: NodeJS.Timeout | null = null;
     let idleTimer: NodeJS.Timeout | null = null;
-    let statsBusy = false;
     let fullStats = true;
     let concurrentUse = false;
     let relayStats = false;
     let nodeHealth = false;
     /** The control plane asked this agent to hold its stats (`stats_wait`, issue 33). */
     let statsHeld = false;
+    /** The hello said `resume`: the agent kept its state (and its last readings) across connections. */
+    let resumed = false;
 
     const send = (msg: AgentToServer): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -243,7 +262,8 @@ export class AgentConnection extends EventEmitter {
         o.heartbeatMs ?? 15_000,
       );
       void o.handler.hello().then(
-        (h) =>
+        (h) => {
+          resumed = h.resume === true;
           send({
             type: 'hello',
             protocol: AGENT_PROTOCOL_VERSION,
@@ -256,9 +276,11 @@ export class AgentConnection extends EventEmitter {
             upgrade: true,
             stats_wait: true,
             room_deltas: true,
+            stats_stored: true,
             ...(h.resume ? { resume: true } : {}),
             ...(h.rolled_back ? { rolled_back: h.rolled_back } : {}),
-          }),
+          });
+        },
         (err: unknown) => {
           o.log.error('no se pudo preparar el hello', { error: errorMessage(err) });
           ws.terminate();
@@ -271,23 +293,33 @@ export class AgentConnection extends EventEmitter {
       statsTimer = setInterval(() => {
         // Held: no pass at all. Counters are cumulative and the next pass lists every peer changed
         // since the last one sent, so nothing is lost and nothing piles up here either.
-        if (statsBusy || statsHeld || ws.bufferedAmount > MAX_BUFFERED) return;
-        statsBusy = true;
+        if (this.statsBusy || statsHeld || ws.bufferedAmount > MAX_BUFFERED) return;
+        this.statsBusy = true;
         const at = Date.now();
+        const passes = this.storedPasses;
+        const acking = this.acking === conn;
+        // The connection's first pass lists every peer, unless this is a resumed connection whose
+        // control plane acknowledges stored reports and the agent knows which of its reports were
+        // stored: then only the peers last reported in a pass not wholly stored, and what moved.
+        const resendFrom = fullStats && acking && resumed ? passes.resendFrom() : null;
+        const full = fullStats && resendFrom === null;
         let sent = 0;
         const emit = (peers: AgentPeerStats[]) => {
           sent++;
+          // Counted even when the socket is gone: a frame never sent is never stored either.
+          if (acking) passes.sent(at, conn, full);
           send({ type: 'stats', at, peers });
         };
         o.handler
-          .collectStats(!fullStats, emit)
+          .collectStats(!full, emit, resendFrom === null ? { at } : { at, resendFrom })
           .then((rest) => {
             if (!rest) return;
-            fullStats = false;
             for (let i = 0; i < rest.length; i += AGENT_STATS_CHUNK_PEERS)
               emit(rest.slice(i, i + AGENT_STATS_CHUNK_PEERS));
             // An empty report still goes out: the control plane learns the agent is reporting.
-            if (sent === 0) send({ type: 'stats', at, peers: [] });
+            if (sent === 0) emit([]);
+            if (fullStats) passes.firstPassSent(at, conn);
+            fullStats = false;
             const flagged = concurrentUse ? (o.handler.concurrentUse?.(Date.now()) ?? []) : [];
             for (let i = 0; i < flagged.length; i += AGENT_STATS_CHUNK_PEERS)
               send({ type: 'concurrent_use', at, peers: flagged.slice(i, i + AGENT_STATS_CHUNK_PEERS) });
@@ -301,7 +333,7 @@ export class AgentConnection extends EventEmitter {
           })
           .catch((err: unknown) => o.log.debug('estadísticas no disponibles', { error: errorMessage(err) }))
           .finally(() => {
-            statsBusy = false;
+            this.statsBusy = false;
           });
       }, intervalMs);
     };
@@ -310,12 +342,19 @@ export class AgentConnection extends EventEmitter {
       idleTimer?.refresh();
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       void this.receive(text, send, {
-        onWelcome: (statsIntervalMs, concurrent, relay, health) => {
+        onWelcome: (statsIntervalMs, concurrent, relay, health, statsStored) => {
           this.emit('welcome');
           concurrentUse = concurrent;
           relayStats = relay;
           nodeHealth = health;
+          // No acknowledgements will come: what this connection's reports become is unknown, and
+          // the next connection's first report lists every peer again.
+          if (statsStored) this.acking = conn;
+          else this.storedPasses.forget();
           startStats(statsIntervalMs);
+        },
+        onStatsStored: (at) => {
+          if (this.acking === conn) this.storedPasses.stored(at, conn);
         },
         onProtocolMismatch: () => ws.close(4000, 'versión de protocolo incompatible'),
         onStatsWait: (wait) => {
@@ -390,9 +429,11 @@ export class AgentConnection extends EventEmitter {
         concurrentUse: boolean,
         relayStats: boolean,
         nodeHealth: boolean,
+        statsStored: boolean,
       ) => void;
       onProtocolMismatch?: () => void;
       onStatsWait?: (wait: boolean) => void;
+      onStatsStored?: (at: number[]) => void;
     } = {},
   ): Promise<void> {
     const log = this.opts.log;
@@ -421,6 +462,7 @@ export class AgentConnection extends EventEmitter {
           msg.concurrent_use === true,
           msg.relay_stats === true,
           msg.node_health === true,
+          msg.stats_stored === true,
         );
         return;
       case 'snapshot':
@@ -494,6 +536,9 @@ export class AgentConnection extends EventEmitter {
           {},
         );
         hooks.onStatsWait?.(msg.wait);
+        return;
+      case 'stats_stored':
+        hooks.onStatsStored?.(msg.at);
         return;
       case 'heartbeat':
         return;

@@ -38,6 +38,7 @@ import { desiredRelay, normalizeRelayRooms, type RelaySpec } from './relay/relay
 import type { ConcurrentUseDetector } from './concurrent.ts';
 import { settleHeap } from './stats/heap.ts';
 import { LastReadings } from './stats/lastReadings.ts';
+import type { StatsPass } from './stats/storedPasses.ts';
 import type { InterfaceTotals } from './health/nodeHealth.ts';
 import { errorMessage, type Logger } from './log.ts';
 import type { UapiPeerOp, UapiSetRequest } from './uapi.ts';
@@ -444,13 +445,20 @@ export class Reconciler {
    * into the report, and the keys are then deleted from the interface. Keys new to the pass wait
    * until those finals are out: a re-key's new key must not reach the control plane before its old
    * key's last counters, which it could then no longer match to the peer.
+   *
+   * `report.at` stamps each reported peer with its pass (issue 33); with `report.resendFrom`, peers
+   * last reported at or after it are reported again though unchanged (a resumed connection's first
+   * pass: reports the control plane may not have stored, stats/storedPasses.ts).
    */
   async collectStats(
     onlyChanged: boolean,
     emit?: (peers: AgentPeerStats[]) => void,
+    report: StatsPass = {},
   ): Promise<AgentPeerStats[] | null> {
     if (!this.desired || !this.opts.backend.interfaceName) return null;
     const pass = ++this.statsPass;
+    const at = report.at ?? Date.now();
+    const resendFrom = report.resendFrom ?? Infinity;
     let out: AgentPeerStats[] = [];
     const seen = this.lastStats;
     const concurrent = this.opts.concurrent;
@@ -506,13 +514,14 @@ export class Reconciler {
           // Only peers whose endpoint moved reach the detector: its cost follows the moves, not the fleet.
           const before = seen.endpointOf(last);
           if (concurrent && before !== endpoint) concurrent.moved(key, before, endpoint, now);
-          if (same && onlyChanged) return;
+          if (same && onlyChanged && seen.reportedAt(last) < resendFrom) return;
           seen.set(last, rx, tx, handshake, endpoint);
+          seen.reported(last, at);
           endpoint = seen.endpointOf(last);
         } else {
           // Keyed by the desired peer's own key string when there is one: no second copy kept.
           key = this.desired?.peers.get(publicKey)?.publicKey ?? publicKey;
-          seen.add(key, rx, tx, handshake, endpoint, pass);
+          seen.reported(seen.add(key, rx, tx, handshake, endpoint, pass), at);
           if (held) {
             held.push({
               public_key: key,

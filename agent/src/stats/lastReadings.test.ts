@@ -14,6 +14,10 @@ describe('LastReadings', () => {
     expect(r.since('b')).toEqual({ rx_bytes: 5_000_000_000, tx_bytes: 6 });
     expect(r.since('c')).toBeUndefined();
     expect(r.totals(3)).toEqual({ peers: 2, handshakes: 1, rx: 5_000_000_001, tx: 8 });
+    // The pass that last reported a slot (issue 33); a new key's slot starts unreported.
+    r.reported(a, 1_700_000_000_000);
+    expect(r.reportedAt(a)).toBe(1_700_000_000_000);
+    expect(r.reportedAt(r.slot('b'))).toBe(0);
     r.seen(a, 2);
     r.set(a, 10, 20, 30, null);
     const forgotten: string[] = [];

@@ -2,8 +2,8 @@
  * Each peer's counters at the last stats pass, by public key: what the next pass compares with (to
  * report only the peers that changed), what a removed key's last report counts from, and the node
  * health's totals. Kept for every peer for the agent's whole life, so kept small (issue 33): a slot
- * number per key in the map and the readings in typed arrays (~45 bytes a peer with its share of
- * the arrays) instead of an object a peer (~64 bytes, plus a 16-byte box for each counter past
+ * number per key in the map and the readings in typed arrays (~53 bytes a peer with its share of
+ * the arrays, the pass that last reported it included) instead of an object a peer (~64 bytes, plus a 16-byte box for each counter past
  * 2^31 bytes, which V8 then gives every peer's).
  */
 export class LastReadings {
@@ -13,6 +13,11 @@ export class LastReadings {
   private handshake = new Float64Array(0);
   /** The pass that last saw each slot: peers gone from the interface are forgotten. */
   private seenIn = new Uint32Array(0);
+  /**
+   * The `at` of the pass that last reported each slot (issue 33): a resumed connection reports
+   * again the peers last reported in a pass the control plane did not store (stats/storedPasses.ts).
+   */
+  private reportedIn = new Float64Array(0);
   private endpoint: (string | null)[] = [];
   /** Each slot's key: the string the map holds, handed out again so a pass's own copy dies young. */
   private keys: string[] = [];
@@ -46,6 +51,16 @@ export class LastReadings {
     return this.endpoint[s] ?? null;
   }
 
+  /** Slot `s` was reported by the pass of `at`. */
+  reported(s: number, at: number): void {
+    this.reportedIn[s] = at;
+  }
+
+  /** The `at` of the pass that last reported slot `s`. */
+  reportedAt(s: number): number {
+    return this.reportedIn[s] ?? 0;
+  }
+
   /** Marks slot `s` as seen by pass `pass`. */
   seen(s: number, pass: number): void {
     this.seenIn[s] = pass;
@@ -59,8 +74,8 @@ export class LastReadings {
     if (this.endpoint[s] !== endpoint) this.endpoint[s] = endpoint;
   }
 
-  /** `key`'s first readings, seen by pass `pass`. */
-  add(key: string, rx: number, tx: number, handshake: number, endpoint: string | null, pass: number): void {
+  /** `key`'s first readings, seen by pass `pass`: its slot. */
+  add(key: string, rx: number, tx: number, handshake: number, endpoint: string | null, pass: number): number {
     let s = this.free.pop();
     if (s === undefined) {
       s = this.slots.size;
@@ -71,6 +86,8 @@ export class LastReadings {
     this.endpoint[s] = null;
     this.set(s, rx, tx, handshake, endpoint);
     this.seenIn[s] = pass;
+    this.reportedIn[s] = 0;
+    return s;
   }
 
   /** `key`'s counters at the last pass (AgentPeerStats.since), if it has readings. */
@@ -125,5 +142,6 @@ export class LastReadings {
     this.tx = widen(this.tx, (n) => new Float64Array(n));
     this.handshake = widen(this.handshake, (n) => new Float64Array(n));
     this.seenIn = widen(this.seenIn, (n) => new Uint32Array(n));
+    this.reportedIn = widen(this.reportedIn, (n) => new Float64Array(n));
   }
 }

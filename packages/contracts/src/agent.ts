@@ -91,6 +91,11 @@ export const AgentHello = z.object({
    * empty): a snapshot, as always.
    */
   resume: z.boolean().optional(),
+  /**
+   * The agent understands `stats_stored` (issue 33). Absent (older agents): the control plane never
+   * sends it one (they would answer each with `error`).
+   */
+  stats_stored: z.boolean().optional(),
 });
 
 export const AgentAck = z.object({ type: z.literal('ack'), revision: z.number().int().min(0) });
@@ -388,6 +393,20 @@ export type ServerDelta = z.infer<typeof ServerDelta>;
  */
 export const ServerStatsWait = z.object({ type: z.literal('stats_wait'), wait: z.boolean() });
 
+/**
+ * Issue 33: the `stats` frames of one stored report (stored without error), by their `at`: one
+ * entry a frame, so a report merged from several frames (the same pass's or several passes') names
+ * each of them. Sent only to agents whose hello said `stats_stored`; a report that failed to store
+ * is never named. A frame's `at` is its pass's timestamp, shared by all the frames of that pass:
+ * the agent counts, per pass, the frames sent and the frames named here, and a resumed connection's
+ * first report lists only the peers last reported in a pass not wholly stored, instead of every peer.
+ */
+export const ServerStatsStored = z.object({
+  type: z.literal('stats_stored'),
+  at: z.array(z.number().int()).max(100_000),
+});
+export type ServerStatsStored = z.infer<typeof ServerStatsStored>;
+
 export const ServerWelcome = z.object({
   type: z.literal('welcome'),
   protocol: z.number().int(),
@@ -400,6 +419,12 @@ export const ServerWelcome = z.object({
   relay_stats: z.boolean().optional(),
   /** The control plane stores `node_health` reports (issue 34). Absent: older control planes. */
   node_health: z.boolean().optional(),
+  /**
+   * The control plane answers every stored `stats` report with `stats_stored` (issue 33), to an
+   * agent whose hello said `stats_stored`. Absent (older control planes): no acknowledgement will
+   * come, and the agent's first report of every connection lists every peer.
+   */
+  stats_stored: z.boolean().optional(),
 });
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'SHA-256 no válido');
@@ -428,6 +453,7 @@ export const ServerToAgent = z.discriminatedUnion('type', [
   ProtocolError,
   ServerUpgrade,
   ServerStatsWait,
+  ServerStatsStored,
 ]);
 export type ServerToAgent = z.infer<typeof ServerToAgent>;
 

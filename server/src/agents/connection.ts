@@ -115,6 +115,8 @@ interface WaitingReport {
   text: string;
   /** Some reading is a key's last one (never merged, see mergeReports). */
   finals: boolean;
+  /** The `at` of every frame in it (merged ones included): acknowledged once stored (`stats_stored`). */
+  at: number[];
 }
 
 /** The readings of a waiting report (its text passed AgentStats when it arrived). */
@@ -131,6 +133,8 @@ export class AgentConnection {
   private statsRunning = false;
   /** The agent's hello said it holds its reports on `stats_wait`. */
   private holdsStats = false;
+  /** The agent's hello said it understands `stats_stored` (issue 33). */
+  private acksStats = false;
   private statsWaitSent = false;
   private lastSeenWrite = 0;
   /** The last lastSeenAt this connection wrote: its close clears only that (see the close handler). */
@@ -235,8 +239,9 @@ export class AgentConnection {
    */
   private queueStats(raw: string): void {
     let peers: AgentPeerStats[];
+    let at: number;
     try {
-      peers = AgentStats.parse(JSON.parse(raw)).peers;
+      ({ peers, at } = AgentStats.parse(JSON.parse(raw)));
     } catch {
       return this.send({ type: 'error', message: 'unknown or malformed message' });
     }
@@ -247,8 +252,10 @@ export class AgentConnection {
       this.statsQueue.length >= STATS_QUEUE_REPORTS && tail && !tail.finals && !finals
         ? mergeReports(readingsOf(tail), peers)
         : null;
-    if (merged && tail) tail.text = JSON.stringify({ peers: merged });
-    else this.statsQueue.push({ text: raw, finals });
+    if (merged && tail) {
+      tail.text = JSON.stringify({ peers: merged });
+      tail.at.push(at);
+    } else this.statsQueue.push({ text: raw, finals, at: [at] });
     if (this.holdsStats && !this.statsWaitSent && this.statsQueue.length >= STATS_WAIT_AT) {
       this.statsWaitSent = true;
       this.send({ type: 'stats_wait', wait: true });
@@ -267,6 +274,7 @@ export class AgentConnection {
         if (!report) return;
         await this.seen();
         await this.recordStats(readingsOf(report));
+        this.statsStored(report.at);
       };
       while (this.statsQueue.length > 0) {
         try {
@@ -282,6 +290,15 @@ export class AgentConnection {
       this.statsWaitSent = false;
       this.send({ type: 'stats_wait', wait: false });
     }
+  }
+
+  /**
+   * Tells the agent which of its `stats` frames are stored (issue 33): it then knows which peers a
+   * reconnection must report again. Only after the store resolved: a report that failed, or that
+   * an instance dying never stored, is never acknowledged.
+   */
+  private statsStored(at: number[]): void {
+    if (this.acksStats) this.send({ type: 'stats_stored', at });
   }
 
   /** The changes after `revision` for this agent (timed for /metrics when there are some). */
@@ -469,7 +486,8 @@ export class AgentConnection {
         return;
       case 'stats':
         await this.seen();
-        return this.recordStats(parsed.peers);
+        await this.recordStats(parsed.peers);
+        return this.statsStored([parsed.at]);
       case 'concurrent_use':
         await this.seen();
         return this.deps.concurrentUse?.record(this.server.id, parsed.peers);
@@ -543,6 +561,7 @@ export class AgentConnection {
     this.snapshotParts = parsed.snapshot_parts === true;
     this.roomDeltas = parsed.room_deltas === true;
     this.holdsStats = parsed.stats_wait === true;
+    this.acksStats = parsed.stats_stored === true;
     this.canUpgrade = parsed.upgrade === true;
     this.agentVersion = parsed.agent_version;
     this.send({
@@ -553,6 +572,7 @@ export class AgentConnection {
       ...(this.deps.concurrentUse ? { concurrent_use: true } : {}),
       relay_stats: true,
       node_health: true,
+      stats_stored: true,
     });
     if (!(row && parsed.resume && (await this.resume(row, parsed.revision)))) await this.sendSnapshot();
     // A pending "Actualizar agente": done, sent again, or failed (services/fleet/agentUpgrades.ts).
