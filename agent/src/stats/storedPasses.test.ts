@@ -14,10 +14,9 @@ import {
 } from '@vpn/contracts/agent';
 import { AgentConnection, type AgentHandler } from '../connection.ts';
 import { silentLogger } from '../log.ts';
-import { Reconciler, type ReconcilerBackend } from '../reconcile.ts';
-import { createRunner } from '../exec.ts';
+import { Reconciler } from '../reconcile.ts';
+import { fakeReconcilerBackend } from '../testing/fakeBackend.ts';
 import { startFakeControlPlane, type FakeControlPlane } from '../testing/fakeControlPlane.ts';
-import { FakeDevice, FakeDriver } from '../testing/fakeWg.ts';
 import { randomKey } from '../testing/keys.ts';
 import { MAX_PASSES, StoredPasses } from './storedPasses.ts';
 
@@ -71,26 +70,6 @@ describe('StoredPasses', () => {
   });
 });
 
-function fakeBackend() {
-  const device = new FakeDevice();
-  const driver = new FakeDriver(device);
-  let name: string | null = null;
-  const backend: ReconcilerBackend = {
-    kind: async () => 'wireguard-go',
-    ensureInterface: async (spec) => {
-      name = spec.name;
-    },
-    driver: () => driver,
-    statsReader: () => driver,
-    get interfaceName() {
-      return name;
-    },
-    runner: createRunner(null),
-    isAlive: async () => true,
-  };
-  return { device, backend };
-}
-
 const PEERS = 1000;
 const peers: AgentPeer[] = Array.from({ length: PEERS }, (_, i) => ({
   public_key: randomKey(),
@@ -130,7 +109,7 @@ describe('a resumed connection’s first stats report', () => {
   });
 
   it('lists only the peers of passes not stored and what moved, not every peer; full without acks or on a fresh start', async () => {
-    const { device, backend } = fakeBackend();
+    const { device, backend } = fakeReconcilerBackend();
     const r = (reconciler = new Reconciler({ backend, log: silentLogger, firewall: false }));
     const handler: AgentHandler = {
       hello: async () => ({ revision: r.revision, resume: r.holdsApplied, backend: 'wireguard-go' }),
