@@ -300,6 +300,17 @@ class Agent {
     this.acked = 0;
     this.held = false;
     this.full = true;
+    /** The connection's first pass is still to come (full, or resumed: see stats()). */
+    this.first = true;
+    /** Issue 33, as agent/src/stats/storedPasses.ts: per pass `at`, frames sent and stored. */
+    this.passes = new Map();
+    /** Every key last reported before the oldest pass kept had that report stored. */
+    this.trusted = false;
+    this.ignoreUpTo = -Infinity;
+    this.latestAt = -Infinity;
+    this.conn = 0;
+    /** This connection's welcome said stats_stored. */
+    this.acking = false;
     this.pending = null;
     this.connectedAt = 0;
     this.reackedAt = 0;
@@ -313,6 +324,9 @@ class Agent {
     });
     this.ws = ws;
     this.full = true;
+    this.first = true;
+    this.conn++;
+    this.acking = false;
     // Still holding what it applied (a reconnection, not a restart): only the changes since.
     this.resumed = this.revision > 0 && this.acked === this.revision;
     this.held = false;
@@ -329,6 +343,7 @@ class Agent {
         stats_wait: true,
         // Room changes come as deltas (issue 33); this simulator keeps customers' peers only.
         room_deltas: true,
+        stats_stored: true,
         // Still holding what it applied (a reconnection, not a restart): only the changes since.
         ...(this.resumed ? { resume: true } : {}),
       });
@@ -379,11 +394,56 @@ class Agent {
       ...(since ? { since: { rx_bytes: since.rx, tx_bytes: since.tx } } : {}),
     };
   }
-  sendStats(at, readings) {
+  sendStats(at, readings, full = false) {
     for (let i = 0; i < readings.length; i += CHUNK) {
+      if (this.acking) this.track(at, full);
       this.send({ type: 'stats', at, peers: readings.slice(i, i + CHUNK) });
       sim.frames++;
     }
+  }
+  /** A frame of pass `at` sent (agent/src/stats/storedPasses.ts, sent()). */
+  track(at, full) {
+    if (at <= this.ignoreUpTo) return;
+    this.latestAt = Math.max(this.latestAt, at);
+    const p = this.passes.get(at);
+    if (p && p.conn !== this.conn) return this.forget();
+    if (p) {
+      p.sent++;
+      p.full ||= full;
+      return;
+    }
+    this.passes.set(at, { conn: this.conn, sent: 1, stored: 0, full });
+    if (this.passes.size > 64) this.forget();
+  }
+  forget() {
+    this.passes.clear();
+    this.trusted = false;
+    this.ignoreUpTo = this.latestAt;
+  }
+  /** stats_stored: one `at` per stored frame (storedPasses.ts, stored()). */
+  stored(ats) {
+    for (const at of ats) {
+      const p = this.passes.get(at);
+      if (!p || p.conn !== this.conn) continue;
+      p.stored++;
+      if (p.full && p.stored >= p.sent) {
+        for (const [older] of this.passes) {
+          if (older >= at) break;
+          this.passes.delete(older);
+        }
+        this.trusted = true;
+      }
+    }
+    for (const [at, p] of this.passes) {
+      if (p.stored < p.sent) break;
+      this.passes.delete(at);
+    }
+  }
+  /** Keys last reported at or after this are reported again on resuming; null: every key. */
+  resendFrom() {
+    if (!this.trusted) return null;
+    for (const [at, p] of this.passes) if (p.stored < p.sent) return at;
+    return Infinity;
   }
   apply(snapshot) {
     const next = new Set(snapshot.peers.filter((p) => !p.endpoint).map((p) => p.public_key));
@@ -405,6 +465,9 @@ class Agent {
     if (m.type === 'welcome') {
       // Resumed: in step with its server from here (the changes since, if any, follow as a delta).
       if (this.resumed && this.connectedAt && !this.reackedAt) this.reackedAt = Date.now();
+      // No acknowledgements will come: the next connection's first report lists every key again.
+      this.acking = m.stats_stored === true;
+      if (!this.acking) this.forget();
       this.statsTimer = setInterval(() => this.stats(), m.stats_interval_ms);
       setTimeout(() => this.stats(), 200 + Math.random() * 2000);
     } else if (m.type === 'snapshot') {
@@ -442,12 +505,18 @@ class Agent {
       if (m.upsert.length || m.remove.length) this.keyList = null;
       this.revision = m.revision;
       this.ackLater(m.revision, m.upsert.length + m.remove.length, watched);
+    } else if (m.type === 'stats_stored') {
+      this.stored(m.at);
     } else if (m.type === 'stats_wait') {
       this.held = m.wait;
       if (m.wait) sim.waits++;
     }
   }
-  /** A pass: every peer the first time, then the active ones (the rate's share of this agent). */
+  /**
+   * A pass: every peer the first time, then the active ones (the rate's share of this agent). A
+   * resumed connection whose panel acknowledges stored reports starts with the keys last reported
+   * in a pass not stored (and the active ones), as the real agent (issue 33, stats_stored).
+   */
   stats() {
     if (this.held || stopping || quiet) return;
     // The retired keys' last readings first: the new keys' reports must not reach the panel before
@@ -461,18 +530,16 @@ class Agent {
     if (this.peers.size === 0) return;
     const keys = (this.keyList ??= [...this.peers]);
     const share = Math.round((RATE * STATS_INTERVAL_MS) / 1000 / SERVERS);
-    const chosen = this.full
+    const resendFrom = this.full && this.first && this.resumed && this.acking ? this.resendFrom() : null;
+    const full = this.full && resendFrom === null;
+    const chosen = full
       ? keys
       : Array.from({ length: Math.min(share, keys.length) }, () => keys[(Math.random() * keys.length) | 0]);
+    const first = this.first;
     this.full = false;
+    this.first = false;
     const readings = [];
-    for (const k of new Set(chosen)) {
-      const c = this.counters.get(k) ?? { rx: 0, tx: 0 };
-      const d = 1000 + ((Math.random() * 100_000) | 0);
-      c.rx += d;
-      c.tx += d >> 3;
-      this.counters.set(k, c);
-      sim.rx += d;
+    const reading = (k, c) =>
       readings.push({
         public_key: k,
         rx_bytes: c.rx,
@@ -480,8 +547,26 @@ class Agent {
         latest_handshake: Math.floor(at / 1000),
         endpoint: '198.51.100.7:4500',
       });
+    for (const k of new Set(chosen)) {
+      const c = this.counters.get(k) ?? { rx: 0, tx: 0, at: 0 };
+      const d = 1000 + ((Math.random() * 100_000) | 0);
+      c.rx += d;
+      c.tx += d >> 3;
+      c.at = at;
+      this.counters.set(k, c);
+      sim.rx += d;
+      reading(k, c);
     }
-    this.sendStats(at, readings);
+    // Unchanged, but last reported in a pass the panel may not have stored.
+    if (resendFrom !== null)
+      for (const [k, c] of this.counters)
+        if (c.at >= resendFrom && c.at !== at) {
+          c.at = at;
+          reading(k, c);
+        }
+    this.sendStats(at, readings, full);
+    if (first)
+      for (const [older, p] of this.passes) if (older < at && p.conn !== this.conn) this.passes.delete(older);
     sim.readings += readings.length;
   }
 }
