@@ -83,8 +83,7 @@ const reading = (key: string, rx: number) => ({
   latest_handshake: 0,
   endpoint: null,
 });
-const acks = (a: ProtocolAgent) =>
-  a.received.flatMap((m) => (m.type === 'stats_stored' ? [m.at] : []));
+const acks = (a: ProtocolAgent) => a.received.flatMap((m) => (m.type === 'stats_stored' ? [m.at] : []));
 
 describe('stats_stored', () => {
   it('acknowledges a report once stored, every merged frame’s at, and never a report that failed', async () => {
@@ -95,7 +94,11 @@ describe('stats_stored', () => {
       hello: { stats_wait: true, stats_stored: true },
     });
     expect(agent.received.find((m) => m.type === 'welcome')).toMatchObject({ stats_stored: true });
-    const report = (n: number) => ({ type: 'stats', at: 1000 + n, peers: [reading(peer.publicKey, n * 1000)] });
+    const report = (n: number) => ({
+      type: 'stats',
+      at: 1000 + n,
+      peers: [reading(peer.publicKey, n * 1000)],
+    });
     try {
       // The second report's store fails.
       store.fails = (stats) => stats.some((p) => p.rx_bytes === 2000);
@@ -159,7 +162,8 @@ describe('an instance dying with a report not stored', () => {
     const key = (row: typeof a) => row.publicKey;
     /** The next report of this server's peers that reaches the store. */
     const nextReport = async (from: number) => {
-      for (let i = 0; i < 400 && store.reports.length <= from; i++) await new Promise((x) => setTimeout(x, 25));
+      for (let i = 0; i < 400 && store.reports.length <= from; i++)
+        await new Promise((x) => setTimeout(x, 25));
       return new Set(store.reports[from]);
     };
     /** The agent has heard that every report it sent was stored. */
