@@ -7,6 +7,8 @@ import { z } from './zod.ts';
  * one to the WireGuard interface and answers `ack` with the revision. It reports `stats` every few
  * seconds; both sides send `heartbeat`. Any message that does not parse is refused (the receiver
  * answers `error` and ignores it).
+ *
+ * Over 400 lines: every message of the protocol, both directions, in one file that both sides read.
  */
 export const AGENT_PROTOCOL_VERSION = 1;
 
