@@ -6,6 +6,19 @@
 import WebSocket from 'ws';
 import { AGENT_PROTOCOL_VERSION, ServerToAgent, type AgentPeer, type AgentRelayRoom } from '@vpn/contracts';
 
+/** A test agent's `hello` as sent on its socket (fields of `extra` added or replaced). */
+export function helloFrame(extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'hello',
+    protocol: AGENT_PROTOCOL_VERSION,
+    agent_version: 'test',
+    hostname: 'test',
+    revision: 0,
+    backend: 'wireguard-go',
+    ...extra,
+  });
+}
+
 export class ProtocolAgent {
   readonly peers = new Map<string, AgentPeer>();
   /** Room pairs as `source>destination`, from snapshots and (hello `room_deltas`) deltas. */
@@ -74,18 +87,7 @@ export class ProtocolAgent {
       ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
       ws.on('error', reject);
       ws.on('open', () => {
-        ws.send(
-          JSON.stringify({
-            type: 'hello',
-            protocol: AGENT_PROTOCOL_VERSION,
-            agent_version: 'test',
-            hostname: 'test',
-            revision: 0,
-            backend: 'wireguard-go',
-            ...(snapshotParts ? { snapshot_parts: true } : {}),
-            ...hello,
-          }),
-        );
+        ws.send(helloFrame({ ...(snapshotParts ? { snapshot_parts: true } : {}), ...hello }));
         // Heartbeats like the real agent's (every 15 s there): a long test file must not see the
         // server counted offline (agentOnline's 45 s window) while this agent is connected.
         if (!heartbeats) return;

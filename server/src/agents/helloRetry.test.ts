@@ -4,12 +4,11 @@
  * bench gave up: 'timeout: first snapshots'). A hello that fails now closes the connection (1011):
  * the agent connects again, and that hello gets its snapshot.
  */
-import { AGENT_PROTOCOL_VERSION } from '@vpn/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type * as DesiredState from '../services/fleet/desiredState.ts';
 import { createServer, createTestApp, listen, managerToken, type TestApp } from '../../test/helpers.ts';
-import { ProtocolAgent } from '../../test/protocolAgent.ts';
+import { helloFrame, ProtocolAgent } from '../../test/protocolAgent.ts';
 
 const fail = vi.hoisted(() => ({ next: false }));
 
@@ -45,18 +44,7 @@ describe('an agent whose hello failed', () => {
     });
     const types: string[] = [];
     ws.on('message', (data) => types.push((JSON.parse(data.toString()) as { type: string }).type));
-    ws.on('open', () =>
-      ws.send(
-        JSON.stringify({
-          type: 'hello',
-          protocol: AGENT_PROTOCOL_VERSION,
-          agent_version: 'test',
-          hostname: 'test',
-          revision: 0,
-          backend: 'wireguard-go',
-        }),
-      ),
-    );
+    ws.on('open', () => ws.send(helloFrame()));
     // Before: still open 5 s later, welcomed and never sent a snapshot.
     const outcome = await Promise.race([
       new Promise<number>((r) => ws.once('close', (code) => r(code))),

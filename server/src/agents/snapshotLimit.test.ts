@@ -7,9 +7,9 @@
  */
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT_PROTOCOL_VERSION } from '@vpn/contracts';
 import type * as DesiredState from '../services/fleet/desiredState.ts';
 import { createServer, createTestApp, listen, managerToken, type TestApp } from '../../test/helpers.ts';
+import { helloFrame } from '../../test/protocolAgent.ts';
 import { SNAPSHOTS_AT_ONCE } from './hub.ts';
 
 const held = vi.hoisted(() => {
@@ -59,18 +59,7 @@ function signIn(token: string): { ws: WebSocket; got: { type: string; server_id?
   const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/agent/ws`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  ws.on('open', () =>
-    ws.send(
-      JSON.stringify({
-        type: 'hello',
-        protocol: AGENT_PROTOCOL_VERSION,
-        agent_version: 'test',
-        hostname: 'test',
-        revision: 0,
-        backend: 'wireguard-go',
-      }),
-    ),
-  );
+  ws.on('open', () => ws.send(helloFrame()));
   ws.on('message', (data) => got.push(JSON.parse(data.toString()) as { type: string }));
   return { ws, got };
 }
