@@ -9,14 +9,14 @@ import {
   type AgentPeerStats,
   type ServerSnapshot,
 } from '@vpn/contracts/agent';
-import type { InterfaceSpec } from './backend.ts';
 import { CommandError, createRunner, type CommandRunner } from './exec.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { diffPeers, diffToOps, isEmptyDiff, toPeerState, type PeerState } from './diff.ts';
-import { Reconciler, type ReconcilerBackend } from './reconcile.ts';
+import { Reconciler } from './reconcile.ts';
 import { ConcurrentUseDetector } from './concurrent.ts';
 import { FakeDevice, FakeDriver, startFakeUapiServer } from './testing/fakeWg.ts';
 import { UapiClient } from './uapi.ts';
+import { fakeReconcilerBackend } from './testing/fakeBackend.ts';
 import { randomKey } from './testing/keys.ts';
 
 const peer = (n: number, extra: Partial<AgentPeer> = {}): AgentPeer => ({
@@ -168,27 +168,7 @@ function recordingLogger() {
   return { warnings, log };
 }
 
-function fakeBackend(runner: CommandRunner = createRunner(null)) {
-  const device = new FakeDevice();
-  const driver = new FakeDriver(device);
-  const ensured: InterfaceSpec[] = [];
-  let name: string | null = null;
-  const backend: ReconcilerBackend = {
-    kind: async () => 'wireguard-go',
-    ensureInterface: async (spec) => {
-      ensured.push(spec);
-      name = spec.name;
-    },
-    driver: () => driver,
-    statsReader: () => driver,
-    get interfaceName() {
-      return name;
-    },
-    runner,
-    isAlive: async () => true,
-  };
-  return { device, driver, ensured, backend };
-}
+const fakeBackend = fakeReconcilerBackend;
 
 const serverKey = randomKey();
 const snapshot = (revision: number, peers: AgentPeer[], roomPairs?: [string, string][]): ServerSnapshot => ({

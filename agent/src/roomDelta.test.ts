@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RELAY_DEFAULTS, type AgentPeer, type ServerDelta, type ServerSnapshot } from '@vpn/contracts/agent';
-import type { ReconcilerBackend } from './reconcile.ts';
 import { Reconciler } from './reconcile.ts';
 import { CommandError, type CommandRunner } from './exec.ts';
 import { silentLogger } from './log.ts';
-import { FakeDevice, FakeDriver } from './testing/fakeWg.ts';
+import { FakeDevice } from './testing/fakeWg.ts';
+import { fakeReconcilerBackend } from './testing/fakeBackend.ts';
 import { randomKey } from './testing/keys.ts';
 import { keyToHex } from './keys.ts';
 
@@ -37,23 +37,8 @@ function recordingRunner(refuse?: RegExp) {
   return { scripts, runner };
 }
 
-function fakeBackend(runner: CommandRunner, device = new FakeDevice()): ReconcilerBackend {
-  const driver = new FakeDriver(device);
-  let name: string | null = null;
-  return {
-    kind: async () => 'wireguard-go',
-    ensureInterface: async (spec) => {
-      name = spec.name;
-    },
-    driver: () => driver,
-    statsReader: () => driver,
-    get interfaceName() {
-      return name;
-    },
-    runner,
-    isAlive: async () => true,
-  };
-}
+const fakeBackend = (runner: CommandRunner, device?: FakeDevice) =>
+  fakeReconcilerBackend(runner, device).backend;
 
 const ip = (n: number) => `10.64.${(n >> 8) & 255}.${n & 255}`;
 /** Room `r`'s four members here: addresses 4r … 4r+3. */
